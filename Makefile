@@ -1,0 +1,33 @@
+# Two commands do all set-up on a fresh machine:
+#   make demo   installs pisa3d into .venv and plays a demo game
+#   make test   installs pisa3d with its test tools into .venv and runs the test suite
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test test-all lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test,video]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python demos/play_cards.py
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q
+
+test-all: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q -m ''
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/cards.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,32 @@
+"""The ``pisa3d`` command line. User mistakes end in one clear line, never a traceback."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from ..core.errors import PisaError
+from .play import play_app
+from .replay import replay_app
+
+app = typer.Typer(
+    name="pisa3d",
+    help="Play, record and replay the pisa3d games: tower (physics), cards and gimignano.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.add_typer(play_app, name="play")
+app.add_typer(replay_app, name="replay")
+
+
+def main() -> None:
+    try:
+        app()
+    except PisaError as exc:
+        print(f"pisa3d: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("pisa3d: interrupted", file=sys.stderr)
+        sys.exit(130)

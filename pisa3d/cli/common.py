@@ -1,0 +1,67 @@
+"""Pieces shared by the game commands: seating agents, running a match, writing the record."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from ..core.agents import Agent, TerminalAgent
+from ..core.errors import OptionsError
+from ..core.game import Game
+from ..core.match import EventCallback, MatchOutcome, play_match
+from ..core.options import parse_option_assignments
+from ..core.record import save_record
+
+SEED_HELP = "Seed of all randomness: the same seed, options and moves give the same game."
+HUMAN_HELP = "Seat a person at this seat (1-based) who plays in the terminal; repeatable."
+RECORD_HELP = "Write the game record here (JSON; gzip-compressed if the name ends in .gz)."
+SET_HELP = "Set a game option as key=value (repeatable); values are read as JSON where they parse."
+
+
+def build_agents(
+    game: Game,
+    num_players: int,
+    agent_names: Sequence[str],
+    humans: Sequence[int],
+    options: Any,
+) -> list[Agent]:
+    """One agent per seat: ``agent_names`` cycles over the seats, people take their seats."""
+    game.check_players(num_players)
+    names = list(agent_names) or ["random"]
+    for seat in humans:
+        if not 1 <= seat <= num_players:
+            raise OptionsError(f"--human {seat}: seats run from 1 to {num_players}")
+    agents: list[Agent] = []
+    for seat in range(num_players):
+        if seat + 1 in humans:
+            agents.append(TerminalAgent(game))
+            continue
+        name = names[seat % len(names)]
+        if name not in game.agents:
+            raise OptionsError(f"unknown agent {name!r} for {game.id}; choose from {', '.join(game.agents)}")
+        agents.append(game.agents[name](seat, options))
+    return agents
+
+
+def run_match(
+    game: Game,
+    num_players: int,
+    seed: int,
+    agent_names: Sequence[str],
+    humans: Sequence[int],
+    option_pairs: Sequence[str],
+    record_path: Path | None,
+    on_events: EventCallback | None = None,
+    extra_options: dict[str, Any] | None = None,
+) -> MatchOutcome:
+    values = {**(extra_options or {}), **parse_option_assignments(list(option_pairs))}
+    options = game.options(values)
+    agents = build_agents(game, num_players, agent_names, humans, options)
+    outcome = play_match(game, agents, seed, options, on_events=on_events)
+    if record_path is not None:
+        save_record(outcome.record, record_path)
+        typer.echo(f"Record written to {record_path}")
+    return outcome

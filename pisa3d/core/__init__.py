@@ -1,0 +1,19 @@
+"""The turn framework: knows no game and no physics."""
+
+from .agents import Agent, RandomAgent, TerminalAgent
+from .errors import IllegalMoveError, OptionsError, PisaError, RecordError
+from .events import Event
+from .game import Game
+from .match import MatchOutcome, play_match
+from .options import GameOptions
+from .record import GameRecord, load_record, save_record
+from .replay import VerifyReport, narrate_record, verify_record
+from .rng import make_rng
+from .state import Move, Result, State, View
+
+__all__ = [
+    "Agent", "Event", "Game", "GameOptions", "GameRecord", "IllegalMoveError", "MatchOutcome",
+    "Move", "OptionsError", "PisaError", "RandomAgent", "RecordError", "Result", "State",
+    "TerminalAgent", "VerifyReport", "View", "load_record", "make_rng", "narrate_record",
+    "play_match", "save_record", "verify_record",
+]

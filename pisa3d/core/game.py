@@ -1,0 +1,108 @@
+"""The Game: describes one game (id, players, options, notation) and starts states of it."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from .errors import OptionsError
+from .events import Event
+from .options import GameOptions, validate_options
+from .state import Move, Result, State, View
+
+if TYPE_CHECKING:
+    from .agents import Agent
+
+AgentFactory = Callable[[int, GameOptions], "Agent"]
+"""Builds an agent for a seat from the game's options."""
+
+
+class Game(ABC):
+    """One game's description. Subclasses set the class attributes and the abstract methods."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    default_players: ClassVar[int]
+    options_model: ClassVar[type[GameOptions]]
+
+    # --- set-up -----------------------------------------------------------------------------
+    def options(self, values: Mapping[str, Any] | GameOptions | None = None) -> GameOptions:
+        """Validated options with defaults filled in; raises OptionsError naming bad fields."""
+        if isinstance(values, self.options_model):
+            return values
+        if isinstance(values, GameOptions):
+            raise OptionsError(f"{self.id}: options of another game ({type(values).__name__})")
+        return validate_options(self.options_model, dict(values or {}), self.id)
+
+    def check_players(self, num_players: int) -> None:
+        if not isinstance(num_players, int) or isinstance(num_players, bool):
+            raise OptionsError(f"{self.id}: number of players must be a whole number, got {num_players!r}")
+        if not self.min_players <= num_players <= self.max_players:
+            raise OptionsError(
+                f"{self.id}: {num_players} players is not allowed; "
+                f"choose {self.min_players} to {self.max_players}"
+            )
+
+    def new_game(
+        self,
+        num_players: int,
+        seed: int,
+        options: Mapping[str, Any] | GameOptions | None = None,
+    ) -> tuple[State, list[Event]]:
+        """The initial state and the set-up events (deal, table tiles) for these inputs."""
+        self.check_players(num_players)
+        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+            raise OptionsError(f"seed must be a whole number >= 0, got {seed!r}")
+        return self._start(num_players, seed, self.options(options))
+
+    @abstractmethod
+    def _start(self, num_players: int, seed: int, options: GameOptions) -> tuple[State, list[Event]]:
+        """Build the initial state; inputs are already validated."""
+
+    # --- notation ---------------------------------------------------------------------------
+    @abstractmethod
+    def parse_move(self, text: str) -> Move:
+        """The move written as ``text``; raises IllegalMoveError describing the notation."""
+
+    @abstractmethod
+    def num_actions(self, num_players: int, options: GameOptions) -> int:
+        """Size of the dense integer action space for learning libraries."""
+
+    @abstractmethod
+    def action_id(self, move: Move, num_players: int, options: GameOptions) -> int: ...
+
+    @abstractmethod
+    def move_from_action(self, action: int, num_players: int, options: GameOptions) -> Move: ...
+
+    # --- agents and presentation ------------------------------------------------------------
+    @property
+    @abstractmethod
+    def agents(self) -> Mapping[str, AgentFactory]:
+        """Agent kinds by name; always includes "random"."""
+
+    def describe_event(self, event: Event) -> str | None:
+        """One line of narration for an event, or None for events not worth a line."""
+        return f"{event.kind}: {event.data}"
+
+    def render_view(self, view: View) -> str:
+        """Text that shows a player their view (for the terminal agent)."""
+        return "\n".join(f"{key}: {value}" for key, value in view.items())
+
+    def summarize(self, result: Result, num_players: int) -> str:
+        """A text block with the final result (score table, winners)."""
+        lines = [f"Player {seat + 1}: {score:g}" for seat, score in enumerate(result.scores)]
+        lines.append("Winners: " + ", ".join(f"player {w + 1}" for w in result.winners))
+        return "\n".join(lines)
+
+    def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:
+        """A full state consistent with ``player``'s view, hidden parts drawn at random.
+
+        Search agents call this so they never see more than a player may; a game of perfect
+        information rebuilds its state exactly. Games that support search agents override it.
+        """
+        raise NotImplementedError(f"{self.id} cannot rebuild a state from a view")

@@ -1,0 +1,77 @@
+"""The match runner: plays one game with agents and returns the result and its record."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .agents import Agent
+from .errors import IllegalMoveError, OptionsError
+from .events import Event
+from .game import Game
+from .options import GameOptions
+from .record import GameRecord, MoveEntry, PlayerEntry, new_header
+from .rng import make_rng
+from .state import Move, Result, State
+
+AGENT_STREAM = 1
+"""RNG stream of the agents; games draw their chance from other streams of the same seed."""
+
+EventCallback = Callable[[int | None, Move | None, list[Event], State], None]
+"""Called with (player, move, events, state after): move and player are None for set-up."""
+
+
+@dataclass
+class MatchOutcome:
+    result: Result
+    record: GameRecord
+    final_state: State
+
+
+def agent_rngs(seed: int, num_players: int) -> list[Any]:
+    return [make_rng(seed, AGENT_STREAM, seat) for seat in range(num_players)]
+
+
+def play_match(
+    game: Game,
+    agents: Sequence[Agent],
+    seed: int,
+    options: Mapping[str, Any] | GameOptions | None = None,
+    on_events: EventCallback | None = None,
+    max_moves: int = 1_000_000,
+) -> MatchOutcome:
+    """Play ``game`` to the end with one agent per seat.
+
+    An agent with ``wants_state = True`` (a referee-level search bot in a game of perfect
+    information) gets a clone of the state instead of a view.
+    """
+    num_players = len(agents)
+    opts = game.options(options)
+    state, setup_events = game.new_game(num_players, seed, opts)
+    rngs = agent_rngs(seed, num_players)
+    header = new_header(game, opts, seed, [PlayerEntry(seat, getattr(a, "name", "agent")) for seat, a in enumerate(agents)])
+    record = GameRecord(header=header, setup_events=setup_events, moves=[], result=None)
+    if on_events:
+        on_events(None, None, setup_events, state)
+    while not state.is_over:
+        if len(record.moves) >= max_moves:
+            raise OptionsError(f"game did not end within {max_moves} moves")
+        player = state.current_player
+        assert player is not None
+        legal = state.legal_moves()
+        agent = agents[player]
+        seen = state.clone() if getattr(agent, "wants_state", False) else state.view(player)
+        move = agent.choose(seen, legal, rngs[player])
+        try:
+            events = state.apply(move)
+        except IllegalMoveError as exc:
+            raise IllegalMoveError(
+                f"agent {agent.name!r} at seat {player + 1} made move {len(record.moves)} "
+                f"{str(move)!r}: {exc}"
+            ) from exc
+        record.moves.append(MoveEntry(player, str(move), events, state.take_record_extras()))
+        if on_events:
+            on_events(player, move, events, state)
+    record.result = state.result()
+    return MatchOutcome(record.result, record, state)

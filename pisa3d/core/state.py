@@ -1,0 +1,95 @@
+"""The game/state protocol every game implements.
+
+A state is plain, copyable data plus the rules that advance it. It knows whose turn it is, which
+moves are legal, how a move changes it (returning the events that narrate the change), whether
+the game is over and the result, and what each player may see.
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from .events import Event
+
+
+@runtime_checkable
+class Move(Hashable, Protocol):
+    """An immutable move value whose ``str`` is its notation (``game.parse_move(str(m)) == m``)."""
+
+    def __str__(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of a finished game.
+
+    ``scores`` has one entry per player (points, or 1/0 for win/loss); ``winners`` lists the
+    winning seats (several when they share); ``details`` holds game-specific JSON data such as
+    the tower's height.
+    """
+
+    scores: tuple[float, ...]
+    winners: tuple[int, ...]
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scores": list(self.scores), "winners": list(self.winners), "details": self.details}
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Result:
+        return cls(tuple(obj["scores"]), tuple(obj["winners"]), dict(obj.get("details", {})))
+
+
+View = dict[str, Any]
+"""What one player may know: JSON-compatible data, nothing hidden from that player."""
+
+
+class State(ABC):
+    """A position of one game. Players are seats 0..n-1 (shown to people as 1..n)."""
+
+    num_players: int
+
+    @property
+    @abstractmethod
+    def current_player(self) -> int | None:
+        """The seat to move, or None when the game is over."""
+
+    @property
+    def phase(self) -> str:
+        """The name of the current phase (for display and agents); one phase by default."""
+        return "play"
+
+    @abstractmethod
+    def legal_moves(self) -> Sequence[Move]:
+        """Moves the current player may make; empty only when the game is over."""
+
+    @abstractmethod
+    def apply(self, move: Move) -> list[Event]:
+        """Make ``move`` for the current player and return what happened.
+
+        Raises IllegalMoveError (saying why and what is allowed) for a move the rules refuse.
+        """
+
+    @property
+    @abstractmethod
+    def is_over(self) -> bool: ...
+
+    @abstractmethod
+    def result(self) -> Result:
+        """The result; only valid when ``is_over``."""
+
+    @abstractmethod
+    def view(self, player: int) -> View:
+        """Everything ``player`` may know and nothing more."""
+
+    def clone(self) -> State:
+        """An independent copy; games holding external resources override this."""
+        return copy.deepcopy(self)
+
+    def take_record_extras(self) -> dict[str, Any] | None:
+        """Bulky per-move data for the record (tower trajectories), taken once after ``apply``."""
+        return None
