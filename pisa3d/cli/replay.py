@@ -10,7 +10,9 @@ from ..core.record import load_record
 from ..core.replay import narrate_record, verify_record
 from ..games import get_game
 
-replay_app = typer.Typer(help="Read game records: tell their story or re-play them to check them.", no_args_is_help=True)
+replay_app = typer.Typer(
+    help="Read game records: tell their story or re-play them to check them.", no_args_is_help=True
+)
 
 
 @replay_app.command("show")

@@ -50,7 +50,8 @@ def play_match(
     opts = game.options(options)
     state, setup_events = game.new_game(num_players, seed, opts)
     rngs = agent_rngs(seed, num_players)
-    header = new_header(game, opts, seed, [PlayerEntry(seat, getattr(a, "name", "agent")) for seat, a in enumerate(agents)])
+    players = [PlayerEntry(seat, getattr(agent, "name", "agent")) for seat, agent in enumerate(agents)]
+    header = new_header(game, opts, seed, players)
     record = GameRecord(header=header, setup_events=setup_events, moves=[], result=None)
     if on_events:
         on_events(None, None, setup_events, state)

@@ -229,7 +229,7 @@ def record_from_json(obj: Any, source: str = "record") -> GameRecord:
     body = {k: v for k, v in obj.items() if k != "digest"}
     if digest_of(body) != obj["digest"]:
         raise RecordError(f"{source}: digest mismatch: the file was changed after it was written")
-    header = {k: obj[k] for k in ("format", "format_version", "pisa3d_version", "game", "options", "seed", "date", "players")}
+    header = {k: v for k, v in obj.items() if k not in ("setup_events", "moves", "result", "digest")}
     moves = [
         MoveEntry(m["player"], m["move"], [Event.from_json(e) for e in m["events"]], m.get("extras"))
         for m in obj["moves"]

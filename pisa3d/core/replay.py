@@ -60,9 +60,9 @@ def verify_record(game: Game, record: GameRecord, stop_at_first: bool = True) ->
             report.divergences.append(Divergence(index, "the game was already over"))
             return report
         if state.current_player != entry.player:
-            report.divergences.append(
-                Divergence(index, f"record says player {entry.player + 1} moved, rules say player {(state.current_player or 0) + 1}")
-            )
+            expected = (state.current_player or 0) + 1
+            message = f"record says player {entry.player + 1} moved, rules say player {expected}"
+            report.divergences.append(Divergence(index, message))
             return report
         try:
             events = state.apply(game.parse_move(entry.move))
@@ -79,10 +79,12 @@ def verify_record(game: Game, record: GameRecord, stop_at_first: bool = True) ->
             if stop_at_first:
                 return report
     if not state.is_over:
-        report.divergences.append(Divergence(None, f"the record ends after {len(record.moves)} moves but the game is not over"))
+        message = f"the record ends after {len(record.moves)} moves but the game is not over"
+        report.divergences.append(Divergence(None, message))
     elif record.result is None or state.result() != record.result:
-        got = state.result().to_json()
-        report.divergences.append(Divergence(None, f"result differs: record has {record.result and record.result.to_json()}, rules give {got}"))
+        recorded = record.result.to_json() if record.result else None
+        message = f"result differs: record has {recorded}, rules give {state.result().to_json()}"
+        report.divergences.append(Divergence(None, message))
     return report
 
 

@@ -16,6 +16,12 @@ _GAMES: dict[str, str] = {
 _loaded: dict[str, Game] = {}
 
 
+def register_game(game_id: str, target: str) -> None:
+    """Add a game (``"module:Class"``) to the registry, e.g. a plugin or a test's toy game."""
+    _GAMES[game_id] = target
+    _loaded.pop(game_id, None)
+
+
 def game_ids() -> list[str]:
     return list(_GAMES)
 
