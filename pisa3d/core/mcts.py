@@ -1,0 +1,248 @@
+"""A general Monte Carlo tree search agent that plays any game through the framework.
+
+It is information-set MCTS (single observer, after Cowling, Powley and Whitehouse 2012): each
+iteration draws one *determinization* -- a full state consistent with the agent's view, from
+``Game.sample_state(view, seat, rng)`` -- and walks a single tree with it. Tree edges are keyed by
+move notation (``str(move)``), so statistics gathered under different determinizations merge.
+Because the agent only ever holds its view, it can see no more than its player may; in a game of
+perfect information the sample is the real position and this is plain UCT.
+
+Selection uses UCB1 with *availability* counts (a move's parent count is the number of times the
+move was legal when its node was reached, since under hidden information not every move exists in
+every determinization). Every player backs up their own reward, so any number of players works:
+the final scores are mapped to [0, 1] per player (see ``reward``).
+
+Everything random comes from the ``rng`` given to ``choose``, so a search with an iteration
+budget is a deterministic function of (view, legal moves, rng state). A time budget
+(``time_limit``) is for interactive play and is not reproducible.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+from .errors import OptionsError
+from .state import Move, Result, State, View
+
+if TYPE_CHECKING:
+    from .agents import Agent
+    from .game import Game
+
+RewardKind = Literal["scaled", "win"]
+REWARD_KINDS: tuple[str, ...] = ("scaled", "win")
+
+DEFAULT_ITERATIONS = 400
+DEFAULT_EXPLORATION = 0.7
+"""UCB1's constant; rewards lie in [0, 1], where sqrt(2)/2 is the textbook choice."""
+
+
+@dataclass(frozen=True)
+class SearchStats:
+    """What the last search did: for speed figures and for inspecting a decision."""
+
+    iterations: int
+    seconds: float
+    visits: dict[str, int]
+    """Root visits per legal move (by notation)."""
+    values: dict[str, float]
+    """Root mean reward per visited legal move, for the agent's own seat."""
+
+
+class _Node:
+    """Statistics of the move that leads here, seen from the player who made it."""
+
+    __slots__ = ("children", "mover", "reward", "trials", "visits")
+
+    def __init__(self, mover: int) -> None:
+        self.mover = mover
+        self.visits = 0
+        self.reward = 0.0
+        self.trials = 1  # times this move was available when its parent was reached
+        self.children: dict[str, _Node] = {}
+
+
+def scaled_rewards(result: Result, num_players: int) -> list[float]:
+    """Scores rescaled to [0, 1] within the game: best 1, worst 0, all equal 0.5.
+
+    Keeps the margin information that a plain win/loss throws away, which helps random
+    rollouts tell a near-win from a rout in point-scoring games.
+    """
+    scores = [float(s) for s in result.scores]
+    low, high = min(scores), max(scores)
+    if high == low:
+        return [0.5] * num_players
+    return [(s - low) / (high - low) for s in scores]
+
+
+def win_rewards(result: Result, num_players: int) -> list[float]:
+    """Win shares: each winner gets 1/len(winners), everyone else 0."""
+    share = 1.0 / len(result.winners) if result.winners else 0.0
+    return [share if seat in result.winners else 0.0 for seat in range(num_players)]
+
+
+class MCTSAgent:
+    """Information-set UCT over ``game``'s framework interface, for seat ``seat``.
+
+    ``iterations`` is the number of playouts per decision; ``time_limit`` (seconds) stops earlier
+    when set, and with ``iterations=None`` only the clock stops the search. ``rollout_policy`` is
+    any Agent used to play out from a new leaf (it is handed the mover's view of the
+    determinization); None means uniformly random moves, the fast default.
+    """
+
+    name = "mcts"
+
+    def __init__(
+        self,
+        game: Game,
+        seat: int,
+        iterations: int | None = DEFAULT_ITERATIONS,
+        exploration: float = DEFAULT_EXPLORATION,
+        rollout_policy: Agent | None = None,
+        time_limit: float | None = None,
+        reward: RewardKind = "scaled",
+    ) -> None:
+        if iterations is None and time_limit is None:
+            raise OptionsError("mcts: give an iteration budget, a time_limit, or both")
+        if iterations is not None and (not isinstance(iterations, int) or iterations < 1):
+            raise OptionsError(f"mcts: iterations must be a whole number >= 1, got {iterations!r}")
+        if time_limit is not None and not time_limit > 0:
+            raise OptionsError(f"mcts: time_limit must be > 0 seconds, got {time_limit!r}")
+        if not exploration >= 0:
+            raise OptionsError(f"mcts: exploration must be >= 0, got {exploration!r}")
+        if reward not in REWARD_KINDS:
+            raise OptionsError(f"mcts: unknown reward {reward!r}; choose from {', '.join(REWARD_KINDS)}")
+        self.game = game
+        self.seat = seat
+        self.iterations = iterations
+        self.exploration = float(exploration)
+        self.rollout_policy = rollout_policy
+        self.time_limit = time_limit
+        self.reward = reward
+        self._rewards = scaled_rewards if reward == "scaled" else win_rewards
+        self.last_search: SearchStats | None = None
+
+    # --- the agent protocol -------------------------------------------------------------------
+    def choose(self, view: View, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
+        if not legal_moves:
+            raise ValueError("mcts: asked to choose with no legal moves")
+        by_key = {str(move): move for move in legal_moves}
+        if len(by_key) == 1:  # nothing to think about; keeps the rng untouched as well
+            self.last_search = SearchStats(0, 0.0, {}, {})
+            return legal_moves[0]
+        root = _Node(mover=-1)
+        started = time.perf_counter()
+        deadline = None if self.time_limit is None else started + self.time_limit
+        done = 0
+        while self.iterations is None or done < self.iterations:
+            if deadline is not None and done > 0 and time.perf_counter() >= deadline:
+                break
+            self._iterate(root, view, by_key, rng)
+            done += 1
+        best = self._best_root_move(root, legal_moves)
+        self.last_search = SearchStats(
+            iterations=done,
+            seconds=time.perf_counter() - started,
+            visits={key: node.visits for key, node in root.children.items()},
+            values={key: node.reward / node.visits for key, node in root.children.items() if node.visits},
+        )
+        return best
+
+    # --- one iteration --------------------------------------------------------------------------
+    def _determinize(self, view: View, rng: np.random.Generator) -> State:
+        state = self.game.sample_state(view, self.seat, rng)
+        if state.current_player != self.seat:
+            raise RuntimeError(
+                f"{self.game.id}.sample_state for seat {self.seat + 1} returned a state where "
+                f"{'nobody' if state.current_player is None else f'seat {state.current_player + 1}'} is to move"
+            )
+        return state
+
+    def _iterate(self, root: _Node, view: View, root_keys: dict[str, Move], rng: np.random.Generator) -> None:
+        state = self._determinize(view, rng)
+        node = root
+        path: list[_Node] = []
+        at_root = True
+        # Selection and expansion: descend while every available move has a node, then add one.
+        while not state.is_over:
+            mover = state.current_player
+            assert mover is not None
+            moves = {str(move): move for move in state.legal_moves()}
+            if at_root:
+                _check_root_moves(self.game.id, self.seat, moves, root_keys)
+                at_root = False
+            untried = [key for key in moves if key not in node.children]
+            for key, child in node.children.items():
+                if key in moves:
+                    child.trials += 1
+            if untried:
+                key = untried[int(rng.integers(len(untried)))]
+                child = _Node(mover)
+                node.children[key] = child
+                state.apply(moves[key])
+                path.append(child)
+                break
+            key = self._select(node, moves)
+            node = node.children[key]
+            state.apply(moves[key])
+            path.append(node)
+        self._rollout(state, rng)
+        rewards = self._rewards(state.result(), state.num_players)
+        for visited in path:
+            visited.visits += 1
+            visited.reward += rewards[visited.mover]
+
+    def _select(self, node: _Node, moves: dict[str, Move]) -> str:
+        """UCB1 over the moves available now (all have nodes); first best wins ties."""
+        best_key = ""
+        best_score = -math.inf
+        c = self.exploration
+        for key in moves:
+            child = node.children[key]
+            score = child.reward / child.visits + c * math.sqrt(math.log(child.trials) / child.visits)
+            if score > best_score:
+                best_key, best_score = key, score
+        return best_key
+
+    def _rollout(self, state: State, rng: np.random.Generator) -> None:
+        policy = self.rollout_policy
+        while not state.is_over:
+            moves = state.legal_moves()
+            if policy is None:
+                move = moves[int(rng.integers(len(moves)))]
+            else:
+                player = state.current_player
+                assert player is not None
+                move = policy.choose(state.view(player), moves, rng)
+            state.apply(move)
+
+    @staticmethod
+    def _best_root_move(root: _Node, legal_moves: Sequence[Move]) -> Move:
+        """The most visited move; ties go to the better mean, then to the earlier legal move."""
+        best = legal_moves[0]
+        best_key: tuple[int, float] = (-1, -math.inf)
+        for move in legal_moves:
+            node = root.children.get(str(move))
+            if node is None:
+                continue
+            key = (node.visits, node.reward / node.visits if node.visits else -math.inf)
+            if key > best_key:
+                best, best_key = move, key
+        return best
+
+
+def _check_root_moves(game_id: str, seat: int, sampled: dict[str, Move], real: dict[str, Move]) -> None:
+    """A determinization must offer exactly the moves the referee offers: else sample_state is wrong."""
+    if sampled.keys() == real.keys():
+        return
+    missing = [key for key in real if key not in sampled]
+    extra = [key for key in sampled if key not in real]
+    raise RuntimeError(
+        f"{game_id}.sample_state for seat {seat + 1} gave a state whose legal moves differ from the "
+        f"real ones: missing {missing[:5]}, extra {extra[:5]}"
+    )
