@@ -1,0 +1,83 @@
+"""The Pisa card game (RULES.md section 2): describes the game and starts states of it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ...core.errors import IllegalMoveError, OptionsError
+from ...core.events import Event
+from ...core.game import AgentFactory, Game
+from ...core.options import GameOptions
+from ...core.rng import make_rng
+from ...core.state import Move, Result, State, View
+from .cards import SPEC
+from .moves import NUM_ACTIONS, action_of, move_of, parse_move
+from .narration import describe_event, render_view, summarize
+from .state import CardsOptions, CardsState
+
+DEAL_STREAM = 0
+"""RNG stream of the shuffles; agents draw from stream 1 of the same seed (core.match)."""
+
+
+class CardsGame(Game):
+    id: ClassVar[str] = "cards"
+    title: ClassVar[str] = "Pisa (cards)"
+    min_players: ClassVar[int] = min(SPEC.hand_size)
+    max_players: ClassVar[int] = max(SPEC.hand_size)
+    default_players: ClassVar[int] = 4
+    options_model: ClassVar[type[GameOptions]] = CardsOptions
+
+    def _start(self, num_players: int, seed: int, options: GameOptions) -> tuple[State, list[Event]]:
+        assert isinstance(options, CardsOptions)
+        if options.rounds is not None and options.rounds < 1:
+            raise OptionsError(
+                f"cards: option 'rounds' must be at least 1 (or null for one per player), got {options.rounds}"
+            )
+        if not 1 <= options.first_dealer <= num_players:
+            raise OptionsError(
+                f"cards: option 'first_dealer' is a seat from 1 to {num_players}, got {options.first_dealer}"
+            )
+        state = CardsState(num_players, options, make_rng(seed, DEAL_STREAM))
+        return state, state.start_round()
+
+    # --- notation and action ids ----------------------------------------------------------
+    def parse_move(self, text: str) -> Move:
+        return parse_move(text)
+
+    def num_actions(self, num_players: int, options: GameOptions) -> int:
+        return NUM_ACTIONS
+
+    def action_id(self, move: Move, num_players: int, options: GameOptions) -> int:
+        return action_of(move)  # type: ignore[arg-type]
+
+    def move_from_action(self, action: int, num_players: int, options: GameOptions) -> Move:
+        return move_of(action)
+
+    # --- agents and presentation ----------------------------------------------------------
+    @property
+    def agents(self) -> Mapping[str, AgentFactory]:
+        from .agents import AGENTS
+
+        return AGENTS
+
+    def describe_event(self, event: Event) -> str | None:
+        return describe_event(event)
+
+    def render_view(self, view: View) -> str:
+        return render_view(view)
+
+    def summarize(self, result: Result, num_players: int) -> str:
+        return summarize(result, num_players)
+
+    def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:
+        from .sampling import sample_state
+
+        if view.get("game") != "cards":
+            raise IllegalMoveError("not a view of the card game")
+        return sample_state(view, player, rng)
+
+    def options_help(self) -> dict[str, Any]:
+        return {name: info.description for name, info in CardsOptions.model_fields.items()}

@@ -1,0 +1,171 @@
+"""Text for people: one line per event, a player's view, and the final score table.
+
+Seats are 0-based in events and views and shown 1-based here.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ...core.events import Event
+from ...core.state import Result, View
+
+
+def _p(seat: int) -> str:
+    return f"player {seat + 1}"
+
+
+def _ordinal(k: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
+
+
+def contract_text(contract: dict[str, Any]) -> str:
+    if not contract:
+        return "not voted yet"
+    return (
+        f"{contract['trump']}: main trump {contract['main']}, undertrump {contract['under']}; "
+        f"{contract['tricks']} tricks win; "
+        f"{'13 beats 0' if contract['order'] == 'high' else '0 beats 13'} ({contract['order']})"
+    )
+
+
+def _placed_text(placed: list[list[Any]]) -> str:
+    by_option: dict[str, list[str]] = {}
+    for seat, option, card in placed:
+        by_option.setdefault(option, []).append(f"P{seat + 1}:{card}")
+    return "; ".join(f"{option} [{' '.join(cards)}]" for option, cards in by_option.items())
+
+
+def describe_event(event: Event) -> str | None:
+    d = event.data
+    kind = event.kind
+    if kind == "card_played":
+        return f"{_p(d['player'])} plays {d['card']}"
+    if kind == "trick_won":
+        return f"trick {d['trick']} to {_p(d['player'])}: {' '.join(d['cards'])} (led by {_p(d['leader'])})"
+    if kind == "vote_placed":
+        who = _p(d["player"])
+        return f"{who} puts a {_ordinal(d['cards'])} card face down by {d['option']} ({d['voting_round']} vote)"
+    if kind == "vote_done":
+        return f"{_p(d['player'])} has voted: {d['cards']} card(s) by {d['option']}"
+    if kind == "vote_revealed":
+        totals = ", ".join(f"{o} {t}" for o, t in d["totals"].items())
+        return (
+            f"{d['voting_round']} vote revealed: {_placed_text(d['placed'])}; totals {totals} -> "
+            f"{d['winner']} wins: {d['reason']}"
+        )
+    if kind == "contract":
+        return "contract: " + contract_text(d)
+    if kind == "voting_points":
+        return (
+            "voting points (placed totals "
+            + "/".join(map(str, d["placed_totals"]))
+            + "): "
+            + ", ".join(f"P{i + 1} +{p}" for i, p in enumerate(d["points"]))
+        )
+    if kind == "discard_done":
+        return f"{_p(d['player'])} discarded {d['cards']} placed cards face down"
+    if kind == "play_start":
+        return f"play begins with {d['hand_size']} cards each; {_p(d['leader'])} leads"
+    if kind == "play_points":
+        goal = "most" if d["most_wins"] else "fewest"
+        return (
+            f"play points ({goal} tricks win; tricks "
+            + "/".join(map(str, d["tricks"]))
+            + "): "
+            + ", ".join(f"P{i + 1} +{p}" for i, p in enumerate(d["points"]))
+        )
+    if kind == "round_end":
+        return f"round {d['round']} over; totals " + ", ".join(f"P{i + 1} {t}" for i, t in enumerate(d["totals"]))
+    if kind == "deal":
+        return (
+            f"round {d['round']}/{d['rounds']}: {_p(d['dealer'])} deals {d['hand_size']} cards each "
+            f"({d['set_aside']} set aside); {_p(d['opener'])} opens the voting"
+        )
+    if kind == "game_end":
+        winners = ", ".join(_p(w) for w in d["winners"])
+        return (
+            "game over; totals "
+            + ", ".join(f"P{i + 1} {t}" for i, t in enumerate(d["totals"]))
+            + f"; winner(s): {winners}"
+        )
+    return f"{kind}: {d}"
+
+
+def render_view(view: View) -> str:
+    """A player's view as a few readable lines: hand, votes, trick, scores."""
+    me = view["seat"]
+    n = view["num_players"]
+    lines = [
+        f"--- Round {view['round']}/{view['rounds']} ({view['phase']}) - you are player {me + 1}; "
+        f"dealer player {view['dealer'] + 1} ---",
+        "Your hand: " + (" ".join(view["hand"]) or "(empty)"),
+        "Cards in hands: " + ", ".join(f"P{i + 1} {k}" for i, k in enumerate(view["hand_sizes"])),
+    ]
+    voting = view["voting"]
+    for res in voting["results"]:
+        lines.append(f"{res['voting_round']} vote: {res['winner']} won ({_placed_text(res['placed'])})")
+    if voting["round"] is not None:
+        shown = [[seat, opt, card or "??"] for seat, opt, card in voting["placed"]]
+        lines.append(
+            f"Now voting on {voting['round']} (options {', '.join(voting['options'])}): "
+            + (_placed_text(shown) or "no cards yet")
+        )
+        if voting["turn"]:
+            lines.append(
+                f"Your vote so far: {voting['turn']['cards']} card(s) by {voting['turn']['option']}; "
+                "add more (3 at most) or 'done'"
+            )
+    if view["contract"]:
+        lines.append("Contract: " + contract_text(view["contract"]))
+    if view["voting_points"]:
+        lines.append(
+            "Voting points this round: " + ", ".join(f"P{i + 1} {p}" for i, p in enumerate(view["voting_points"]))
+        )
+    if view["phase"] == "discard":
+        lines.append(
+            "Your placed cards: " + " ".join(view["my_placed"]) + f"  (discard {3 - len(view['my_discards'])} more)"
+        )
+    if view["phase"] == "play":
+        trick = " ".join(f"P{seat + 1}:{card}" for seat, card in view["trick"]) or "(you lead)"
+        lines.append(f"Trick {len(view['trick_history']) + 1}: {trick}")
+        lines.append("Tricks won: " + ", ".join(f"P{i + 1} {k}" for i, k in enumerate(view["tricks_won"])))
+    lines.append("Scores: " + ", ".join(f"P{i + 1} {view['totals'][i]}" for i in range(n)))
+    return "\n".join(lines)
+
+
+def score_table(round_log: list[dict[str, Any]], totals: list[float], winners: list[int] | tuple[int, ...]) -> Table:
+    """Rounds down, players across: voting + play points per round, then totals."""
+    n = len(totals)
+    table = Table(title="Scores (voting + play points)")
+    table.add_column("Round")
+    table.add_column("Contract")
+    for seat in range(n):
+        table.add_column(f"P{seat + 1}", justify="right")
+    for entry in round_log:
+        c = entry["contract"]
+        table.add_row(
+            str(entry["round"]),
+            f"{c['trump']} {c['tricks']} {c['order']}",
+            *(f"{v}+{p}" for v, p in zip(entry["voting_points"], entry["play_points"], strict=True)),
+        )
+    table.add_row(
+        "Total", "", *(f"[bold]{t:g}[/bold]" + (" *" if seat in winners else "") for seat, t in enumerate(totals))
+    )
+    return table
+
+
+def render_table(table: Table, width: int = 100) -> str:
+    console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False)
+    console.print(table)
+    return console.file.getvalue().rstrip()  # type: ignore[attr-defined]
+
+
+def summarize(result: Result, num_players: int) -> str:
+    table = score_table(result.details.get("rounds", []), list(result.scores), result.winners)
+    winners = ", ".join(_p(w) for w in result.winners)
+    return render_table(table) + f"\nWinner(s) (*): {winners}"

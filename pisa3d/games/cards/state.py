@@ -1,0 +1,431 @@
+"""A position of the card game and the rules that advance it.
+
+A round runs vote (three voting rounds) -> discard -> play; the phase decides whose turn it is
+and which moves are legal. Cards are ints (see cards.py); hands are kept sorted so the legal
+moves come out in a stable, readable order.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+from pydantic import Field
+
+from ...core.errors import IllegalMoveError
+from ...core.events import Event
+from ...core.options import GameOptions
+from ...core.state import Result, State, View
+from .cards import NUM_CARDS, SPEC, VALUES_PER_SUIT, Card, card_str, cards_str
+from .moves import DISCARD_MOVES, DONE, PLAY_MOVES, VOTE_MOVES, CardsMove, Discard, PlayCard, VoteCard, VoteDone
+from .scoring import play_points, voting_points
+from .tricks import trick_winner_index
+from .voting import (
+    ORDER_ROUND,
+    ROUND_NAMES,
+    ROUND_OF_OPTION,
+    ROUND_OPTIONS,
+    TRICKS_ROUND,
+    TRUMP_ROUND,
+    high_beats_low,
+    option_str,
+    resolve_vote,
+    trump_suits,
+    wants_most_tricks,
+)
+
+
+class CardsOptions(GameOptions):
+    """Options of the card game. Card counts and hand sizes are data in assets/cards/cards.json."""
+
+    rounds: int | None = Field(
+        default=None, description="Rounds to play; null (the rules' default) plays one per player."
+    )
+    first_dealer: int = Field(
+        default=1, description="Seat (1-based) dealing round 1; the deal moves one seat left a round."
+    )
+
+
+VOTE, DISCARD, PLAY, OVER = "vote", "discard", "play", "over"
+MAX_VOTE = SPEC.vote_cards_max
+DISCARDS = SPEC.discard_count
+
+
+class CardsState(State):
+    """Everything about one game of cards; ``view`` cuts out what a seat may know."""
+
+    def __init__(self, num_players: int, options: CardsOptions, rng: np.random.Generator) -> None:
+        self.num_players = num_players
+        self.options = options
+        self.rng = rng
+        self.num_rounds = options.rounds if options.rounds is not None else num_players
+        self.deal_size = SPEC.hand_size[num_players]
+        self.round_index = 0
+        self.dealer = (options.first_dealer - 1) % num_players
+        self.totals = [0] * num_players
+        self.round_log: list[dict[str, Any]] = []
+        self._phase = VOTE
+        self._current: int | None = None
+        self.hands: list[list[Card]] = [[] for _ in range(num_players)]
+        self.set_aside: list[Card] = []
+        # voting
+        self.vote_round = 0
+        self.vote_pos = 0
+        self.turn_option: int | None = None
+        self.turn_count = 0
+        self.placements: list[list[tuple[int, int, Card]]] = [[], [], []]
+        self.chosen: list[int] = []
+        self.vote_reasons: list[str] = []
+        self.in_front: list[list[Card]] = [[] for _ in range(num_players)]
+        self.revealed: list[list[Card]] = [[] for _ in range(num_players)]
+        self.vote_points: list[int] = []
+        # discard
+        self.discard_pos = 0
+        self.discarded: list[list[Card]] = [[] for _ in range(num_players)]
+        # play
+        self.main = self.under = -1
+        self.most_wins = True
+        self.high = True
+        self.leader = 0
+        self.trick: list[tuple[int, Card]] = []
+        self.trick_history: list[tuple[int, tuple[Card, ...]]] = []
+        self.tricks_won = [0] * num_players
+
+    # --- turn order -----------------------------------------------------------------------
+    def left_of(self, seat: int, steps: int = 1) -> int:
+        return (seat + steps) % self.num_players
+
+    def vote_opener(self, vote_round: int) -> int:
+        """The left of the dealer opens the first voting round; each later one moves one seat on."""
+        return self.left_of(self.dealer, 1 + vote_round)
+
+    @property
+    def current_player(self) -> int | None:
+        return self._current
+
+    @property
+    def phase(self) -> str:
+        return self._phase
+
+    @property
+    def is_over(self) -> bool:
+        return self._phase == OVER
+
+    # --- round set-up ---------------------------------------------------------------------
+    def start_round(self) -> list[Event]:
+        """Shuffle and deal a new round; the first voting round begins."""
+        deck = [int(c) for c in self.rng.permutation(NUM_CARDS)]
+        n, size = self.num_players, self.deal_size
+        self.hands = [sorted(deck[seat * size : (seat + 1) * size]) for seat in range(n)]
+        self.set_aside = sorted(deck[n * size :])
+        self.vote_round = 0
+        self.vote_pos = 0
+        self.turn_option, self.turn_count = None, 0
+        self.placements = [[], [], []]
+        self.chosen, self.vote_reasons, self.vote_points = [], [], []
+        self.in_front = [[] for _ in range(n)]
+        self.revealed = [[] for _ in range(n)]
+        self.discarded = [[] for _ in range(n)]
+        self.discard_pos = 0
+        self.trick, self.trick_history = [], []
+        self.tricks_won = [0] * n
+        self._phase = VOTE
+        self._current = self.vote_opener(0)
+        return [
+            Event(
+                "deal",
+                {
+                    "round": self.round_index + 1,
+                    "rounds": self.num_rounds,
+                    "dealer": self.dealer,
+                    "hand_size": size,
+                    "set_aside": len(self.set_aside),
+                    "opener": self._current,
+                },
+            )
+        ]
+
+    # --- legal moves ----------------------------------------------------------------------
+    def legal_moves(self) -> list[CardsMove]:
+        phase = self._phase
+        seat = self._current
+        if phase == PLAY:
+            hand = self.hands[seat]  # type: ignore[index]
+            if self.trick:
+                led = self.trick[0][1] // VALUES_PER_SUIT
+                follow = [PLAY_MOVES[c] for c in hand if c // VALUES_PER_SUIT == led]
+                if follow:
+                    return follow
+            return [PLAY_MOVES[c] for c in hand]
+        if phase == VOTE:
+            hand = self.hands[seat]  # type: ignore[index]
+            if self.turn_count == 0:
+                return [VOTE_MOVES[o][c] for o in ROUND_OPTIONS[self.vote_round] for c in hand]
+            row = VOTE_MOVES[self.turn_option]  # type: ignore[index]
+            return [row[c] for c in hand] + [DONE]
+        if phase == DISCARD:
+            return [DISCARD_MOVES[c] for c in self.in_front[seat]]  # type: ignore[index]
+        return []
+
+    def _refuse(self, move: object, why: str) -> IllegalMoveError:
+        allowed = ", ".join(str(m) for m in self.legal_moves())
+        who = "" if self._current is None else f"player {self._current + 1}: "
+        return IllegalMoveError(f"{who}{move} is not allowed: {why}. Allowed now: {allowed or 'nothing (game over)'}")
+
+    # --- applying moves -------------------------------------------------------------------
+    def apply(self, move: CardsMove) -> list[Event]:  # type: ignore[override]
+        phase = self._phase
+        if phase == PLAY and type(move) is PlayCard:
+            return self._play(move.card)
+        if phase == VOTE and type(move) is VoteCard:
+            return self._vote(move.option, move.card)
+        if phase == VOTE and type(move) is VoteDone:
+            if self.turn_count == 0:
+                raise self._refuse(move, "a vote needs at least one card first")
+            return self._end_vote_turn()
+        if phase == DISCARD and type(move) is Discard:
+            return self._discard(move.card)
+        if phase == OVER:
+            raise self._refuse(move, "the game is over")
+        kinds = {
+            VOTE: "a vote ('vote OPTION CARD' or 'done')",
+            DISCARD: "a discard ('discard CARD')",
+            PLAY: "a card play ('play CARD')",
+        }
+        raise self._refuse(move, f"it is time for {kinds[phase]}")
+
+    def _vote(self, option: int, card: Card) -> list[Event]:
+        seat = self._current
+        assert seat is not None
+        hand = self.hands[seat]
+        if ROUND_OF_OPTION[option] != self.vote_round:
+            raise self._refuse(VOTE_MOVES[option][card], f"this is the {ROUND_NAMES[self.vote_round]} vote")
+        if self.turn_count and option != self.turn_option:
+            raise self._refuse(VOTE_MOVES[option][card], f"this turn's cards go by {option_str(self.turn_option)}")  # type: ignore[arg-type]
+        if card not in hand:
+            raise self._refuse(VOTE_MOVES[option][card], f"{card_str(card)} is not in your hand")
+        hand.remove(card)
+        self.turn_option = option
+        self.turn_count += 1
+        self.placements[self.vote_round].append((seat, option, card))
+        events = [
+            Event(
+                "vote_placed",
+                {
+                    "player": seat,
+                    "voting_round": ROUND_NAMES[self.vote_round],
+                    "option": option_str(option),
+                    "cards": self.turn_count,
+                },
+            )
+        ]
+        if self.turn_count == MAX_VOTE:
+            events += self._end_vote_turn()
+        return events
+
+    def _end_vote_turn(self) -> list[Event]:
+        seat = self._current
+        events = [
+            Event("vote_done", {"player": seat, "option": option_str(self.turn_option), "cards": self.turn_count})
+        ]  # type: ignore[arg-type]
+        self.turn_option, self.turn_count = None, 0
+        self.vote_pos += 1
+        if self.vote_pos < self.num_players:
+            self._current = self.left_of(self._current)  # type: ignore[arg-type]
+            return events
+        return events + self._resolve_voting_round()
+
+    def _resolve_voting_round(self) -> list[Event]:
+        vr = self.vote_round
+        placed = self.placements[vr]
+        outcome = resolve_vote(vr, placed)
+        self.chosen.append(outcome.winner)
+        self.vote_reasons.append(outcome.reason)
+        for seat, _, card in placed:
+            self.in_front[seat].append(card)
+            self.revealed[seat].append(card)
+        events = [
+            Event(
+                "vote_revealed",
+                {
+                    "voting_round": ROUND_NAMES[vr],
+                    "placed": [[seat, option_str(option), card_str(card)] for seat, option, card in placed],
+                    "totals": {option_str(o): t for o, t in outcome.totals.items()},
+                    "winner": option_str(outcome.winner),
+                    "reason": outcome.reason,
+                },
+            )
+        ]
+        if vr < ORDER_ROUND:
+            self.vote_round += 1
+            self.vote_pos = 0
+            self._current = self.vote_opener(self.vote_round)
+            return events
+        return events + self._finish_voting()
+
+    def _finish_voting(self) -> list[Event]:
+        for front in self.in_front:
+            front.sort()
+        self.set_contract()
+        placed_totals = [sum(c % VALUES_PER_SUIT + SPEC.lowest_value for c in front) for front in self.in_front]
+        self.vote_points = voting_points(placed_totals)
+        for seat, points in enumerate(self.vote_points):
+            self.totals[seat] += points
+        self._phase = DISCARD
+        self.discard_pos = 0
+        self._current = self.left_of(self.dealer)
+        return [
+            Event("contract", self.contract()),
+            Event(
+                "voting_points",
+                {"placed_totals": placed_totals, "points": list(self.vote_points), "totals": list(self.totals)},
+            ),
+        ]
+
+    def set_contract(self) -> None:
+        """Trumps, trick goal and order from the three winning voting cards."""
+        self.main, self.under = trump_suits(self.chosen[TRUMP_ROUND])
+        self.most_wins = wants_most_tricks(self.chosen[TRICKS_ROUND])
+        self.high = high_beats_low(self.chosen[ORDER_ROUND])
+
+    def contract(self) -> dict[str, Any]:
+        """What the three votes decided, in words (empty until the voting is over)."""
+        if len(self.chosen) < 3:
+            return {}
+        return {
+            "trump": option_str(self.chosen[TRUMP_ROUND]),
+            "main": SPEC.suit_names[self.main],
+            "under": SPEC.suit_names[self.under],
+            "tricks": option_str(self.chosen[TRICKS_ROUND]),
+            "order": option_str(self.chosen[ORDER_ROUND]),
+        }
+
+    def _discard(self, card: Card) -> list[Event]:
+        seat = self._current
+        assert seat is not None
+        front = self.in_front[seat]
+        if card not in front:
+            raise self._refuse(DISCARD_MOVES[card], f"{card_str(card)} is not among your placed cards")
+        front.remove(card)
+        self.discarded[seat].append(card)
+        if len(self.discarded[seat]) < DISCARDS:
+            return []
+        events = [Event("discard_done", {"player": seat, "cards": DISCARDS})]
+        self.discard_pos += 1
+        if self.discard_pos < self.num_players:
+            self._current = self.left_of(seat)
+            return events
+        for seat_, front_ in enumerate(self.in_front):
+            self.hands[seat_] = sorted(self.hands[seat_] + front_)
+            self.in_front[seat_] = []
+        self._phase = PLAY
+        self.leader = self.left_of(self.dealer)
+        self._current = self.leader
+        return [*events, Event("play_start", {"leader": self.leader, "hand_size": len(self.hands[0])})]
+
+    def _play(self, card: Card) -> list[Event]:
+        seat = self._current
+        assert seat is not None
+        hand = self.hands[seat]
+        if card not in hand:
+            raise self._refuse(PLAY_MOVES[card], f"{card_str(card)} is not in your hand")
+        trick = self.trick
+        if trick:
+            led = trick[0][1] // VALUES_PER_SUIT
+            if card // VALUES_PER_SUIT != led and any(c // VALUES_PER_SUIT == led for c in hand):
+                raise self._refuse(PLAY_MOVES[card], f"you must follow the led suit ({SPEC.suit_names[led]})")
+        hand.remove(card)
+        trick.append((seat, card))
+        events = [Event("card_played", {"player": seat, "card": card_str(card)})]
+        if len(trick) < self.num_players:
+            self._current = (seat + 1) % self.num_players
+            return events
+        return events + self._finish_trick()
+
+    def _finish_trick(self) -> list[Event]:
+        cards = [card for _, card in self.trick]
+        winner = self.trick[trick_winner_index(cards, self.main, self.under, self.high)][0]
+        self.tricks_won[winner] += 1
+        self.trick_history.append((self.trick[0][0], tuple(cards)))
+        self.trick = []
+        events = [
+            Event(
+                "trick_won",
+                {
+                    "player": winner,
+                    "trick": len(self.trick_history),
+                    "cards": cards_str(cards),
+                    "leader": self.trick_history[-1][0],
+                },
+            )
+        ]
+        if self.hands[winner]:
+            self.leader = self._current = winner
+            return events
+        return events + self._finish_round()
+
+    def _finish_round(self) -> list[Event]:
+        points = play_points(self.tricks_won, self.most_wins)
+        for seat, p in enumerate(points):
+            self.totals[seat] += p
+        self.round_log.append(
+            {
+                "round": self.round_index + 1,
+                "dealer": self.dealer,
+                "contract": self.contract(),
+                "voting_points": list(self.vote_points),
+                "tricks": list(self.tricks_won),
+                "play_points": points,
+            }
+        )
+        events = [
+            Event("play_points", {"tricks": list(self.tricks_won), "points": points, "most_wins": self.most_wins}),
+            Event("round_end", {**self.round_log[-1], "totals": list(self.totals)}),
+        ]
+        self.round_index += 1
+        if self.round_index < self.num_rounds:
+            self.dealer = self.left_of(self.dealer)
+            return events + self.start_round()
+        self._phase = OVER
+        self._current = None
+        return [*events, Event("game_end", {"totals": list(self.totals), "winners": list(self.winners())})]
+
+    # --- result ---------------------------------------------------------------------------
+    def winners(self) -> tuple[int, ...]:
+        best = max(self.totals)
+        return tuple(seat for seat, total in enumerate(self.totals) if total == best)
+
+    def result(self) -> Result:
+        if not self.is_over:
+            raise IllegalMoveError("the game is not over yet; there is no result")
+        return Result(
+            scores=tuple(float(t) for t in self.totals),
+            winners=self.winners(),
+            details={"rounds": copy.deepcopy(self.round_log)},
+        )
+
+    # --- copies and views -----------------------------------------------------------------
+    def clone(self) -> CardsState:
+        other = copy.copy(self)
+        other.rng = copy.deepcopy(self.rng)
+        other.totals = list(self.totals)
+        other.round_log = list(self.round_log)  # entries are never changed after being added
+        other.hands = [list(h) for h in self.hands]
+        other.set_aside = list(self.set_aside)
+        other.placements = [list(p) for p in self.placements]
+        other.chosen = list(self.chosen)
+        other.vote_reasons = list(self.vote_reasons)
+        other.vote_points = list(self.vote_points)
+        other.in_front = [list(f) for f in self.in_front]
+        other.revealed = [list(r) for r in self.revealed]
+        other.discarded = [list(d) for d in self.discarded]
+        other.trick = list(self.trick)
+        other.trick_history = list(self.trick_history)
+        other.tricks_won = list(self.tricks_won)
+        return other
+
+    def view(self, player: int) -> View:
+        from .views import make_view
+
+        return make_view(self, player)
