@@ -30,4 +30,28 @@ A pose is a numpy array of 7 floats: position x, y, z then quaternion x, y, z, w
 
     Trajectory: frozen dataclass (hz: float, frames: np.ndarray (F, N, 7) float32) with
     to_json() -> {"hz": ..., "frames": nested lists rounded to 0.01 mm / 1e-5} and from_json().
+
+ADDITIONS (physics side): a TileSpec's square faces lie in its local x-y plane, the thickness
+along local z. ``verdict.settled`` says whether the tiles came to rest before ``max_time``;
+``world.drop(snap)`` frees a snapshot; ``apply_hand_noise`` and ``lowest_point`` (poses.py) help the
+caller add seeded hand noise and then the release clearance.
 """
+
+from .params import EngineParams, FallThresholds, TileSpec
+from .poses import apply_hand_noise, box_corners, lowest_point, pose_differences
+from .trajectory import Trajectory
+from .world import PlacementVerdict, TowerWorld, WorldSnapshot
+
+__all__ = [
+    "EngineParams",
+    "FallThresholds",
+    "PlacementVerdict",
+    "TileSpec",
+    "TowerWorld",
+    "Trajectory",
+    "WorldSnapshot",
+    "apply_hand_noise",
+    "box_corners",
+    "lowest_point",
+    "pose_differences",
+]

@@ -1,0 +1,267 @@
+"""The PyBullet world of settled tiles and the fall verdict of one placement."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pybullet as pb
+
+from .params import EngineParams, FallThresholds, TileSpec
+from .poses import pose_differences
+from .trajectory import Trajectory
+
+_world_tokens = itertools.count(1)
+
+
+@dataclass(frozen=True, eq=False)
+class PlacementVerdict:
+    """What one release did to the tower."""
+
+    fell: bool
+    max_displacement: float  # metres, largest over all tiles
+    max_rotation_deg: float  # degrees, largest over all tiles
+    worst_tile: int  # tile with the largest displacement or rotation, each relative to its threshold
+    steps: int
+    poses: np.ndarray  # (N, 7) settled poses, the new tile last
+    trajectory: Trajectory
+    settled: bool = True  # False when the step limit ran out before the tiles came to rest
+
+
+@dataclass(frozen=True)
+class WorldSnapshot:
+    """A saved state of one TowerWorld (PyBullet keeps the data; ``TowerWorld.drop`` frees it)."""
+
+    state_id: int
+    num_tiles: int
+    world_token: int = field(repr=False)
+
+
+class TowerWorld:
+    """A DIRECT-mode PyBullet client holding a table and the tiles released so far.
+
+    The world is kept between moves: a settled tower recreated from stored poses jumps, so
+    look-ahead uses ``snapshot`` / ``restore`` instead of rebuilding.
+    """
+
+    def __init__(self, tile: TileSpec | None = None, params: EngineParams | None = None) -> None:
+        self.tile = tile if tile is not None else TileSpec()
+        self.params = params if params is not None else EngineParams()
+        self._client = pb.connect(pb.DIRECT)
+        self._token = next(_world_tokens)
+        self._bodies: list[int] = []
+        self._configure_engine()
+        self._tile_shape = pb.createCollisionShape(
+            pb.GEOM_BOX, halfExtents=self.tile.half_extents, physicsClientId=self._client
+        )
+        self._table = self._create_table()
+
+    # -- set-up -------------------------------------------------------------------------------
+    def _configure_engine(self) -> None:
+        p = self.params
+        pb.setGravity(0.0, 0.0, -p.gravity, physicsClientId=self._client)
+        pb.setPhysicsEngineParameter(
+            fixedTimeStep=p.timestep,
+            numSubSteps=0,
+            numSolverIterations=p.solver_iterations,
+            solverResidualThreshold=p.solver_residual_threshold,
+            # Sorted broadphase pairs: the solver order does not depend on body creation history.
+            deterministicOverlappingPairs=1,
+            physicsClientId=self._client,
+        )
+
+    def _body_dynamics(self, body: int, lateral_friction: float) -> None:
+        p = self.params
+        pb.changeDynamics(
+            body,
+            -1,
+            lateralFriction=lateral_friction,
+            spinningFriction=0.0,
+            rollingFriction=0.0,
+            restitution=p.restitution,
+            linearDamping=p.linear_damping,
+            angularDamping=p.angular_damping,
+            contactStiffness=p.contact_stiffness,
+            contactDamping=p.contact_damping,
+            frictionAnchor=int(p.friction_anchor),
+            activationState=pb.ACTIVATION_STATE_DISABLE_SLEEPING,
+            physicsClientId=self._client,
+        )
+
+    def _create_table(self) -> int:
+        half = self.params.table_half_extents
+        shape = pb.createCollisionShape(pb.GEOM_BOX, halfExtents=half, physicsClientId=self._client)
+        table = pb.createMultiBody(
+            baseMass=0.0,
+            baseCollisionShapeIndex=shape,
+            basePosition=[0.0, 0.0, -half[2]],
+            useMaximalCoordinates=True,
+            physicsClientId=self._client,
+        )
+        # PyBullet multiplies the two bodies' frictions: sqrt(mu_tile) * this = table_friction.
+        self._body_dynamics(table, self.params.table_friction / math.sqrt(self.tile.friction))
+        return table
+
+    def _create_tile(self, pose: np.ndarray) -> int:
+        body = pb.createMultiBody(
+            baseMass=self.tile.mass,
+            baseCollisionShapeIndex=self._tile_shape,
+            basePosition=[float(v) for v in pose[:3]],
+            baseOrientation=[float(v) for v in pose[3:]],
+            useMaximalCoordinates=True,
+            physicsClientId=self._client,
+        )
+        # sqrt so that a tile-on-tile contact gets exactly the tile's friction coefficient.
+        self._body_dynamics(body, math.sqrt(self.tile.friction))
+        return body
+
+    # -- state ----------------------------------------------------------------------------------
+    @property
+    def num_tiles(self) -> int:
+        return len(self._bodies)
+
+    @property
+    def client_id(self) -> int:
+        """The PyBullet client id, for tests and benchmarks that step the world directly."""
+        return self._client
+
+    @property
+    def body_ids(self) -> tuple[int, ...]:
+        return tuple(self._bodies)
+
+    def poses(self) -> np.ndarray:
+        out = np.empty((len(self._bodies), 7), dtype=np.float64)
+        for i, body in enumerate(self._bodies):
+            pos, quat = pb.getBasePositionAndOrientation(body, physicsClientId=self._client)
+            out[i, :3] = pos
+            out[i, 3:] = quat
+        return out
+
+    def combined_friction(self, body_a: int, body_b: int) -> float:
+        """The friction coefficient PyBullet applies between two bodies (product of theirs)."""
+        fa = pb.getDynamicsInfo(body_a, -1, physicsClientId=self._client)[1]
+        fb = pb.getDynamicsInfo(body_b, -1, physicsClientId=self._client)[1]
+        return float(fa * fb)
+
+    @property
+    def table_id(self) -> int:
+        return self._table
+
+    # -- the verdict ------------------------------------------------------------------------------
+    def release(
+        self, pose: np.ndarray, target: np.ndarray, thresholds: FallThresholds | None = None
+    ) -> PlacementVerdict:
+        """Add a tile at ``pose`` (noise and clearance already applied) and step until the world
+        settles, a tile is decisively past a fall threshold, or ``max_time`` runs out."""
+        thresholds = thresholds if thresholds is not None else FallThresholds()
+        pose = np.asarray(pose, dtype=np.float64).reshape(7)
+        target = np.asarray(target, dtype=np.float64).reshape(7)
+        if not np.all(np.isfinite(pose)) or not np.all(np.isfinite(target)):
+            raise ValueError("release pose and target must be 7 finite numbers")
+        reference = np.vstack([self.poses(), target[None, :]])
+        self._bodies.append(self._create_tile(pose))
+        return self._step_until_settled(reference, thresholds)
+
+    def _step_until_settled(self, reference: np.ndarray, thresholds: FallThresholds) -> PlacementVerdict:
+        p = self.params
+        client = self._client
+        check = p.check_every_steps
+        chunk_time = check * p.timestep
+        sample_every = max(1, round(1.0 / (p.trajectory_hz * chunk_time)))  # in checks
+        quiet_needed = max(1, math.ceil(p.settle_window_time / chunk_time - 1e-9))
+        min_steps = p.steps_for(p.settle_min_time)
+        max_steps = max(check, p.steps_for(p.max_time))
+        linear_limit = p.settle_linear_speed * chunk_time  # metres per check
+        angular_limit = p.settle_angular_speed_deg * chunk_time  # degrees per check
+        exit_distance = p.fall_exit_factor * thresholds.distance
+        exit_angle = p.fall_exit_factor * thresholds.angle_deg
+
+        previous = self.poses()
+        frames = [previous]
+        steps = 0
+        quiet = 0
+        settled = False
+        checks = 0
+        while steps < max_steps:
+            for _ in range(check):
+                pb.stepSimulation(physicsClientId=client)
+            steps += check
+            checks += 1
+            current = self.poses()
+            if checks % sample_every == 0:
+                frames.append(current)
+            distance, angle = pose_differences(reference, current)
+            if distance.max() > exit_distance or angle.max() > exit_angle:
+                break
+            moved, turned = pose_differences(previous, current)
+            quiet = quiet + 1 if moved.max() < linear_limit and turned.max() < angular_limit else 0
+            previous = current
+            if quiet >= quiet_needed and steps >= min_steps:
+                settled = True
+                break
+        if frames[-1] is not current:
+            frames.append(current)
+
+        distance, angle = pose_differences(reference, current)
+        score = np.maximum(distance / thresholds.distance, angle / thresholds.angle_deg)
+        fell = bool(np.any(distance > thresholds.distance) or np.any(angle > thresholds.angle_deg))
+        return PlacementVerdict(
+            fell=fell,
+            max_displacement=float(distance.max()),
+            max_rotation_deg=float(angle.max()),
+            worst_tile=int(np.argmax(score)),
+            steps=steps,
+            poses=current,
+            trajectory=Trajectory(hz=1.0 / (sample_every * chunk_time), frames=np.stack(frames)),
+            settled=settled or fell,
+        )
+
+    def set_gravity(self, vector: tuple[float, float, float]) -> None:
+        """Point gravity elsewhere (a slope without tilting the table, for friction checks)."""
+        pb.setGravity(*[float(v) for v in vector], physicsClientId=self._client)
+
+    def step(self, steps: int) -> None:
+        """Step the world without any check (tests and benchmarks)."""
+        for _ in range(steps):
+            pb.stepSimulation(physicsClientId=self._client)
+
+    # -- look-ahead -------------------------------------------------------------------------------
+    def snapshot(self) -> WorldSnapshot:
+        state_id = pb.saveState(physicsClientId=self._client)
+        return WorldSnapshot(state_id=state_id, num_tiles=self.num_tiles, world_token=self._token)
+
+    def restore(self, snap: WorldSnapshot) -> None:
+        """Back to ``snap``: tiles released since are removed, the others get their saved state."""
+        if snap.world_token != self._token:
+            raise ValueError("this snapshot belongs to another TowerWorld")
+        if snap.num_tiles > self.num_tiles:
+            raise ValueError(
+                f"snapshot holds {snap.num_tiles} tiles but the world has only {self.num_tiles}: it was "
+                "taken on a branch that an earlier restore already undid"
+            )
+        while len(self._bodies) > snap.num_tiles:
+            pb.removeBody(self._bodies.pop(), physicsClientId=self._client)
+        pb.restoreState(stateId=snap.state_id, physicsClientId=self._client)
+
+    def drop(self, snap: WorldSnapshot) -> None:
+        """Free a snapshot's memory inside PyBullet."""
+        pb.removeState(snap.state_id, physicsClientId=self._client)
+
+    # -- life cycle -------------------------------------------------------------------------------
+    def close(self) -> None:
+        if self._client >= 0:
+            pb.disconnect(physicsClientId=self._client)
+            self._client = -1
+
+    def __enter__(self) -> TowerWorld:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # interpreter shutdown: pybullet may already be gone
+            self.close()
