@@ -1,0 +1,134 @@
+"""The laid tiles: plots, their guilds, plot adjacency and where a tile may be laid.
+
+Plots are numbered densely in the order their tiles were laid (plot id = 3 * tile order + k),
+so the stones and towers that sit on plots live in plain lists beside the board.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .hexgrid import DIRECTIONS, PLOTS_PER_TILE, TURNS, Hex, opposite, plot_on_edge
+from .tiles import TileSet
+
+
+@dataclass(frozen=True)
+class PlotRef:
+    """A plot as people name it: the hex and the plot letter index (0..2 for a, b, c)."""
+
+    hex: Hex
+    plot: int
+
+    def __str__(self) -> str:
+        return f"{self.hex[0]},{self.hex[1]}/{'abc'[self.plot]}"
+
+
+class Board:
+    """Laid tiles and the plot graph they make. Mutable; ``copy`` is cheap."""
+
+    __slots__ = ("adjacency", "edge_guilds", "order", "plot_guild", "plot_hex", "tiles", "tileset")
+
+    def __init__(self, tileset: TileSet) -> None:
+        self.tileset = tileset
+        self.tiles: dict[Hex, tuple[int, int]] = {}  # hex -> (tile id, turn), in laying order
+        self.order: dict[Hex, int] = {}  # hex -> position in laying order
+        self.edge_guilds: dict[Hex, tuple[int, ...]] = {}
+        self.plot_hex: list[Hex] = []
+        self.plot_guild: list[int] = []
+        self.adjacency: list[list[int]] = []
+
+    def copy(self) -> Board:
+        other = Board.__new__(Board)
+        other.tileset = self.tileset
+        other.tiles = dict(self.tiles)
+        other.order = dict(self.order)
+        other.edge_guilds = dict(self.edge_guilds)
+        other.plot_hex = list(self.plot_hex)
+        other.plot_guild = list(self.plot_guild)
+        other.adjacency = [list(a) for a in self.adjacency]
+        return other
+
+    # --- plots --------------------------------------------------------------------------------
+    @property
+    def num_plots(self) -> int:
+        return len(self.plot_guild)
+
+    def plot_id(self, ref: PlotRef) -> int | None:
+        index = self.order.get(ref.hex)
+        return None if index is None else PLOTS_PER_TILE * index + ref.plot
+
+    def plot_ref(self, plot_id: int) -> PlotRef:
+        return PlotRef(self.plot_hex[plot_id], plot_id % PLOTS_PER_TILE)
+
+    def plots_of(self, h: Hex) -> range:
+        base = PLOTS_PER_TILE * self.order[h]
+        return range(base, base + PLOTS_PER_TILE)
+
+    # --- laying tiles -------------------------------------------------------------------------
+    def laid_neighbours(self, h: Hex) -> int:
+        q, r = h
+        return sum((q + dq, r + dr) in self.tiles for dq, dr in DIRECTIONS)
+
+    def fits(self, tile_id: int, h: Hex, turn: int, min_shared: int = 2) -> bool:
+        """May this tile lie here so turned: empty hex, >= 2 shared edges, no same-guild contact."""
+        return self.placement_problem(tile_id, h, turn, min_shared) is None
+
+    def placement_problem(self, tile_id: int, h: Hex, turn: int, min_shared: int = 2) -> str | None:
+        """Why the tile may not lie here (None when it may). Set-up lays table tiles with
+        ``min_shared`` 0: the rules only ask them to keep the guild rule."""
+        if h in self.tiles:
+            return f"hex {h[0]},{h[1]} already holds a tile"
+        mine = self.tileset.edge_guilds(tile_id, turn)
+        shared = 0
+        q, r = h
+        for edge, (dq, dr) in enumerate(DIRECTIONS):
+            other = self.edge_guilds.get((q + dq, r + dr))
+            if other is None:
+                continue
+            shared += 1
+            if other[opposite(edge)] == mine[edge]:
+                guild = self.tileset.guilds[mine[edge]].name
+                return f"two {guild} plots would touch across the edge to {q + dq},{r + dr}"
+        if shared < min_shared:
+            return f"a tile must share at least two edges with laid tiles; hex {q},{r} shares {shared}"
+        return None
+
+    def spots(self) -> list[Hex]:
+        """Empty hexes sharing at least two edges with laid tiles, in a fixed order."""
+        seen: set[Hex] = set()
+        for q, r in self.tiles:
+            for dq, dr in DIRECTIONS:
+                h = (q + dq, r + dr)
+                if h not in self.tiles and h not in seen and self.laid_neighbours(h) >= 2:
+                    seen.add(h)
+        return sorted(seen, key=lambda h: (h[1], h[0]))
+
+    def placements(self, tile_id: int, spots: list[Hex] | None = None) -> Iterator[tuple[Hex, int]]:
+        for h in self.spots() if spots is None else spots:
+            for turn in range(TURNS):
+                if self.placement_problem(tile_id, h, turn) is None:
+                    yield h, turn
+
+    def lay(self, tile_id: int, h: Hex, turn: int) -> range:
+        """Put a tile down (legality is the caller's job) and link its plots; returns their ids."""
+        tile = self.tileset.tile(tile_id)
+        index = len(self.tiles)
+        self.tiles[h] = (tile_id, turn)
+        self.order[h] = index
+        self.edge_guilds[h] = self.tileset.edge_guilds(tile_id, turn)
+        base = PLOTS_PER_TILE * index
+        for k in range(PLOTS_PER_TILE):
+            self.plot_hex.append(h)
+            self.plot_guild.append(tile.guilds[k])
+            self.adjacency.append([base + j for j in range(PLOTS_PER_TILE) if j != k])
+        q, r = h
+        for edge, (dq, dr) in enumerate(DIRECTIONS):
+            n = (q + dq, r + dr)
+            if n not in self.tiles:
+                continue
+            mine = base + plot_on_edge(turn, edge)
+            theirs = PLOTS_PER_TILE * self.order[n] + plot_on_edge(self.tiles[n][1], opposite(edge))
+            self.adjacency[mine].append(theirs)
+            self.adjacency[theirs].append(mine)
+        return range(base, base + PLOTS_PER_TILE)

@@ -1,0 +1,103 @@
+"""Quartets: four connected plots of four different guilds.
+
+The search enumerates connected plot sets of size four with the ESU scheme (each connected set
+is grown from its smallest plot, adding only plots larger than it and, beyond the first step,
+only plots not already adjacent to the set, so every set comes out exactly once). Sets are cut
+as soon as two plots share a guild, which is safe because every subset of a quartet has
+distinct guilds too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterator, Sequence
+
+QUARTET_SIZE = 4
+
+Quartet = tuple[int, ...]
+
+
+def connected_guild_sets(
+    allowed: Collection[int],
+    adjacency: Sequence[Sequence[int]],
+    guild: Sequence[int],
+    size: int = QUARTET_SIZE,
+    must_touch: Collection[int] | None = None,
+) -> Iterator[Quartet]:
+    """Every connected set of ``size`` plots from ``allowed`` with pairwise different guilds.
+
+    ``must_touch`` (optional) keeps only sets that contain at least one of those plots.
+    Sets come out as sorted tuples, in a fixed order.
+    """
+    allowed_set = allowed if isinstance(allowed, set | frozenset) else set(allowed)
+    for seed in sorted(allowed_set):
+        extension = [n for n in adjacency[seed] if n > seed and n in allowed_set]
+        yield from _extend(
+            [seed], 1 << guild[seed], extension, {seed, *adjacency[seed]}, seed,
+            allowed_set, adjacency, guild, size, must_touch,
+        )
+
+
+def _extend(
+    members: list[int],
+    mask: int,
+    extension: list[int],
+    closed: set[int],
+    seed: int,
+    allowed: Collection[int],
+    adjacency: Sequence[Sequence[int]],
+    guild: Sequence[int],
+    size: int,
+    must_touch: Collection[int] | None,
+) -> Iterator[Quartet]:
+    if len(members) == size:
+        if must_touch is None or any(m in must_touch for m in members):
+            yield tuple(sorted(members))
+        return
+    extension = list(extension)
+    while extension:
+        w = extension.pop()
+        bit = 1 << guild[w]
+        if mask & bit:
+            continue
+        # exclusive neighbours of w: not in the set and not next to it yet
+        fresh = [u for u in adjacency[w] if u > seed and u not in closed and u in allowed]
+        yield from _extend(
+            [*members, w], mask | bit, extension + fresh, closed | set(adjacency[w]) | {w},
+            seed, allowed, adjacency, guild, size, must_touch,
+        )
+
+
+def find_quartets(
+    stone_plots: Collection[int],
+    adjacency: Sequence[Sequence[int]],
+    guild: Sequence[int],
+) -> list[Quartet]:
+    """All quartets among the plots holding a player's stones (tower plots never hold stones)."""
+    return list(connected_guild_sets(stone_plots, adjacency, guild))
+
+
+def group_of(start: int, members: Collection[int], adjacency: Sequence[Sequence[int]]) -> set[int]:
+    """The connected group of ``members`` that contains ``start`` (plot adjacency)."""
+    group = {start}
+    frontier = [start]
+    while frontier:
+        plot = frontier.pop()
+        for n in adjacency[plot]:
+            if n in members and n not in group:
+                group.add(n)
+                frontier.append(n)
+    return group
+
+
+def first_completable(
+    open_plots: Collection[int],
+    cost: Callable[[int], int],
+    budget: int,
+    adjacency: Sequence[Sequence[int]],
+    guild: Sequence[int],
+) -> Quartet | None:
+    """A quartet from ``open_plots`` whose summed ``cost`` (stones still to place) fits ``budget``."""
+    for quartet in connected_guild_sets(open_plots, adjacency, guild):
+        if sum(cost(p) for p in quartet) <= budget:
+            return quartet
+    return None
