@@ -1,0 +1,94 @@
+"""``pisa3d play gimignano``: San Gimignano with bots (and people) in the terminal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ..core.errors import OptionsError
+from ..core.events import Event
+from ..core.state import Move, State
+from ..games import get_game
+from .common import HUMAN_HELP, RECORD_HELP, SEED_HELP, SET_HELP, run_match
+from .play import play_app
+
+_PICTURE_SUFFIXES = (".svg", ".png")
+
+
+@play_app.command("gimignano")
+def play_gimignano(
+    players: int = typer.Option(3, "--players", "-n", help="Number of players, 2 to 4."),
+    seed: int = typer.Option(0, "--seed", help=SEED_HELP),
+    agent: list[str] = typer.Option(
+        [],
+        "--agent",
+        "-a",
+        help="Bot for the seats without a person: random, greedy or mcts. Repeat to cycle over the seats "
+        "(--agent greedy --agent random gives seats 1, 3 greedy and 2, 4 random). Default: greedy.",
+    ),
+    human: list[int] = typer.Option([], "--human", help=HUMAN_HELP),
+    record: Path | None = typer.Option(None, "--record", help=RECORD_HELP),
+    option: list[str] = typer.Option(
+        [], "--set", help=SET_HELP + " Options: stones_per_player (default 20), towers_per_player (default 10)."
+    ),
+    svg: Path | None = typer.Option(
+        None, "--svg", help="Draw the final board to this file: .svg, or .png for a bitmap."
+    ),
+    every_turn: bool = typer.Option(
+        False, "--map-every-turn", help="Print the text map after every turn, not only at the end."
+    ),
+) -> None:
+    """Play San Gimignano to the end. Each turn: put a stone on a plot, lay a hex tile, and
+    build a tower on a quartet (four connected plots of four guilds holding your stones) if you
+    like. Prints every turn, a text map of the board and the final standings.
+
+    Moves are written 'S q,r/x' (stone on plot x = a, b or c of the hex at q,r), 'T5 @ 0,1 r4'
+    (lay tile 5 on hex 0,1 turned four sixths), 'B q,r/x' (tower) and 'done' (no tower)."""
+    if svg is not None and svg.suffix.lower() not in _PICTURE_SUFFIXES:
+        raise OptionsError(f"--svg {svg}: the picture file must end in .svg or .png")
+    game = get_game("gimignano")
+    from ..games.gimignano.render_text import board_map, legend, status
+    from ..games.gimignano.state import GimignanoState
+
+    last_turn = [0]
+
+    def show(player: int | None, move: Move | None, events: list[Event], state: State) -> None:
+        assert isinstance(state, GimignanoState)
+        if player is None:
+            typer.echo(f"San Gimignano, {state.num_players} players, seed {seed}")
+        for event in events:
+            if event.kind == "skip" and event.data["reason"] == "no quartet":
+                continue  # most turns; not worth a line
+            line = game.describe_event(event)
+            if line is None:
+                continue
+            if event.kind in ("stone", "tile", "tower", "skip", "must_build") and "player" in event.data:
+                typer.echo(f"  {line}")
+            else:
+                typer.echo(line)
+        if state.is_over or state.turn != last_turn[0]:
+            if every_turn and last_turn[0]:
+                typer.echo(board_map(state))
+            last_turn[0] = state.turn
+            if not state.is_over:
+                typer.echo(f"Turn {state.turn}: player {state.player + 1}")
+
+    try:
+        outcome = run_match(game, players, seed, agent or ["greedy"], human, option, record, on_events=show)
+    except EOFError:
+        typer.echo("Input ended before the game did; the game was abandoned.", err=True)
+        raise typer.Exit(1) from None
+    final = outcome.final_state
+    assert isinstance(final, GimignanoState)
+    typer.echo("")
+    typer.echo(board_map(final))
+    typer.echo(legend(final))
+    typer.echo(status(final))
+    typer.echo("")
+    typer.echo(game.summarize(outcome.result, players))
+    if svg is not None:
+        from ..games.gimignano.render_image import draw_board
+
+        draw_board(final, svg, title=f"San Gimignano, {players} players, seed {seed}")
+        typer.echo(f"Board drawn to {svg}")
