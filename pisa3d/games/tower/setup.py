@@ -1,0 +1,73 @@
+"""Everything a tower game derives from its options once: tile set, layout, physics parameters."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from functools import cache
+
+from .geometry import Layout, load_layout
+from .options import TowerOptions
+from .physics import EngineParams, FallThresholds, TileSpec
+from .structure import RuleParams
+from .tiles import TileSet, load_tile_set
+
+
+@dataclass(frozen=True)
+class TowerSetup:
+    options: TowerOptions
+    tile_set: TileSet
+    layout: Layout
+    tile_spec: TileSpec
+    engine: EngineParams
+    thresholds: FallThresholds
+    rules: RuleParams
+
+    @property
+    def half_extents(self) -> tuple[float, float, float]:
+        return self.tile_spec.half_extents
+
+    @property
+    def noise(self) -> tuple[float, float, float]:
+        o = self.options
+        return o.noise_position_mm / 1000.0, o.noise_yaw_deg, o.noise_tilt_deg
+
+    @property
+    def clearance(self) -> float:
+        return self.options.clearance_mm / 1000.0
+
+
+def build_setup(options: TowerOptions) -> TowerSetup:
+    return _build_setup_cached(json.dumps(options.model_dump(mode="json"), sort_keys=True))
+
+
+@cache
+def _build_setup_cached(options_json: str) -> TowerSetup:
+    options = TowerOptions.model_validate_json(options_json)
+    tiles = load_tile_set(options.tile_set)
+    mm = 1000.0
+    side = options.tile_side_mm / mm if options.tile_side_mm is not None else tiles.side
+    thickness = options.tile_thickness_mm / mm if options.tile_thickness_mm is not None else tiles.thickness
+    density = options.density_kg_m3 if options.density_kg_m3 is not None else tiles.density
+    friction = options.friction if options.friction is not None else tiles.friction
+    tiles = dataclasses.replace(tiles, side=side, thickness=thickness, density=density, friction=friction)
+    default_thresholds = FallThresholds.from_asset()
+    thresholds = FallThresholds(
+        distance=options.fall_distance_mm / mm if options.fall_distance_mm is not None else default_thresholds.distance,
+        angle_deg=options.fall_angle_deg if options.fall_angle_deg is not None else default_thresholds.angle_deg,
+    )
+    return TowerSetup(
+        options=options,
+        tile_set=tiles,
+        layout=load_layout(options.layout, side, thickness),
+        tile_spec=TileSpec(side=side, thickness=thickness, mass=tiles.mass, friction=friction),
+        engine=EngineParams.from_asset(**options.engine),
+        thresholds=thresholds,
+        rules=RuleParams(
+            base_placements=options.base_placements,
+            min_walls_for_ceiling=options.min_walls_for_ceiling,
+            min_walls_for_new_floor=options.min_walls_for_new_floor,
+            min_touched_tiles=options.min_touched_tiles,
+        ),
+    )

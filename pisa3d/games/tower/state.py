@@ -1,0 +1,361 @@
+"""A tower game in progress: plain data (stacks, placements, poses) plus the rules that advance it.
+
+The PyBullet world is a service kept beside the data, never part of it: the settled world is
+kept between moves (a tower rebuilt from stored poses jumps), and a clone rebuilds its own world
+lazily by re-releasing every tile from the start in the same order, which PyBullet reproduces
+bit for bit. Only ever calling ``release`` on a game's world keeps the game a deterministic
+function of (options, seed, moves); look-ahead (``preview``) marks the world as no longer
+pristine and is meant for an agent's private replica.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ...core.errors import IllegalMoveError
+from ...core.events import Event
+from ...core.rng import make_rng
+from ...core.state import Move, Result, State, View
+from .geometry import visible_bits
+from .moves import PASS, PassMove, PlaceMove, TowerMove, max_floors
+from .physics import PlacementVerdict, TowerWorld, box_corners
+from .placement import carried_pose, ceiling_target, release_pose
+from .setup import TowerSetup
+from .structure import Placement, Slot, Structure
+from .tiles import Face, face_of_seat, pattern_text
+
+NOISE_STREAM = 11
+"""RNG stream of the players' hands (the deal uses DEAL_STREAM, agents use stream 1)."""
+DEAL_STREAM = 10
+MM = 1000.0
+
+
+class TowerState(State):
+    def __init__(self, setup: TowerSetup, num_players: int, seed: int, stacks: list[list[int]]) -> None:
+        self.setup = setup
+        self.num_players = num_players
+        self.seed = seed
+        self.stacks = stacks  # per seat, index 0 is the top tile
+        self.structure = Structure()
+        self.nominal_poses: list[np.ndarray] = []  # slot pose at placement time (layout heights)
+        self.targets: list[np.ndarray] = []  # intended pose on the tower as it stood
+        self.releases: list[np.ndarray] = []  # where the hand let go
+        self.poses = np.zeros((0, 7))  # settled poses, placement order
+        self.skip_next = [False] * num_players
+        self.non_placements_in_row = 0
+        self.history: list[str] = []
+        self.outcome: dict[str, Any] | None = None
+        self._current: int | None = 0
+        self._extras: dict[str, Any] | None = None
+        self._legal: list[TowerMove] | None = None
+        self._world: TowerWorld | None = None
+        self.world_pristine = True
+        self.tiles_in_play = sum(len(s) for s in stacks)
+
+    # --- copies ---------------------------------------------------------------------------------
+    def clone(self) -> TowerState:
+        """An independent copy sharing nothing mutable; its world is rebuilt on first need."""
+        other = TowerState(self.setup, self.num_players, self.seed, [list(s) for s in self.stacks])
+        other.structure = Structure(self.structure.placements)
+        other.nominal_poses = [p.copy() for p in self.nominal_poses]
+        other.targets = [p.copy() for p in self.targets]
+        other.releases = [p.copy() for p in self.releases]
+        other.poses = self.poses.copy()
+        other.skip_next = list(self.skip_next)
+        other.non_placements_in_row = self.non_placements_in_row
+        other.history = list(self.history)
+        other.outcome = dict(self.outcome) if self.outcome is not None else None
+        other._current = self._current
+        other.tiles_in_play = self.tiles_in_play
+        return other
+
+    def __deepcopy__(self, memo: dict) -> TowerState:
+        return self.clone()
+
+    def close(self) -> None:
+        """Free the PyBullet world now rather than at garbage collection."""
+        if self._world is not None:
+            self._world.close()
+            self._world = None
+
+    # --- the physics service --------------------------------------------------------------------
+    @property
+    def world(self) -> TowerWorld:
+        if self._world is None:
+            world = TowerWorld(self.setup.tile_spec, self.setup.engine)
+            for pose, target in zip(self.releases, self.targets, strict=True):
+                world.release(pose, target, self.setup.thresholds)
+            self._world = world
+        return self._world
+
+    # --- turn order -------------------------------------------------------------------------------
+    @property
+    def current_player(self) -> int | None:
+        return None if self.outcome is not None else self._current
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+    @property
+    def placements(self) -> list[Placement]:
+        return self.structure.placements
+
+    def face_of(self, seat: int) -> Face:
+        return face_of_seat(seat)
+
+    def top_tile(self, seat: int) -> int:
+        return self.stacks[seat][0]
+
+    def _advance(self, player: int) -> None:
+        seat = player
+        for _ in range(2 * self.num_players):
+            seat = (seat + 1) % self.num_players
+            if self.skip_next[seat]:
+                self.skip_next[seat] = False
+                continue
+            break
+        self._current = seat
+        self._legal = None
+
+    # --- rules --------------------------------------------------------------------------------------
+    def bits_for(self, seat: int, rotation: int) -> tuple[int, int, int, int]:
+        tile = self.setup.tile_set.tiles[self.top_tile(seat)]
+        return visible_bits(tile.pattern(self.face_of(seat)), rotation)
+
+    def legal_placements(self) -> list[PlaceMove]:
+        player = self.current_player
+        if player is None:
+            return []
+        rules = self.setup.rules
+        moves = []
+        for slot in self.structure.candidate_slots():
+            if not self.structure.slot_rules(slot, rules).legal:
+                continue
+            for rotation in range(4):
+                if not self.structure.mismatches(slot, self.bits_for(player, rotation)):
+                    moves.append(PlaceMove(slot, rotation))
+        return moves
+
+    def legal_moves(self) -> Sequence[Move]:
+        if self.is_over:
+            return []
+        if self._legal is None:
+            placements = self.legal_placements()
+            self._legal = list(placements) if placements else [PASS]
+        return list(self._legal)
+
+    def rule_check(self, move: PlaceMove) -> str | None:
+        """Why this well-formed placement breaks the rules, or None when it is legal."""
+        assert self.current_player is not None
+        check = self.structure.check(move.slot, self.bits_for(self.current_player, move.rotation), self.setup.rules)
+        return None if check.legal else check.reason
+
+    def _well_formed(self, move: object) -> TowerMove:
+        if isinstance(move, str):
+            raise IllegalMoveError("give a move object (use TowerGame.parse_move for text)")
+        if not isinstance(move, PlaceMove | PassMove):
+            raise IllegalMoveError(f"not a tower move: {move!r}")
+        if isinstance(move, PassMove):
+            if self.legal_moves() != [PASS]:
+                raise IllegalMoveError(
+                    "pass is allowed only when no placement is legal; legal now: "
+                    + ", ".join(str(m) for m in self.legal_moves()[:12])
+                )
+            return move
+        floors = max_floors(self.tiles_in_play)
+        if not 0 <= move.slot.floor < floors:
+            raise IllegalMoveError(f"{move}: there is no floor {move.slot.floor}; floors run 0 to {floors - 1}")
+        if not 0 <= move.rotation < 4:
+            raise IllegalMoveError(f"{move}: rotations are 0 to 3")
+        if move.slot in self.structure.by_slot:
+            raise IllegalMoveError(f"{move}: slot {move.slot} already holds a tile")
+        return move
+
+    # --- applying moves -----------------------------------------------------------------------------
+    def apply(self, move: Move) -> list[Event]:
+        if self.is_over:
+            raise IllegalMoveError("the game is over; no more moves")
+        player = self.current_player
+        assert player is not None
+        tower_move = self._well_formed(move)
+        self._extras = None
+        self.history.append(str(tower_move))
+        if isinstance(tower_move, PassMove):
+            events = [Event("passed", {"player": player, "tile": self.top_tile(player)})]
+            self._tile_to_bottom(player)
+            return events + self._after_non_placement(player)
+        reason = self.rule_check(tower_move)
+        if reason is not None:
+            events = [Event("penalty", {"player": player, "tile": self.top_tile(player), "move": str(tower_move),
+                                        "reason": reason})]
+            self._tile_to_bottom(player)
+            self.skip_next[player] = True
+            return events + self._after_non_placement(player)
+        return self._place(player, tower_move)
+
+    def _tile_to_bottom(self, player: int) -> None:
+        stack = self.stacks[player]
+        stack.append(stack.pop(0))
+
+    def _after_non_placement(self, player: int) -> list[Event]:
+        self.non_placements_in_row += 1
+        left = sum(len(s) for s in self.stacks)
+        if self.non_placements_in_row >= left:
+            self.outcome = {"kind": "draw", "winners": [], "placer": None}
+            return [Event("draw", {"turns_without_placement": self.non_placements_in_row, "tiles_left": left})]
+        self._advance(player)
+        return []
+
+    def intended_pose(self, slot: Slot, face: Face, rotation: int) -> tuple[np.ndarray, np.ndarray]:
+        """(nominal slot pose from the layout, target pose carried by the tower as it stands)."""
+        layout = self.setup.layout
+        bases = layout.floor_base_heights(self.structure.ceilings(), slot.floor + 1)
+        base_z = bases[slot.floor]
+        if slot.side is None:
+            nominal = layout.ceiling_pose(base_z, face, rotation)
+            walls = [self._index_of(Slot(slot.floor, side)) for side in self.structure.walls(slot.floor)]
+            target = ceiling_target(nominal, [self.nominal_poses[i] for i in walls], [self.poses[i] for i in walls])
+            return nominal, target
+        nominal = layout.wall_pose(base_z, slot.side, face, rotation)
+        support = self.structure.support_of(slot)
+        if support is None:
+            return nominal, nominal.copy()
+        index = self._index_of(support)
+        return nominal, carried_pose(nominal, self.nominal_poses[index], self.poses[index])
+
+    def _index_of(self, slot: Slot) -> int:
+        return self.placements.index(self.structure.by_slot[slot])
+
+    def _release_for(self, player: int, target: np.ndarray, noisy: bool) -> np.ndarray:
+        setup = self.setup
+        if noisy:
+            rng = make_rng(self.seed, NOISE_STREAM, player, len(self.placements))
+            sigma_pos, sigma_yaw, sigma_tilt = setup.noise
+        else:
+            rng = make_rng(0)
+            sigma_pos = sigma_yaw = sigma_tilt = 0.0
+        return release_pose(target, self.poses, setup.half_extents, rng, sigma_pos, sigma_yaw, sigma_tilt,
+                            setup.clearance)
+
+    def _place(self, player: int, move: PlaceMove) -> list[Event]:
+        tile = self.top_tile(player)
+        face = self.face_of(player)
+        nominal, target = self.intended_pose(move.slot, face, move.rotation)
+        release = self._release_for(player, target, noisy=True)
+        verdict = self.world.release(release, target, self.setup.thresholds)
+        self.stacks[player].pop(0)
+        bits = self.bits_for_tile(tile, face, move.rotation)
+        self.structure.add(Placement(tile, face, move.slot, move.rotation, player, bits))
+        self.nominal_poses.append(nominal)
+        self.targets.append(target)
+        self.releases.append(release)
+        self.poses = np.array(verdict.poses, dtype=np.float64)
+        self.non_placements_in_row = 0
+        self._legal = None
+        events = [Event("placed", {
+            "player": player, "tile": tile, "face": face.label, "move": str(move),
+            "fell": verdict.fell,
+            "max_displacement_mm": round(verdict.max_displacement * MM, 4),
+            "max_rotation_deg": round(verdict.max_rotation_deg, 4),
+            "worst_tile": verdict.worst_tile, "steps": verdict.steps,
+            "height_mm": round(self.height() * MM, 3),
+        })]
+        if self.setup.options.record_trajectories:
+            self._extras = {"release": [round(float(v), 7) for v in release],
+                            "trajectory": verdict.trajectory.to_json()}
+        if verdict.fell:
+            winners = [s for s in range(self.num_players) if s != player]
+            self.outcome = {"kind": "fall", "winners": winners, "placer": player}
+            events.append(Event("tower_fell", {"player": player, "winners": winners}))
+        elif not self.stacks[player]:
+            self.outcome = {"kind": "last_tile", "winners": [player], "placer": player}
+            events.append(Event("last_tile", {"player": player}))
+        else:
+            self._advance(player)
+        return events
+
+    def bits_for_tile(self, tile: int, face: Face, rotation: int) -> tuple[int, int, int, int]:
+        return visible_bits(self.setup.tile_set.tiles[tile].pattern(face), rotation)
+
+    def preview(self, move: PlaceMove, noisy: bool = False) -> PlacementVerdict:
+        """What releasing the current tile at ``move`` would do, without changing the game.
+
+        Uses snapshot/restore on this state's world, after which that world is no longer the
+        bit-exact replay of the moves: use it on an agent's own clone, not on the referee's state.
+        """
+        player = self.current_player
+        if player is None or self.rule_check(move) is not None:
+            raise IllegalMoveError(f"cannot preview {move}: not a legal placement now")
+        world = self.world
+        _, target = self.intended_pose(move.slot, self.face_of(player), move.rotation)
+        release = self._release_for(player, target, noisy=noisy)
+        snap = world.snapshot()
+        try:
+            return world.release(release, target, self.setup.thresholds)
+        finally:
+            world.restore(snap)
+            world.drop(snap)
+            self.world_pristine = False
+
+    # --- reporting ------------------------------------------------------------------------------------
+    def take_record_extras(self) -> dict[str, Any] | None:
+        extras, self._extras = self._extras, None
+        return extras
+
+    def height(self) -> float:
+        """Height of the highest tile corner above the table, metres."""
+        if len(self.poses) == 0:
+            return 0.0
+        half = self.setup.half_extents
+        return float(max(box_corners(pose, half)[:, 2].max() for pose in self.poses))
+
+    def result(self) -> Result:
+        if self.outcome is None:
+            raise IllegalMoveError("the game is not over yet")
+        winners = tuple(self.outcome["winners"])
+        if self.outcome["kind"] == "draw":
+            scores = tuple(0.5 for _ in range(self.num_players))
+        else:
+            scores = tuple(1.0 if s in winners else 0.0 for s in range(self.num_players))
+        details = {
+            "outcome": self.outcome["kind"],
+            "placer": self.outcome["placer"],
+            "height_mm": round(self.height() * MM, 3),
+            "floors": self.structure.num_floors,
+            "placements": len(self.placements),
+            "tiles_left": [len(s) for s in self.stacks],
+        }
+        return Result(scores, winners, details)
+
+    def view(self, player: int) -> View:
+        current = self.current_player
+        hand = None
+        if current is not None:
+            tile = self.setup.tile_set.tiles[self.top_tile(current)]
+            hand = {"tile": tile.id, "face": self.face_of(current).label,
+                    "visible_pattern": pattern_text(tile.pattern(self.face_of(current)))}
+        return {
+            "game": "tower",
+            "player": player,
+            "face": self.face_of(player).label,
+            "current_player": current,
+            "tile_in_hand": hand,
+            "stack_sizes": [len(s) for s in self.stacks],
+            "skip_next": list(self.skip_next),
+            "turns_without_placement": self.non_placements_in_row,
+            "open_floor": self.structure.open_floor,
+            "floors": self.structure.num_floors,
+            "height_mm": round(self.height() * MM, 3),
+            "placements": [
+                {"tile": p.tile, "face": p.face.label, "slot": str(p.slot), "rotation": p.rotation,
+                 "player": p.player, "bits": pattern_text(p.bits)}
+                for p in self.placements
+            ],
+            "poses": [[round(float(v), 7) for v in pose] for pose in self.poses],
+            "history": list(self.history),
+            "is_over": self.is_over,
+        }

@@ -1,0 +1,126 @@
+"""The tile set: every tile's two faces as 4-bit edge patterns, plus the tiles' size and wood.
+
+A face pattern lists its edges as (top, right, bottom, left), clockwise as seen looking at that
+face; 1 means the edge is stroked, 0 blank. Both faces call the tile's local +y edge their top,
+so the white face (local +z) has its right edge at local +x while the black face (local -z),
+seen from its own side, has its right edge at local -x: the two faces are mirror images.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import IntEnum
+from pathlib import Path
+from typing import Any
+
+from ...assets import asset_path
+from ...core.errors import OptionsError
+
+Pattern = tuple[int, int, int, int]
+"""Edge bits (top, right, bottom, left) of one face, clockwise as seen looking at the face."""
+
+
+class Face(IntEnum):
+    WHITE = 0
+    BLACK = 1
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+def face_of_seat(seat: int) -> Face:
+    """Player 1 (seat 0) plays white, player 2 black, player 3 white, and so on."""
+    return Face(seat % 2)
+
+
+def parse_pattern(text: str, where: str) -> Pattern:
+    if not isinstance(text, str) or len(text) != 4 or set(text) - {"0", "1"}:
+        raise OptionsError(f"{where}: a face pattern is 4 characters of 0/1 (top, right, bottom, left), got {text!r}")
+    bits = tuple(int(ch) for ch in text)
+    return (bits[0], bits[1], bits[2], bits[3])
+
+
+def pattern_text(pattern: Pattern) -> str:
+    return "".join(str(bit) for bit in pattern)
+
+
+@dataclass(frozen=True)
+class TileFaces:
+    id: int
+    white: Pattern
+    black: Pattern
+
+    def pattern(self, face: Face) -> Pattern:
+        return self.white if face is Face.WHITE else self.black
+
+
+@dataclass(frozen=True)
+class TileSet:
+    """A tile set file's contents; lengths in metres."""
+
+    name: str
+    side: float
+    thickness: float
+    density: float
+    friction: float
+    tiles: tuple[TileFaces, ...]
+
+    @property
+    def mass(self) -> float:
+        return self.side * self.side * self.thickness * self.density
+
+    def __len__(self) -> int:
+        return len(self.tiles)
+
+
+def resolve_tile_set_path(name: str) -> Path:
+    """A tile set given as a file path, or as a file name under assets/tower/."""
+    path = Path(name)
+    if path.is_file():
+        return path
+    candidate = asset_path("tower", name)
+    if candidate.is_file():
+        return candidate
+    raise OptionsError(f"tile set {name!r} not found (neither a file nor assets/tower/{name})")
+
+
+def _positive(doc: dict[str, Any], key: str, where: str) -> float:
+    value = doc.get(key)
+    if not isinstance(value, int | float) or isinstance(value, bool) or not value > 0:
+        raise OptionsError(f"{where}: field {key!r} must be a positive number, got {value!r}")
+    return float(value)
+
+
+def load_tile_set(name: str) -> TileSet:
+    """Read and check a tile set file; raises OptionsError naming the file and the field."""
+    path = resolve_tile_set_path(name)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise OptionsError(f"tile set {path}: cannot be read as JSON ({exc})") from None
+    if not isinstance(doc, dict):
+        raise OptionsError(f"tile set {path}: must be a JSON object")
+    where = f"tile set {path}"
+    raw_tiles = doc.get("tiles")
+    if not isinstance(raw_tiles, list) or not raw_tiles:
+        raise OptionsError(f"{where}: field 'tiles' must be a non-empty list")
+    tiles = []
+    for index, raw in enumerate(raw_tiles):
+        if not isinstance(raw, dict) or set(raw) != {"id", "white", "black"}:
+            raise OptionsError(f"{where}: tiles[{index}] must have exactly the keys id, white, black")
+        if raw["id"] != index:
+            raise OptionsError(f"{where}: tiles[{index}] has id {raw['id']!r}; ids must run 0, 1, 2, ...")
+        tiles.append(
+            TileFaces(index, parse_pattern(raw["white"], f"{where} tiles[{index}].white"),
+                      parse_pattern(raw["black"], f"{where} tiles[{index}].black"))
+        )
+    return TileSet(
+        name=str(doc.get("name", path.stem)),
+        side=_positive(doc, "side_mm", where) / 1000.0,
+        thickness=_positive(doc, "thickness_mm", where) / 1000.0,
+        density=_positive(doc, "density_kg_m3", where),
+        friction=_positive(doc, "friction", where),
+        tiles=tuple(tiles),
+    )
