@@ -88,6 +88,7 @@ def sample_state(view: dict[str, Any], player: int, rng: np.random.Generator) ->
         state.placements[vr] = [(seat, parse_option(opt), parse_card(card)) for seat, opt, card in res["placed"]]
         state.chosen.append(parse_option(res["winner"]))
         state.vote_reasons.append(res["reason"])
+    state.vote_results_json = list(voting["results"])
     state.revealed = [_cards(r) for r in view["revealed"]]
     state.vote_points = list(view["voting_points"])
     hand_sizes = list(view["hand_sizes"])
@@ -167,6 +168,7 @@ def sample_state(view: dict[str, Any], player: int, rng: np.random.Generator) ->
         state.leader = view["leader"]
         state.trick = played[: len(view["trick"])]
         state.trick_history = [(leader, tuple(_cards(cards))) for leader, cards in view["trick_history"]]
+        state.trick_history_json = list(view["trick_history"])
         state.tricks_won = list(view["tricks_won"])
     if state._phase == DISCARD:
         state.discard_pos = (state._current - state.left_of(state.dealer)) % n

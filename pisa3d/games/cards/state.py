@@ -58,6 +58,7 @@ class CardsState(State):
     def __init__(self, num_players: int, options: CardsOptions, rng: np.random.Generator) -> None:
         self.num_players = num_players
         self.options = options
+        self._options_json: dict[str, Any] | None = None
         self.rng = rng
         self.num_rounds = options.rounds if options.rounds is not None else num_players
         self.deal_size = SPEC.hand_size[num_players]
@@ -77,6 +78,10 @@ class CardsState(State):
         self.placements: list[list[tuple[int, int, Card]]] = [[], [], []]
         self.chosen: list[int] = []
         self.vote_reasons: list[str] = []
+        # Public history as view-ready JSON, built once when it happens (views are made at
+        # every decision); entries are never changed after being added.
+        self.vote_results_json: list[dict[str, Any]] = []
+        self.trick_history_json: list[list[Any]] = []
         self.in_front: list[list[Card]] = [[] for _ in range(num_players)]
         self.revealed: list[list[Card]] = [[] for _ in range(num_players)]
         self.vote_points: list[int] = []
@@ -91,6 +96,12 @@ class CardsState(State):
         self.trick: list[tuple[int, Card]] = []
         self.trick_history: list[tuple[int, tuple[Card, ...]]] = []
         self.tricks_won = [0] * num_players
+
+    def options_json(self) -> dict[str, Any]:
+        """The options as JSON data (cached: views include them at every decision)."""
+        if self._options_json is None:
+            self._options_json = self.options.model_dump(mode="json")
+        return dict(self._options_json)
 
     # --- turn order -----------------------------------------------------------------------
     def left_of(self, seat: int, steps: int = 1) -> int:
@@ -124,6 +135,7 @@ class CardsState(State):
         self.turn_option, self.turn_count = None, 0
         self.placements = [[], [], []]
         self.chosen, self.vote_reasons, self.vote_points = [], [], []
+        self.vote_results_json, self.trick_history_json = [], []
         self.in_front = [[] for _ in range(n)]
         self.revealed = [[] for _ in range(n)]
         self.discarded = [[] for _ in range(n)]
@@ -242,6 +254,14 @@ class CardsState(State):
         outcome = resolve_vote(vr, placed)
         self.chosen.append(outcome.winner)
         self.vote_reasons.append(outcome.reason)
+        self.vote_results_json.append(
+            {
+                "voting_round": ROUND_NAMES[vr],
+                "placed": [[seat, option_str(option), card_str(card)] for seat, option, card in placed],
+                "winner": option_str(outcome.winner),
+                "reason": outcome.reason,
+            }
+        )
         for seat, _, card in placed:
             self.in_front[seat].append(card)
             self.revealed[seat].append(card)
@@ -348,6 +368,7 @@ class CardsState(State):
         winner = self.trick[trick_winner_index(cards, self.main, self.under, self.high)][0]
         self.tricks_won[winner] += 1
         self.trick_history.append((self.trick[0][0], tuple(cards)))
+        self.trick_history_json.append([self.trick[0][0], cards_str(cards)])
         self.trick = []
         events = [
             Event(
@@ -422,6 +443,8 @@ class CardsState(State):
         other.discarded = [list(d) for d in self.discarded]
         other.trick = list(self.trick)
         other.trick_history = list(self.trick_history)
+        other.vote_results_json = list(self.vote_results_json)
+        other.trick_history_json = list(self.trick_history_json)
         other.tricks_won = list(self.tricks_won)
         return other
 

@@ -27,20 +27,13 @@ def make_view(state: CardsState, player: int) -> View:
             [seat, option_str(option), card_str(card) if seat == player else None]
             for seat, option, card in s.placements[current_round]
         ]
-    results = [
-        {
-            "voting_round": ROUND_NAMES[vr],
-            "placed": [[seat, option_str(option), card_str(card)] for seat, option, card in s.placements[vr]],
-            "winner": option_str(s.chosen[vr]),
-            "reason": s.vote_reasons[vr],
-        }
-        for vr in range(len(s.chosen))
-    ]
+    # Shared with the state's history (read-only by convention, like every view).
+    results = list(s.vote_results_json)
     return {
         "game": "cards",
         "seat": player,
         "num_players": s.num_players,
-        "options": s.options.model_dump(mode="json"),
+        "options": s.options_json(),
         "round": s.round_index + 1 if not s.is_over else s.num_rounds,
         "rounds": s.num_rounds,
         "dealer": s.dealer,
@@ -71,5 +64,5 @@ def make_view(state: CardsState, player: int) -> View:
         "leader": s.leader if s.phase == "play" else None,
         "trick": [[seat, card_str(card)] for seat, card in s.trick],
         "tricks_won": list(s.tricks_won),
-        "trick_history": [[leader, cards_str(list(cards))] for leader, cards in s.trick_history],
+        "trick_history": list(s.trick_history_json),
     }
