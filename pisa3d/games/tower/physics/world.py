@@ -31,20 +31,29 @@ class PlacementVerdict:
     settled: bool = True  # False when the step limit ran out before the tiles came to rest
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class WorldSnapshot:
-    """A saved state of one TowerWorld (PyBullet keeps the data; ``TowerWorld.drop`` frees it)."""
+    """A saved state of one TowerWorld: every tile's pose and velocity, as plain numbers."""
 
-    state_id: int
-    num_tiles: int
+    states: np.ndarray  # (N, 13): x, y, z, qx, qy, qz, qw, vx, vy, vz, wx, wy, wz
     world_token: int = field(repr=False)
+
+    @property
+    def num_tiles(self) -> int:
+        return int(self.states.shape[0])
 
 
 class TowerWorld:
     """A DIRECT-mode PyBullet client holding a table and the tiles released so far.
 
-    The world is kept between moves: a settled tower recreated from stored poses jumps, so
-    look-ahead uses ``snapshot`` / ``restore`` instead of rebuilding.
+    Determinism: PyBullet's saveState/restoreState does not bring back the contact cache of
+    maximal-coordinate bodies (warm-start impulses, friction anchors), so a world that was
+    restored would continue differently from one that never was, and a game with look-ahead
+    would not replay. So the truth between releases is plain data, every tile's pose and
+    velocity (``self._states``), and each release starts from a world rebuilt from it
+    (resetSimulation, then bodies created in placement order): the verdict is a function of
+    those numbers and the release alone, and ``snapshot`` / ``restore`` are exact copies.
+    (Multibody bodies restore exactly but step about 7x slower; see docs/tower-physics.md.)
     """
 
     def __init__(self, tile: TileSpec | None = None, params: EngineParams | None = None) -> None:
@@ -52,17 +61,40 @@ class TowerWorld:
         self.params = params if params is not None else EngineParams()
         self._client = pb.connect(pb.DIRECT)
         self._token = next(_world_tokens)
+        self._gravity = (0.0, 0.0, -self.params.gravity)
+        self._states = np.empty((0, 13), dtype=np.float64)
         self._bodies: list[int] = []
-        self._configure_engine()
-        self._tile_shape = pb.createCollisionShape(
-            pb.GEOM_BOX, halfExtents=self.tile.half_extents, physicsClientId=self._client
-        )
-        self._table = self._create_table()
+        self._tile_shape = -1
+        self._table = -1
+        self._rebuild()
 
     # -- set-up -------------------------------------------------------------------------------
+    def _rebuild(self) -> None:
+        """A fresh PyBullet world holding the table and the tiles of ``self._states``."""
+        client = self._client
+        pb.resetSimulation(physicsClientId=client)
+        self._configure_engine()
+        self._tile_shape = pb.createCollisionShape(
+            pb.GEOM_BOX, halfExtents=self.tile.half_extents, physicsClientId=client
+        )
+        self._table = self._create_table()
+        self._bodies = []
+        for state in self._states:
+            body = self._create_tile(state[:7])
+            pb.resetBaseVelocity(body, state[7:10].tolist(), state[10:13].tolist(), physicsClientId=client)
+            self._bodies.append(body)
+
+    def _read_states(self) -> np.ndarray:
+        out = np.empty((len(self._bodies), 13), dtype=np.float64)
+        for i, body in enumerate(self._bodies):
+            pos, quat = pb.getBasePositionAndOrientation(body, physicsClientId=self._client)
+            linear, angular = pb.getBaseVelocity(body, physicsClientId=self._client)
+            out[i] = (*pos, *quat, *linear, *angular)
+        return out
+
     def _configure_engine(self) -> None:
         p = self.params
-        pb.setGravity(0.0, 0.0, -p.gravity, physicsClientId=self._client)
+        pb.setGravity(*self._gravity, physicsClientId=self._client)
         pb.setPhysicsEngineParameter(
             fixedTimeStep=p.timestep,
             numSubSteps=0,
@@ -110,7 +142,7 @@ class TowerWorld:
             baseMass=self.tile.mass,
             baseCollisionShapeIndex=self._tile_shape,
             basePosition=[float(v) for v in pose[:3]],
-            baseOrientation=[float(v) for v in pose[3:]],
+            baseOrientation=[float(v) for v in pose[3:7]],
             useMaximalCoordinates=True,
             physicsClientId=self._client,
         )
@@ -133,6 +165,14 @@ class TowerWorld:
         return tuple(self._bodies)
 
     def poses(self) -> np.ndarray:
+        """Poses of the tiles (placement order) as they rest between releases."""
+        return self._states[:, :7].copy()
+
+    def states(self) -> np.ndarray:
+        """(N, 13) poses and velocities: the plain data the world is rebuilt from."""
+        return self._states.copy()
+
+    def _live_poses(self) -> np.ndarray:
         out = np.empty((len(self._bodies), 7), dtype=np.float64)
         for i, body in enumerate(self._bodies):
             pos, quat = pb.getBasePositionAndOrientation(body, physicsClientId=self._client)
@@ -162,8 +202,11 @@ class TowerWorld:
         if not np.all(np.isfinite(pose)) or not np.all(np.isfinite(target)):
             raise ValueError("release pose and target must be 7 finite numbers")
         reference = np.vstack([self.poses(), target[None, :]])
+        self._rebuild()
         self._bodies.append(self._create_tile(pose))
-        return self._step_until_settled(reference, thresholds)
+        verdict = self._step_until_settled(reference, thresholds)
+        self._states = self._read_states()
+        return verdict
 
     def _step_until_settled(self, reference: np.ndarray, thresholds: FallThresholds) -> PlacementVerdict:
         p = self.params
@@ -179,7 +222,7 @@ class TowerWorld:
         exit_distance = p.fall_exit_factor * thresholds.distance
         exit_angle = p.fall_exit_factor * thresholds.angle_deg
 
-        previous = self.poses()
+        previous = self._live_poses()
         frames = [previous]
         steps = 0
         quiet = 0
@@ -190,7 +233,7 @@ class TowerWorld:
                 pb.stepSimulation(physicsClientId=client)
             steps += check
             checks += 1
-            current = self.poses()
+            current = self._live_poses()
             if checks % sample_every == 0:
                 frames.append(current)
             distance, angle = pose_differences(reference, current)
@@ -221,34 +264,37 @@ class TowerWorld:
 
     def set_gravity(self, vector: tuple[float, float, float]) -> None:
         """Point gravity elsewhere (a slope without tilting the table, for friction checks)."""
-        pb.setGravity(*[float(v) for v in vector], physicsClientId=self._client)
+        self._gravity = tuple(float(v) for v in vector)
+        pb.setGravity(*self._gravity, physicsClientId=self._client)
 
     def step(self, steps: int) -> None:
-        """Step the world without any check (tests and benchmarks)."""
+        """Step the live world without any check (tests and benchmarks), then keep its state."""
         for _ in range(steps):
             pb.stepSimulation(physicsClientId=self._client)
+        self._states = self._read_states()
 
     # -- look-ahead -------------------------------------------------------------------------------
     def snapshot(self) -> WorldSnapshot:
-        state_id = pb.saveState(physicsClientId=self._client)
-        return WorldSnapshot(state_id=state_id, num_tiles=self.num_tiles, world_token=self._token)
+        return WorldSnapshot(states=self._states.copy(), world_token=self._token)
 
     def restore(self, snap: WorldSnapshot) -> None:
-        """Back to ``snap``: tiles released since are removed, the others get their saved state."""
+        """Back to ``snap`` exactly: tiles released since are gone, the others as they were."""
         if snap.world_token != self._token:
             raise ValueError("this snapshot belongs to another TowerWorld")
-        if snap.num_tiles > self.num_tiles:
-            raise ValueError(
-                f"snapshot holds {snap.num_tiles} tiles but the world has only {self.num_tiles}: it was "
-                "taken on a branch that an earlier restore already undid"
-            )
-        while len(self._bodies) > snap.num_tiles:
-            pb.removeBody(self._bodies.pop(), physicsClientId=self._client)
-        pb.restoreState(stateId=snap.state_id, physicsClientId=self._client)
+        self._states = snap.states.copy()
+        self._rebuild()
 
     def drop(self, snap: WorldSnapshot) -> None:
-        """Free a snapshot's memory inside PyBullet."""
-        pb.removeState(snap.state_id, physicsClientId=self._client)
+        """Nothing to free: a snapshot is plain numpy data (kept for callers written against
+        saveState-style snapshots)."""
+
+    def copy(self) -> TowerWorld:
+        """An independent world in the same state (its own PyBullet client)."""
+        twin = TowerWorld(self.tile, self.params)
+        twin._gravity = self._gravity
+        twin._states = self._states.copy()
+        twin._rebuild()
+        return twin
 
     # -- life cycle -------------------------------------------------------------------------------
     def close(self) -> None:
