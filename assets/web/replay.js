@@ -1,0 +1,389 @@
+// pisa3d replay page: one template for every game. The page data (the record itself plus what
+// pisa3d/export/html.py prepared for this game) is inlined as JSON; three.js comes from the
+// inlined bundle. Nothing is ever fetched.
+//
+// Timeline: position -1 is the set-up, position i (0-based, as in `pisa3d replay show`) is the
+// game right after move i. Seek with the URL hash (#move=12) or window.pisaSeek(12); the
+// #status element then names the move and sums up the game at that point.
+(function () {
+  "use strict";
+  const data = JSON.parse(document.getElementById("pisa-data").textContent);
+  const record = data.record;
+  const numMoves = record.moves.length;
+  const $ = (id) => document.getElementById(id);
+  const el = (tag, cls, text) => {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  const svg = (tag, attrs) => {
+    const e = document.createElementNS(SVG_NS, tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    return e;
+  };
+
+  // ---- views: one per game, all with the same small interface ---------------------------
+  //   show(pos)             draw the game at timeline position pos (-1 .. numMoves-1)
+  //   animation(pos)        null, or {frames, hz} to animate move pos while playing
+  //   showFrame(pos, f)     draw frame f of that animation
+  //   summary(pos)          a short text of the state at pos (for #status)
+  const views = {};
+
+  // -- tower: three.js scene posed from the recorded trajectories --
+  views.tower = function (stage, scene) {
+    const { THREE, OrbitControls } = globalThis.PISA_THREE;
+    const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+    renderer.setPixelRatio(window.devicePixelRatio || 1);
+    stage.appendChild(renderer.domElement);
+    const world = new THREE.Scene();
+    world.background = new THREE.Color(0x2b3038);
+    const camera = new THREE.PerspectiveCamera(40, 1, 0.005, 20);
+    camera.up.set(0, 0, 1); // the record's z points up
+    world.add(new THREE.HemisphereLight(0xffffff, 0x404050, 1.6));
+    const sun = new THREE.DirectionalLight(0xffffff, 1.6);
+    sun.position.set(0.4, -0.6, 1.0);
+    world.add(sun);
+    const side = scene.tile_extents ? Math.max(...scene.tile_extents) : 0.06;
+    const table = new THREE.Mesh(
+      new THREE.BoxGeometry(side * 8, side * 8, 0.01),
+      new THREE.MeshStandardMaterial({ color: 0x7a5a3a, roughness: 0.9 })
+    );
+    table.position.set(0, 0, -0.005);
+    world.add(table);
+
+    // Tile meshes come as unindexed triangles in micrometres with sRGB 0-255 colours per corner.
+    const srgbToLinear = (c) => { c /= 255; return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
+    const geometries = (scene.meshes || []).map((m) => {
+      const g = new THREE.BufferGeometry();
+      g.setAttribute("position", new THREE.Float32BufferAttribute(m.positions_um.map((v) => v * 1e-6), 3));
+      g.setAttribute("color", new THREE.Float32BufferAttribute(m.colors.map(srgbToLinear), 3));
+      g.computeVertexNormals();
+      return g;
+    });
+    const fallback = new THREE.BoxGeometry(...(scene.tile_extents || [0.06, 0.06, 0.004]));
+    const colored = new THREE.MeshStandardMaterial({ vertexColors: true, roughness: 0.7, flatShading: true });
+    const plain = new THREE.MeshStandardMaterial({ color: 0xd8c09a, roughness: 0.7 });
+    const tileMeshes = [];
+    const tileMesh = (k) => {
+      while (tileMeshes.length <= k) {
+        const j = tileMeshes.length;
+        const mid = scene.tile_mesh ? scene.tile_mesh[j] : null;
+        const mesh = mid !== null && mid !== undefined && geometries[mid]
+          ? new THREE.Mesh(geometries[mid], colored) : new THREE.Mesh(fallback, plain);
+        mesh.visible = false;
+        world.add(mesh);
+        tileMeshes.push(mesh);
+      }
+      return tileMeshes[k];
+    };
+
+    const trajectoryOf = (i) => {
+      if (i < 0 || i >= numMoves) return null;
+      const extras = record.moves[i].extras;
+      if (!extras) return null;
+      const t = scene.trajectory_key ? extras[scene.trajectory_key] : extras;
+      return t && t.frames && t.frames.length ? t : null;
+    };
+    // The settled poses after move i: the last frame of the latest trajectory up to i.
+    const settledFrame = (i) => {
+      for (let j = i; j >= 0; j--) {
+        const t = trajectoryOf(j);
+        if (t) return t.frames[t.frames.length - 1];
+      }
+      return [];
+    };
+    const pose = (frame) => {
+      frame.forEach((p, k) => {
+        const m = tileMesh(k);
+        m.visible = true;
+        m.position.set(p[0], p[1], p[2]);
+        m.quaternion.set(p[3], p[4], p[5], p[6]);
+      });
+      for (let k = frame.length; k < tileMeshes.length; k++) tileMeshes[k].visible = false;
+    };
+
+    // Frame the whole final tower once, so the camera does not jump while scrubbing.
+    let top = side;
+    for (let i = 0; i < numMoves; i++) {
+      const t = trajectoryOf(i);
+      if (t) for (const p of t.frames[t.frames.length - 1]) top = Math.max(top, p[2]);
+    }
+    top = Math.min(top, side * 20);
+    const controls = new OrbitControls(camera, renderer.domElement);
+    controls.target.set(0, 0, top / 2);
+    const dist = Math.max(top * 1.6, side * 4);
+    camera.position.set(dist * 0.8, -dist * 1.1, top / 2 + dist * 0.5);
+    controls.update();
+
+    const resize = () => {
+      const w = stage.clientWidth || 640, h = stage.clientHeight || 480;
+      renderer.setSize(w, h, false);
+      camera.aspect = w / h;
+      camera.updateProjectionMatrix();
+    };
+    resize();
+    // Follow the stage's real size: it settles only after the move list and status are filled.
+    if (window.ResizeObserver) new ResizeObserver(() => { resize(); render(); }).observe(stage);
+    else window.addEventListener("resize", () => { resize(); render(); });
+    // Draw in an animation frame: a canvas drawn before the page's first layout can stay blank.
+    let pending = false;
+    const render = () => {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(() => { pending = false; renderer.render(world, camera); });
+    };
+    controls.addEventListener("change", render);
+
+    return {
+      show(pos) { pose(settledFrame(pos)); render(); },
+      animation(pos) { return trajectoryOf(pos); },
+      showFrame(pos, f) { const t = trajectoryOf(pos); pose(t.frames[Math.min(f, t.frames.length - 1)]); render(); },
+      summary(pos) { return scene.states ? scene.states[pos + 1].summary : `${settledFrame(pos).length} tiles`; },
+    };
+  };
+
+  // -- cards: a table per position, from the seat/trick data prepared in Python --
+  views.cards = function (stage, scene) {
+    const root = el("div", "table");
+    stage.appendChild(root);
+    const cardEl = (c) => {
+      if (c === null || c === undefined) return el("span", "card hidden", "?");
+      const text = String(c);
+      return el("span", "card suit-" + text.charAt(0), text);
+    };
+    return {
+      show(pos) {
+        const s = scene.states[pos + 1];
+        root.replaceChildren();
+        root.appendChild(el("div", "", s.headline || ""));
+        const seats = el("div", "");
+        seats.style.display = "grid";
+        seats.style.gridTemplateColumns = "repeat(auto-fit, minmax(240px, 1fr))";
+        seats.style.gap = "10px";
+        s.seats.forEach((seat, p) => {
+          const box = el("div", "seat" + (s.to_move === p ? " active" : ""));
+          box.appendChild(el("h3", "", seat.title));
+          for (const [label, cards] of seat.rows) {
+            const row = el("div", "");
+            row.appendChild(el("span", "", label + ": "));
+            if (Array.isArray(cards)) cards.forEach((c) => row.appendChild(cardEl(c)));
+            else row.appendChild(document.createTextNode(String(cards)));
+            box.appendChild(row);
+          }
+          seats.appendChild(box);
+        });
+        root.appendChild(seats);
+        if (s.center && s.center.length) {
+          const c = el("div", "seat");
+          c.appendChild(el("h3", "", s.center_title || "On the table"));
+          for (const [label, card] of s.center) {
+            const span = el("span", "");
+            span.appendChild(document.createTextNode(label + " "));
+            span.appendChild(cardEl(card));
+            span.appendChild(document.createTextNode("  "));
+            c.appendChild(span);
+          }
+          root.appendChild(c);
+        }
+        if (s.sheet) {
+          const t = el("table", "sheet");
+          s.sheet.forEach((row, r) => {
+            const tr = el("tr");
+            row.forEach((cell) => tr.appendChild(el(r === 0 ? "th" : "td", "", String(cell))));
+            t.appendChild(tr);
+          });
+          const box = el("div", "seat");
+          box.appendChild(el("h3", "", "Score sheet"));
+          box.appendChild(t);
+          root.appendChild(box);
+        }
+      },
+      animation() { return null; },
+      showFrame() {},
+      summary(pos) { return scene.states[pos + 1].summary || ""; },
+    };
+  };
+
+  // -- gimignano: the hex board as SVG, grown move by move --
+  views.gimignano = function (stage, scene) {
+    const root = el("div", "board");
+    root.style.position = "absolute";
+    root.style.inset = "0";
+    stage.appendChild(root);
+    const colors = scene.guild_colors || {};
+    const playerColors = scene.player_colors || ["#e53935", "#1e88e5", "#fdd835", "#8e24aa"];
+    return {
+      show(pos) {
+        const s = scene.states[pos + 1];
+        const pic = svg("svg", { viewBox: scene.view_box.join(" "), preserveAspectRatio: "xMidYMid meet" });
+        for (const plot of s.plots) {
+          pic.appendChild(svg("polygon", {
+            points: plot.points.map((p) => p.join(",")).join(" "),
+            fill: colors[plot.guild] || "#888", stroke: "#222", "stroke-width": scene.stroke || 0.03,
+          }));
+          plot.stones.forEach((owner, k) => {
+            pic.appendChild(svg("circle", {
+              cx: plot.center[0] + (k - (plot.stones.length - 1) / 2) * 0.22, cy: plot.center[1], r: 0.1,
+              fill: playerColors[owner % playerColors.length], stroke: "#000", "stroke-width": 0.02,
+            }));
+          });
+          if (plot.tower !== null && plot.tower !== undefined) {
+            const [x, y] = plot.center;
+            pic.appendChild(svg("rect", {
+              x: x - 0.12, y: y - 0.2, width: 0.24, height: 0.4,
+              fill: playerColors[plot.tower % playerColors.length], stroke: "#000", "stroke-width": 0.03,
+            }));
+          }
+        }
+        for (const hex of s.hexes || []) {
+          pic.appendChild(svg("polygon", {
+            points: hex.map((p) => p.join(",")).join(" "), fill: "none", stroke: "#000", "stroke-width": 0.06,
+          }));
+        }
+        root.replaceChildren(pic);
+        if (s.legend) {
+          const leg = el("div", "events", s.legend);
+          leg.style.position = "absolute"; leg.style.left = "10px"; leg.style.top = "6px";
+          root.appendChild(leg);
+        }
+      },
+      animation() { return null; },
+      showFrame() {},
+      summary(pos) { return scene.states[pos + 1].summary || ""; },
+    };
+  };
+
+  // -- any other game: the narration only --
+  views.text = function (stage) {
+    const box = el("div", "events");
+    box.style.padding = "14px";
+    stage.appendChild(box);
+    return {
+      show(pos) { box.textContent = (pos < 0 ? data.setup : data.moves[pos]).events.join("\n"); },
+      animation() { return null; },
+      showFrame() {},
+      summary() { return ""; },
+    };
+  };
+
+  // ---- page shell ----------------------------------------------------------------------
+  $("title").textContent = data.title;
+  $("meta").textContent = data.meta;
+  $("result").textContent = data.result || "";
+  const list = $("moves");
+  const items = [];
+  const addItem = (pos, label, cls) => {
+    const li = el("li", cls || "");
+    li.appendChild(el("span", "n", pos < 0 ? "" : String(pos)));
+    li.appendChild(document.createTextNode(label));
+    li.title = (pos < 0 ? data.setup : data.moves[pos]).events.join("\n");
+    li.addEventListener("click", () => { pause(); seek(pos); });
+    list.appendChild(li);
+    items.push(li);
+  };
+  addItem(-1, "set-up");
+  data.moves.forEach((m, i) => addItem(i, m.label, m.bad ? "bad" : ""));
+
+  let view;
+  try {
+    view = (views[data.scene.kind] || views.text)($("stage"), data.scene);
+  } catch (err) { // no WebGL, say: keep the move list and status working
+    $("stage").textContent = "This view cannot be drawn here (" + err.message + "); the move list still works.";
+    view = views.text($("stage"));
+  }
+  const scrub = $("scrub");
+  scrub.max = String(numMoves - 1);
+  let position = -1;
+  let playing = false;
+  let anim = null; // {pos, t0, traj} while a move's trajectory is being played
+
+  function statusText(pos) {
+    const head = pos < 0 ? `set-up of ${numMoves} moves` : `move ${pos} of ${numMoves}`;
+    const parts = [head];
+    if (pos >= 0) parts.push(`player ${data.moves[pos].player + 1}`, data.moves[pos].move);
+    const summary = pos < 0 ? data.setup.summary : data.moves[pos].summary;
+    if (summary) parts.push(summary);
+    const state = view.summary(pos);
+    if (state) parts.push(state);
+    if (pos === numMoves - 1 && data.result) parts.push(data.result);
+    return parts.join(" | ");
+  }
+
+  function seek(pos) {
+    pos = Math.max(-1, Math.min(numMoves - 1, Math.round(Number(pos))));
+    if (Number.isNaN(pos)) return position;
+    position = pos;
+    anim = null;
+    view.show(pos);
+    scrub.value = String(pos);
+    items.forEach((li, k) => li.classList.toggle("current", k === pos + 1));
+    const cur = items[pos + 1];
+    if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
+    const status = $("status");
+    status.textContent = statusText(pos);
+    status.dataset.move = String(pos);
+    return pos;
+  }
+
+  function speed() { return Number($("speed").value) || 1; }
+  function pause() { playing = false; $("play").innerHTML = "&#x25B6;"; }
+  function play() {
+    if (position >= numMoves - 1) seek(-1);
+    playing = true;
+    $("play").textContent = "||";
+    lastStep = performance.now();
+    requestAnimationFrame(tick);
+  }
+  let lastStep = 0;
+  // Paced by simulation time: a trajectory sampled at hz plays frame f at f / hz seconds.
+  function tick(now) {
+    if (!playing) return;
+    if (anim) {
+      const f = Math.floor(((now - anim.t0) / 1000) * speed() * anim.traj.hz);
+      if (f >= anim.traj.frames.length) { seek(anim.pos); lastStep = now; }
+      else view.showFrame(anim.pos, f);
+    } else if (position >= numMoves - 1) {
+      pause();
+      return;
+    } else if ((now - lastStep) / 1000 >= 0.8 / speed()) {
+      const next = position + 1;
+      const traj = view.animation(next);
+      if (traj) {
+        anim = { pos: next, t0: now, traj };
+        items.forEach((li, k) => li.classList.toggle("current", k === next + 1));
+        $("status").textContent = statusText(next);
+        $("status").dataset.move = String(next);
+        scrub.value = String(next);
+      } else {
+        seek(next);
+        lastStep = now;
+      }
+    }
+    requestAnimationFrame(tick);
+  }
+
+  $("first").onclick = () => { pause(); seek(-1); };
+  $("last").onclick = () => { pause(); seek(numMoves - 1); };
+  $("prev").onclick = () => { pause(); seek(position - 1); };
+  $("next").onclick = () => { pause(); seek(position + 1); };
+  $("play").onclick = () => (playing ? pause() : play());
+  scrub.oninput = () => { pause(); seek(scrub.value); };
+  document.addEventListener("keydown", (e) => {
+    if (e.target && e.target.tagName === "SELECT") return;
+    const keys = { ArrowLeft: () => $("prev").onclick(), ArrowRight: () => $("next").onclick(),
+      Home: () => $("first").onclick(), End: () => $("last").onclick(), " ": () => $("play").onclick() };
+    if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+  });
+
+  const hashMove = () => {
+    const m = /move=(-?\d+)/.exec(window.location.hash);
+    return m ? Number(m[1]) : null;
+  };
+  window.addEventListener("hashchange", () => { const m = hashMove(); if (m !== null) { pause(); seek(m); } });
+  window.pisaSeek = (pos) => { pause(); return seek(pos); };
+  window.pisaStatus = () => $("status").textContent;
+  const start = hashMove();
+  seek(start === null ? numMoves - 1 : start);
+})();

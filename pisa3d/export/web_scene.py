@@ -1,0 +1,28 @@
+"""What the replay page draws for each game, prepared in Python from the record.
+
+A scene is JSON; its ``kind`` picks the page's view: ``tower`` (three.js, posed from the
+recorded trajectories), ``cards`` (a table per move), ``gimignano`` (the hex board per move),
+or ``text`` (narration only) for a game with no view of its own.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from ..core.game import Game
+from ..core.record import GameRecord
+
+_BUILDERS = {
+    "tower": "pisa3d.export.web_tower:tower_scene",
+    "cards": "pisa3d.export.web_cards:cards_scene",
+    "gimignano": "pisa3d.export.web_gimignano:gimignano_scene",
+}
+
+
+def build_scene(game: Game, record: GameRecord) -> dict[str, Any]:
+    target = _BUILDERS.get(record.game_id)
+    if target is None:
+        return {"kind": "text"}
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)(game, record)
