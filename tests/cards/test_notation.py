@@ -1,0 +1,111 @@
+"""Move notation, action ids and the errors a person sees for bad moves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pisa3d.core.errors import IllegalMoveError
+from pisa3d.games.cards.moves import NUM_ACTIONS, Discard, PlayCard, VoteCard, VoteDone
+
+from .helpers import GAME, new_state, random_walk
+
+OPTS = GAME.options({})
+
+
+@pytest.mark.parametrize(
+    ("text", "move"),
+    [
+        ("vote T2 R5", VoteCard(1, 5)),
+        ("vote most G13", VoteCard(4, 2 * 14 + 13)),
+        ("vote low B0", VoteCard(7, 3 * 14)),
+        ("done", VoteDone()),
+        ("discard Y0", Discard(14)),
+        ("play B13", PlayCard(55)),
+    ],
+)
+def test_notation_round_trips(text: str, move: object) -> None:
+    assert GAME.parse_move(text) == move
+    assert str(move) == text
+    assert GAME.parse_move(str(move)) == move
+
+
+def test_parsing_ignores_case_and_spacing() -> None:
+    assert GAME.parse_move("  PLAY   r5 ") == PlayCard(5)
+    assert GAME.parse_move("Vote t2 r5") == VoteCard(1, 5)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", "empty move; moves are 'vote OPTION CARD'"),
+        ("jump R5", "is not a move; moves are 'vote OPTION CARD'.*'play CARD'"),
+        ("play", "is not a move"),
+        ("play X5", "'X5' is not a card: a card is a suit letter \\(R/Y/G/B\\) and a value 0-13"),
+        ("play R14", "'R14' is not a card"),
+        ("vote T9 R5", "'T9' is not a voting card; voting cards are T1, T2, T3, T4, most, fewest, high, low"),
+        ("discard R5 R6", "is not a move"),
+    ],
+)
+def test_malformed_notation_shows_the_allowed_forms(text: str, expected: str) -> None:
+    with pytest.raises(IllegalMoveError, match=expected):
+        GAME.parse_move(text)
+
+
+def test_wrong_phase_and_card_not_held() -> None:
+    state = new_state(4, seed=1)
+    with pytest.raises(
+        IllegalMoveError, match=r"player 2: play R5 is not allowed: it is time for a vote.*Allowed now: vote T1"
+    ):
+        state.apply(GAME.parse_move("play R5"))
+    missing = next(c for c in range(56) if c not in state.hands[1])
+    with pytest.raises(IllegalMoveError, match="is not in your hand"):
+        state.apply(VoteCard(0, missing))
+
+
+def test_no_move_after_the_game_is_over() -> None:
+    state = new_state(3, seed=2, rounds=1)
+    for _ in random_walk(state, np.random.default_rng(0)):
+        pass
+    assert state.legal_moves() == [] and state.current_player is None
+    with pytest.raises(IllegalMoveError, match="the game is over"):
+        state.apply(PlayCard(0))
+
+
+def test_action_ids_round_trip_for_every_legal_move() -> None:
+    seen: set[int] = set()
+    for seed in range(4):
+        state = new_state(3 + seed % 3, seed, rounds=1)
+        rng = np.random.default_rng(seed)
+        while not state.is_over:
+            legal = state.legal_moves()
+            ids = [GAME.action_id(m, state.num_players, OPTS) for m in legal]
+            assert len(set(ids)) == len(ids)
+            for move, action in zip(legal, ids, strict=True):
+                assert 0 <= action < GAME.num_actions(state.num_players, OPTS) == NUM_ACTIONS
+                assert GAME.move_from_action(action, state.num_players, OPTS) == move
+                assert GAME.parse_move(str(move)) == move
+            seen.update(ids)
+            state.apply(legal[int(rng.integers(len(legal)))])
+    assert len(seen) > 300  # votes, done, discards and plays all covered
+
+
+def test_action_space_is_dense() -> None:
+    moves = [GAME.move_from_action(a, 4, OPTS) for a in range(NUM_ACTIONS)]
+    assert len(set(moves)) == NUM_ACTIONS
+    assert [GAME.action_id(m, 4, OPTS) for m in moves] == list(range(NUM_ACTIONS))
+    with pytest.raises(IllegalMoveError, match="ids run from 0 to 560"):
+        GAME.move_from_action(NUM_ACTIONS, 4, OPTS)
+
+
+def test_bad_options_are_refused_clearly() -> None:
+    from pisa3d.core.errors import OptionsError
+
+    with pytest.raises(OptionsError, match=r"unknown option 'trumps'.*Allowed options: rounds"):
+        GAME.new_game(4, 1, {"trumps": 2})
+    with pytest.raises(OptionsError, match="first_dealer' is a seat from 1 to 4"):
+        GAME.new_game(4, 1, {"first_dealer": 5})
+    with pytest.raises(OptionsError, match="'rounds' must be at least 1"):
+        GAME.new_game(4, 1, {"rounds": 0})
+    with pytest.raises(OptionsError, match="6 players is not allowed; choose 3 to 5"):
+        GAME.new_game(6, 1)
