@@ -1,0 +1,46 @@
+"""``pisa3d export FILE``: share a record as one offline web page (--html) or a video (--video)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ..core.errors import OptionsError
+from ..core.record import load_record
+
+VIDEO_SUFFIXES = (".mp4", ".gif")
+
+
+def export(
+    file: Path = typer.Argument(..., help="A record written by `pisa3d play ... --record FILE`."),
+    html: Path | None = typer.Option(None, "--html", help="Write one self-contained web page replaying the record (any game)."),
+    video: Path | None = typer.Option(None, "--video", help="Render a tower record to .mp4 or .gif (headless)."),
+    width: int = typer.Option(640, help="Video width in pixels."),
+    height: int = typer.Option(480, help="Video height in pixels."),
+    fps: int = typer.Option(30, help="Video frames per second of simulated time."),
+    speed: float = typer.Option(1.0, help="Simulated seconds per video second (2 plays twice as fast)."),
+    hold: float = typer.Option(0.5, help="Seconds of video spent on each settled move (and each pass)."),
+    yaw: float = typer.Option(35.0, help="Camera yaw in degrees (around the tower)."),
+    pitch: float = typer.Option(-25.0, help="Camera pitch in degrees (negative looks down)."),
+    distance: float | None = typer.Option(None, help="Camera distance in metres (default: frame the whole tower)."),
+    renderer: str = typer.Option("auto", help="auto (EGL when it loads, else TinyRenderer), egl or tiny."),
+) -> None:
+    """Export a record: --html for a web page anyone can open offline, --video for a tower film."""
+    if html is None and video is None:
+        raise OptionsError("say what to export: --html OUT.html and/or --video OUT.mp4 (or .gif)")
+    record = load_record(file)
+    if html is not None:
+        from ..export.html import write_page
+
+        write_page(record, html)
+        typer.echo(f"Web page written to {html} ({html.stat().st_size / 1e6:.1f} MB, opens offline)")
+    if video is not None:
+        if video.suffix.lower() not in VIDEO_SUFFIXES:
+            raise OptionsError(f"--video {video}: the name must end in .mp4 or .gif")
+        from ..export.video import VideoSettings, export_video
+
+        settings = VideoSettings(width=width, height=height, fps=fps, speed=speed, hold_seconds=hold,
+                                 yaw_deg=yaw, pitch_deg=pitch, distance=distance, renderer=renderer)
+        summary = export_video(record, video, settings, progress=True)
+        typer.echo(f"Video written to {video}: {summary}")
