@@ -22,6 +22,9 @@ IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
 # A wall in the x-z plane: the tile's local y axis turned to world z, thickness along world y.
 WALL_ALONG_X = quat_from_axis_angle([1.0, 0.0, 0.0], math.pi / 2)
 CLEARANCE = 0.00025  # release gap above the support, as DESIGN.md advises (0.2-0.3 mm)
+# Statics scenes release tiles just above their support: a drop adds an impact, and the exact
+# limits are statics. (Game-like drops are measured separately: see docs/tower-physics.md.)
+STATICS_CLEARANCE = 0.00001
 SLIDE_TIME = 1.0  # seconds the slope scene runs
 SLIDE_DISTANCE = 0.005  # metres: farther than this within SLIDE_TIME counts as sliding
 
@@ -67,7 +70,11 @@ def harmonic_offsets(tile: TileSpec, count: int = 4) -> list[float]:
 
 
 def harmonic_stack(
-    factor: float, tile: TileSpec | None = None, params: EngineParams | None = None, count: int = 4
+    factor: float,
+    tile: TileSpec | None = None,
+    params: EngineParams | None = None,
+    count: int = 4,
+    clearance: float = STATICS_CLEARANCE,
 ) -> SceneOutcome:
     """Flat tiles stacked over the table's +x edge, each overhanging by factor * L/(2k)."""
     tile = tile or TileSpec()
@@ -80,7 +87,7 @@ def harmonic_stack(
             right_end += factor * overhang
             z = tile.thickness * (level + 0.5)
             centre = (right_end - tile.side / 2, 0.0, z)
-            verdict = world.release(pose((centre[0], 0.0, z + CLEARANCE)), pose(centre))
+            verdict = world.release(pose((centre[0], 0.0, z + clearance)), pose(centre))
             if verdict.fell:
                 break
     assert verdict is not None
@@ -111,16 +118,22 @@ def tile_on_slope(factor: float, tile: TileSpec | None = None, params: EnginePar
     return SceneOutcome(slid > SLIDE_DISTANCE, slid, None)
 
 
-def wall_on_wall(factor: float, tile: TileSpec | None = None, params: EngineParams | None = None) -> SceneOutcome:
+def wall_on_wall(
+    factor: float,
+    tile: TileSpec | None = None,
+    params: EngineParams | None = None,
+    clearance: float = STATICS_CLEARANCE,
+) -> SceneOutcome:
     """A wall standing on the top edge of another, shifted across its thickness by factor * t/2."""
     tile = tile or TileSpec()
     h, t = tile.side, tile.thickness
     with TowerWorld(tile, params) as world:
         lower = pose((0.0, 0.0, h / 2), WALL_ALONG_X)
-        first = world.release(pose((0.0, 0.0, h / 2 + CLEARANCE), WALL_ALONG_X), lower)
-        assert not first.fell, "a lone upright wall must stand"
+        first = world.release(pose((0.0, 0.0, h / 2 + clearance), WALL_ALONG_X), lower)
+        if first.fell:
+            raise RuntimeError("a lone upright wall fell: the engine parameters are broken")
         upper = pose((0.0, factor * t / 2, 1.5 * h), WALL_ALONG_X)
-        verdict = world.release(upper + np.array([0, 0, CLEARANCE, 0, 0, 0, 0]), upper)
+        verdict = world.release(upper + np.array([0, 0, clearance, 0, 0, 0, 0]), upper)
     return SceneOutcome(verdict.fell, verdict.max_rotation_deg, verdict)
 
 

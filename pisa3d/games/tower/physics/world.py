@@ -17,6 +17,7 @@ from .trajectory import Trajectory
 _world_tokens = itertools.count(1)
 
 
+
 @dataclass(frozen=True, eq=False)
 class PlacementVerdict:
     """What one release did to the tower."""
