@@ -19,9 +19,11 @@ import numpy as np
 from ...core.agents import Agent, RandomAgent
 from ...core.game import AgentFactory
 from ...core.options import GameOptions
-from ...core.state import Move, View
+from ...core.state import Move, State, View
 from .cards import NUM_SUITS, VALUES_PER_SUIT, Card, parse_card, value_of
+from .game import CardsGame
 from .moves import Discard, PlayCard, VoteCard, VoteDone
+from .state import CardsState
 from .tricks import card_strength, trick_winner_index
 from .voting import parse_option, trump_suits
 
@@ -121,12 +123,25 @@ def _heuristic(seat: int, options: GameOptions) -> Agent:
     return HeuristicAgent()
 
 
+class ThisRoundOnlyCards(CardsGame):
+    """The card game as the search sees it: a sampled state ends with the current round.
+
+    Each round is a fresh deal and no decision carries over, so playing later rounds out only
+    adds noise; stopping at the round's end makes every search playout about four times shorter.
+    """
+
+    def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:
+        state = super().sample_state(view, player, rng)
+        assert isinstance(state, CardsState)
+        state.num_rounds = min(state.num_rounds, state.round_index + 1)
+        return state
+
+
 def _mcts(seat: int, options: GameOptions) -> Agent:
     # Imported here: the search lives in the core and is built separately.
     from ...core.mcts import MCTSAgent
-    from .. import get_game
 
-    agent: Any = MCTSAgent(get_game("cards"), seat, iterations=MCTS_ITERATIONS)
+    agent: Any = MCTSAgent(ThisRoundOnlyCards(), seat, iterations=MCTS_ITERATIONS)
     return agent
 
 

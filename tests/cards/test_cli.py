@@ -1,0 +1,74 @@
+"""`pisa3d play cards` from the command line: bots, records, a person at the keyboard."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from pisa3d.cli import app
+
+runner = CliRunner()
+
+
+def test_play_prints_votes_tricks_and_scores() -> None:
+    result = runner.invoke(app, ["play", "cards", "--players", "4", "--seed", "7", "--set", "rounds=1"])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "trump vote revealed" in out and "order vote revealed" in out
+    assert "trick 10:" in out and "contract:" in out
+    assert "Scores (voting + play points)" in out and "Winner(s)" in out
+
+
+def test_help_explains_every_option() -> None:
+    result = runner.invoke(app, ["play", "cards", "--help"])
+    assert result.exit_code == 0
+    for option in ("--players", "--seed", "--agent", "--human", "--record", "--set", "--verbose"):
+        assert option in result.output
+
+
+def test_record_then_show_and_verify(tmp_path: Path) -> None:
+    path = tmp_path / "cards.json.gz"
+    played = runner.invoke(
+        app, ["play", "cards", "-n", "3", "--seed", "3", "-a", "heuristic", "-a", "random", "--record", str(path)]
+    )
+    assert played.exit_code == 0, played.output
+    shown = runner.invoke(app, ["replay", "show", str(path)])
+    assert shown.exit_code == 0
+    assert "Pisa (cards): 3 players, seed 3" in shown.output and "plays" in shown.output
+    verified = runner.invoke(app, ["replay", "verify", str(path)])
+    assert verified.exit_code == 0 and "OK" in verified.output
+
+
+def test_a_person_plays_with_one_bad_answer() -> None:
+    # The person answers nonsense once, then always the first listed move.
+    answers = "nonsense\n" + "1\n" * 200
+    result = runner.invoke(
+        app, ["play", "cards", "-n", "3", "--seed", "4", "--human", "2", "--set", "rounds=1"], input=answers
+    )
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "you are player 2" in out and "Your hand:" in out
+    assert "! 'nonsense' is not a move" in out
+    assert "Trick 1:" in out  # the play view shows the trick so far
+    assert "Winner(s)" in out
+
+
+def test_user_mistakes_end_in_one_line() -> None:
+    for args, expected in [
+        (["--human", "9"], "--human 9: seats run from 1 to 4"),
+        (["--agent", "genius"], "unknown agent 'genius' for cards; choose from random, heuristic, mcts"),
+        (["--set", "colour=red"], "unknown option 'colour'"),
+        (["--players", "7"], "7 players is not allowed; choose 3 to 5"),
+    ]:
+        proc = subprocess.run(
+            [sys.executable, "-c", "from pisa3d.cli import main; main()", "play", "cards", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == 2, proc.stderr
+        assert expected in proc.stderr
+        assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
