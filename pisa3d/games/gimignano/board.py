@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .hexgrid import DIRECTIONS, PLOTS_PER_TILE, TURNS, Hex, opposite, plot_on_edge
+from .moves import BuildTower, PlaceStone
 from .tiles import TileSet
 
 
@@ -27,7 +28,9 @@ class PlotRef:
 class Board:
     """Laid tiles and the plot graph they make. Mutable; ``copy`` is cheap."""
 
-    __slots__ = ("adjacency", "edge_guilds", "order", "plot_guild", "plot_hex", "tiles", "tileset")
+    __slots__ = (
+        "adjacency", "build_moves", "edge_guilds", "order", "plot_guild", "plot_hex", "stone_moves", "tiles", "tileset"
+    )
 
     def __init__(self, tileset: TileSet) -> None:
         self.tileset = tileset
@@ -37,6 +40,9 @@ class Board:
         self.plot_hex: list[Hex] = []
         self.plot_guild: list[int] = []
         self.adjacency: list[list[int]] = []
+        # The move values naming each plot, made once: listing legal moves is the hot path.
+        self.stone_moves: list[PlaceStone] = []
+        self.build_moves: list[BuildTower] = []
 
     def copy(self) -> Board:
         other = Board.__new__(Board)
@@ -47,6 +53,8 @@ class Board:
         other.plot_hex = list(self.plot_hex)
         other.plot_guild = list(self.plot_guild)
         other.adjacency = [list(a) for a in self.adjacency]
+        other.stone_moves = list(self.stone_moves)
+        other.build_moves = list(self.build_moves)
         return other
 
     # --- plots --------------------------------------------------------------------------------
@@ -122,6 +130,8 @@ class Board:
             self.plot_hex.append(h)
             self.plot_guild.append(tile.guilds[k])
             self.adjacency.append([base + j for j in range(PLOTS_PER_TILE) if j != k])
+            self.stone_moves.append(PlaceStone(h, k))
+            self.build_moves.append(BuildTower(h, k))
         q, r = h
         for edge, (dq, dr) in enumerate(DIRECTIONS):
             n = (q + dq, r + dr)

@@ -9,7 +9,7 @@ distinct guilds too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 
 QUARTET_SIZE = 4
 
@@ -22,24 +22,34 @@ def connected_guild_sets(
     guild: Sequence[int],
     size: int = QUARTET_SIZE,
     must_touch: Collection[int] | None = None,
+    cost: Mapping[int, int] | None = None,
+    budget: int = 0,
 ) -> Iterator[Quartet]:
     """Every connected set of ``size`` plots from ``allowed`` with pairwise different guilds.
 
     ``must_touch`` (optional) keeps only sets that contain at least one of those plots.
+    ``cost`` (optional, per allowed plot, >= 0) keeps only sets whose summed cost is at most
+    ``budget``; like the guild rule, this holds for every subset, so it prunes early.
     Sets come out as sorted tuples, in a fixed order.
     """
     allowed_set = allowed if isinstance(allowed, set | frozenset) else set(allowed)
+    if len({guild[p] for p in allowed_set}) < size:
+        return  # too few guilds among the plots: no set can have them all different
     for seed in sorted(allowed_set):
+        spent = 0 if cost is None else cost[seed]
+        if spent > budget and cost is not None:
+            continue
         extension = [n for n in adjacency[seed] if n > seed and n in allowed_set]
         yield from _extend(
-            [seed], 1 << guild[seed], extension, {seed, *adjacency[seed]}, seed,
-            allowed_set, adjacency, guild, size, must_touch,
+            [seed], 1 << guild[seed], spent, extension, {seed, *adjacency[seed]}, seed,
+            allowed_set, adjacency, guild, size, must_touch, cost, budget,
         )
 
 
 def _extend(
     members: list[int],
     mask: int,
+    spent: int,
     extension: list[int],
     closed: set[int],
     seed: int,
@@ -48,6 +58,8 @@ def _extend(
     guild: Sequence[int],
     size: int,
     must_touch: Collection[int] | None,
+    cost: Mapping[int, int] | None,
+    budget: int,
 ) -> Iterator[Quartet]:
     if len(members) == size:
         if must_touch is None or any(m in must_touch for m in members):
@@ -59,11 +71,14 @@ def _extend(
         bit = 1 << guild[w]
         if mask & bit:
             continue
+        now_spent = spent if cost is None else spent + cost[w]
+        if now_spent > budget and cost is not None:
+            continue
         # exclusive neighbours of w: not in the set and not next to it yet
         fresh = [u for u in adjacency[w] if u > seed and u not in closed and u in allowed]
         yield from _extend(
-            [*members, w], mask | bit, extension + fresh, closed | set(adjacency[w]) | {w},
-            seed, allowed, adjacency, guild, size, must_touch,
+            [*members, w], mask | bit, now_spent, extension + fresh, closed | set(adjacency[w]) | {w},
+            seed, allowed, adjacency, guild, size, must_touch, cost, budget,
         )
 
 
@@ -90,14 +105,10 @@ def group_of(start: int, members: Collection[int], adjacency: Sequence[Sequence[
 
 
 def first_completable(
-    open_plots: Collection[int],
-    cost: Callable[[int], int],
+    cost: Mapping[int, int],
     budget: int,
     adjacency: Sequence[Sequence[int]],
     guild: Sequence[int],
 ) -> Quartet | None:
-    """A quartet from ``open_plots`` whose summed ``cost`` (stones still to place) fits ``budget``."""
-    for quartet in connected_guild_sets(open_plots, adjacency, guild):
-        if sum(cost(p) for p in quartet) <= budget:
-            return quartet
-    return None
+    """A quartet of the plots in ``cost`` whose summed cost (stones still to place) fits ``budget``."""
+    return next(connected_guild_sets(cost.keys(), adjacency, guild, cost=cost, budget=budget), None)

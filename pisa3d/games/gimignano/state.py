@@ -191,13 +191,13 @@ class GimignanoState(State):
 
     def could_still_build(self, player: int) -> bool:
         """Is there a quartet ``player`` could complete with the stones in their supply?"""
-        open_plots = {pid for pid in range(self.board.num_plots) if self.open_for(player, pid)}
-        stones = self.stones
-
-        def cost(pid: int) -> int:
-            return 0 if player in stones[pid] else 1
-
-        found = first_completable(open_plots, cost, self.supply[player], self.board.adjacency, self.board.plot_guild)
+        # cost of each open plot: 0 with the player's stone on it, 1 with room for one
+        cost = {
+            pid: 0 if player in owners else 1
+            for pid, (owners, tower) in enumerate(zip(self.stones, self.towers, strict=True))
+            if tower == NO_TOWER and (player in owners or len(owners) < STONES_PER_PLOT)
+        }
+        found = first_completable(cost, self.supply[player], self.board.adjacency, self.board.plot_guild)
         return found is not None
 
     def board_is_final(self) -> bool:
@@ -225,11 +225,11 @@ class GimignanoState(State):
     def _stone_moves(self) -> list[GimignanoMove]:
         if self.supply[self.player] <= 0:
             return []
-        ref = self.board.plot_ref
+        towers = self.towers
         return [
-            PlaceStone(*_ref_tuple(ref(pid)))
-            for pid, owners in enumerate(self.stones)
-            if self.towers[pid] == NO_TOWER and len(owners) < STONES_PER_PLOT
+            move
+            for move, owners, tower in zip(self.board.stone_moves, self.stones, towers, strict=True)
+            if tower == NO_TOWER and len(owners) < STONES_PER_PLOT
         ]
 
     def _tile_moves(self) -> list[GimignanoMove]:
@@ -260,8 +260,7 @@ class GimignanoState(State):
         plots, forced = self.buildable_plots()
         if not plots:
             return []
-        ref = self.board.plot_ref
-        moves: list[GimignanoMove] = [BuildTower(*_ref_tuple(ref(pid))) for pid in plots]
+        moves: list[GimignanoMove] = [self.board.build_moves[pid] for pid in plots]
         if not forced:
             moves.append(NoTower())
         return moves
@@ -400,6 +399,3 @@ class GimignanoState(State):
     def _listing(self) -> str:
         return ", ".join(str(m) for m in self.legal_moves() if isinstance(m, BuildTower))
 
-
-def _ref_tuple(ref: PlotRef) -> tuple[tuple[int, int], int]:
-    return ref.hex, ref.plot

@@ -1,0 +1,136 @@
+"""Speed of San Gimignano: random play, the quartet search on a full board, and MCTS.
+
+Prints, each as the median of several runs:
+- random play through the rules alone (legal_moves + random pick + apply), decisions and games
+  per second, for 2, 3 and 4 players;
+- random play through the match runner (views, events and the game record as well);
+- the quartet search on a full 16-tile board (4 players, every tile laid): a player's quartets
+  with a stone on every plot (the worst case) and on half the plots, and the end-of-game test
+  "could this player still complete a quartet" on an empty full board;
+- MCTS iterations per second from an early 3-player position, when pisa3d.core.mcts exists.
+
+    python benchmarks/gimignano.py                # 5 runs of 30 games each
+    python benchmarks/gimignano.py --runs 3 --games 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import platform
+import statistics
+import time
+
+from pisa3d.core.agents import RandomAgent
+from pisa3d.core.match import play_match
+from pisa3d.core.rng import make_rng
+from pisa3d.games import get_game
+from pisa3d.games.gimignano.quartets import find_quartets
+from pisa3d.games.gimignano.state import GimignanoState
+
+game = get_game("gimignano")
+
+
+def rules_play(players: int, games: int, first_seed: int) -> int:
+    rng = make_rng(first_seed, 99)
+    decisions = 0
+    for seed in range(first_seed, first_seed + games):
+        state, _ = game.new_game(players, seed)
+        while not state.is_over:
+            legal = state.legal_moves()
+            state.apply(legal[int(rng.integers(len(legal)))])
+            decisions += 1
+    return decisions
+
+
+def match_play(players: int, games: int, first_seed: int) -> int:
+    agents = [RandomAgent() for _ in range(players)]
+    return sum(len(play_match(game, agents, seed).record.moves) for seed in range(first_seed, first_seed + games))
+
+
+def full_board() -> GimignanoState:
+    """The final position of a 4-player random game: all 16 tiles laid (48 plots)."""
+    for seed in range(100):
+        state = play_match(game, [RandomAgent() for _ in range(4)], seed).final_state
+        assert isinstance(state, GimignanoState)
+        if len(state.board.tiles) == 16:
+            return state
+    raise RuntimeError("no random game laid all 16 tiles")
+
+
+def time_call(fn, repeats: int) -> float:  # type: ignore[no-untyped-def]
+    """Median seconds of one call of ``fn`` over ``repeats`` calls."""
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def quartet_figures(repeats: int) -> None:
+    state = full_board()
+    board = state.board
+    plots = board.num_plots
+    every = set(range(plots))
+    half = set(sorted(every)[::2])
+    count_every = len(find_quartets(every, board.adjacency, board.plot_guild))
+    count_half = len(find_quartets(half, board.adjacency, board.plot_guild))
+    t_every = time_call(lambda: find_quartets(every, board.adjacency, board.plot_guild), repeats)
+    t_half = time_call(lambda: find_quartets(half, board.adjacency, board.plot_guild), repeats)
+    empty = state.clone()
+    empty.stones = [[] for _ in range(plots)]
+    empty.towers = [-1] * plots
+    empty.supply = [0, 0, 0, 4]  # player 4 has stones: the search must look until it finds one
+    t_could = time_call(lambda: empty.could_still_build(3), repeats)
+    t_could_not = time_call(lambda: empty.could_still_build(0), repeats)  # no stones: searches everything
+    print(f"Quartet search on a full 16-tile board ({plots} plots), median of {repeats} calls:")
+    print(f"  a stone on every plot: {count_every} quartets in {t_every * 1e3:.2f} ms")
+    print(f"  a stone on every other plot: {count_half} quartets in {t_half * 1e3:.3f} ms")
+    print(f"  could still build, empty board: {t_could * 1e3:.3f} ms when one is found, "
+          f"{t_could_not * 1e3:.2f} ms for the full search that finds none")
+
+
+def mcts_figures(runs: int, iterations: int) -> None:
+    try:
+        mcts = importlib.import_module("pisa3d.core.mcts")
+    except ModuleNotFoundError:
+        print("MCTS: pisa3d.core.mcts is not there yet; skipped")
+        return
+    state, _ = game.new_game(3, 7)
+    for _ in range(9):  # a few turns in: tiles and stones on the table
+        state.apply(state.legal_moves()[0])
+    rates = []
+    for run in range(runs):
+        agent = mcts.MCTSAgent(game, state.current_player, iterations=iterations)
+        started = time.perf_counter()
+        agent.choose(state.view(state.current_player), state.legal_moves(), make_rng(run, 5))
+        rates.append(iterations / (time.perf_counter() - started))
+    print(f"MCTS ({iterations} iterations, random rollouts, turn 4 of a 3-player game): "
+          f"{statistics.median(rates):.0f} iterations/s (median of {runs})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--games", type=int, default=30)
+    parser.add_argument("--mcts-iterations", type=int, default=200)
+    args = parser.parse_args()
+    print(f"python {platform.python_version()} on {platform.machine()}; {args.runs} runs of {args.games} games")
+    for label, fn in (("rules alone", rules_play), ("match runner", match_play)):
+        for players in (2, 3, 4):
+            decision_rates, game_rates = [], []
+            for run in range(args.runs):
+                started = time.perf_counter()
+                decisions = fn(players, args.games, 1000 * run)
+                elapsed = time.perf_counter() - started
+                decision_rates.append(decisions / elapsed)
+                game_rates.append(args.games / elapsed)
+            print(f"random play, {label}, {players} players: {statistics.median(decision_rates):8.0f} decisions/s, "
+                  f"{statistics.median(game_rates):6.1f} games/s")
+    quartet_figures(repeats=max(20, args.runs * 10))
+    mcts_figures(args.runs, args.mcts_iterations)
+
+
+if __name__ == "__main__":
+    main()
