@@ -6,9 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
-from pisa3d.cli import app
+from pisa3d.cli import app, main
 
 runner = CliRunner()
 
@@ -56,19 +57,26 @@ def test_a_person_plays_with_one_bad_answer() -> None:
     assert "Winner(s)" in out
 
 
-def test_user_mistakes_end_in_one_line() -> None:
-    for args, expected in [
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
         (["--human", "9"], "--human 9: seats run from 1 to 4"),
         (["--agent", "genius"], "unknown agent 'genius' for cards; choose from random, heuristic, mcts"),
         (["--set", "colour=red"], "unknown option 'colour'"),
         (["--players", "7"], "7 players is not allowed; choose 3 to 5"),
-    ]:
-        proc = subprocess.run(
-            [sys.executable, "-c", "from pisa3d.cli import main; main()", "play", "cards", *args],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert proc.returncode == 2, proc.stderr
-        assert expected in proc.stderr
-        assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    ],
+)
+def test_user_mistakes_end_in_one_line(args: list[str], expected: str, monkeypatch, capsys) -> None:
+    monkeypatch.setattr(sys, "argv", ["pisa3d", "play", "cards", *args])
+    with pytest.raises(SystemExit) as exit_info:
+        main()
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2
+    assert expected in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_installed_command_reports_a_mistake_in_one_line() -> None:
+    proc = subprocess.run(["pisa3d", "play", "cards", "--human", "0"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "pisa3d: error: --human 0: seats run from 1 to 4"
