@@ -109,3 +109,9 @@ def test_bad_options_are_refused_clearly() -> None:
         GAME.new_game(4, 1, {"rounds": 0})
     with pytest.raises(OptionsError, match="6 players is not allowed; choose 3 to 5"):
         GAME.new_game(6, 1)
+
+
+def test_a_move_that_is_not_a_cards_move_is_refused() -> None:
+    state = new_state(4, seed=1)
+    with pytest.raises(IllegalMoveError, match="is not a cards move; write moves as text"):
+        state.apply("vote T1 R5")  # type: ignore[arg-type]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -78,6 +78,3 @@ class CardsGame(Game):
         if view.get("game") != "cards":
             raise IllegalMoveError("not a view of the card game")
         return sample_state(view, player, rng)
-
-    def options_help(self) -> dict[str, Any]:
-        return {name: info.description for name, info in CardsOptions.model_fields.items()}

@@ -135,7 +135,16 @@ def render_view(view: View) -> str:
         lines.append(f"Trick {len(view['trick_history']) + 1}: {trick}")
         lines.append("Tricks won: " + ", ".join(f"P{i + 1} {k}" for i, k in enumerate(view["tricks_won"])))
     lines.append("Scores: " + ", ".join(f"P{i + 1} {view['totals'][i]}" for i in range(n)))
+    if view["current_player"] == me and view["phase"] in _HINTS:
+        lines.append(_HINTS[view["phase"]])
     return "\n".join(lines)
+
+
+_HINTS = {
+    "vote": "Type a number, or e.g. 'vote T2 R5' (one card a time, up to 3; 'done' ends your vote).",
+    "discard": "Type a number, or e.g. 'discard R5': three of your placed cards leave the game.",
+    "play": "Type a number, or e.g. 'play R5'; follow the led suit if you can.",
+}
 
 
 def score_table(round_log: list[dict[str, Any]], totals: list[float], winners: list[int] | tuple[int, ...]) -> Table:

@@ -198,6 +198,10 @@ class CardsState(State):
             return self._end_vote_turn()
         if phase == DISCARD and type(move) is Discard:
             return self._discard(move.card)
+        if not isinstance(move, VoteCard | VoteDone | Discard | PlayCard):
+            raise IllegalMoveError(
+                f"{move!r} is not a cards move; write moves as text and read them with CardsGame.parse_move"
+            )
         if phase == OVER:
             raise self._refuse(move, "the game is over")
         kinds = {
