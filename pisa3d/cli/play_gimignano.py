@@ -43,8 +43,12 @@ def play_gimignano(
     build a tower on a quartet (four connected plots of four guilds holding your stones) if you
     like. Prints every turn, a text map of the board and the final standings.
 
-    Moves are written 'S q,r/x' (stone on plot x = a, b or c of the hex at q,r), 'T5 @ 0,1 r4'
-    (lay tile 5 on hex 0,1 turned four sixths), 'B q,r/x' (tower) and 'done' (no tower)."""
+    Hexes are axial q,r (q grows east, r south-east); each tile has plots a, b, c.
+    Moves:  S q,r/x        a stone on plot x of hex q,r
+            T5 @ 0,1 r4    tile 5 on hex 0,1 turned 4 sixths anticlockwise
+            B q,r/x        build a tower on plot x of hex q,r
+            done           build no tower this turn
+    """
     if svg is not None and svg.suffix.lower() not in _PICTURE_SUFFIXES:
         raise OptionsError(f"--svg {svg}: the picture file must end in .svg or .png")
     game = get_game("gimignano")
