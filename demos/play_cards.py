@@ -21,7 +21,8 @@ STORY = {"deal", "vote_revealed", "contract", "voting_points", "play_points"}
 
 def main(seed: int = 7) -> None:
     game = get_game("cards")
-    agents = [game.agents["heuristic"](0, None)] + [game.agents["random"](seat, None) for seat in (1, 2, 3)]
+    options = game.options({})  # the defaults: one round per player, player 1 deals first
+    agents = [game.agents["heuristic"](0, options)] + [game.agents["random"](seat, options) for seat in (1, 2, 3)]
 
     def narrate(player, move, events, state) -> None:  # called after set-up and after every move
         for event in events:
@@ -30,7 +31,7 @@ def main(seed: int = 7) -> None:
             if event.kind in STORY:
                 print(game.describe_event(event))
 
-    outcome = play_match(game, agents, seed, on_events=narrate)
+    outcome = play_match(game, agents, seed, options, on_events=narrate)
     print()
     Console().print(score_table(outcome.result.details["rounds"], list(outcome.result.scores), outcome.result.winners))
     names = [agent.name for agent in agents]
