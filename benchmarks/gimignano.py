@@ -7,7 +7,8 @@ Prints, each as the median of several runs:
 - the quartet search on a full 16-tile board (4 players, every tile laid): a player's quartets
   with a stone on every plot (the worst case) and on half the plots, and the end-of-game test
   "could this player still complete a quartet" on an empty full board;
-- MCTS iterations per second from an early 3-player position, when pisa3d.core.mcts exists.
+- MCTS iterations per second from an early 3-player position, when pisa3d.core.mcts exists;
+- for strength, how many seeded games greedy wins against two random bots.
 
     python benchmarks/gimignano.py                # 5 runs of 30 games each
     python benchmarks/gimignano.py --runs 3 --games 10
@@ -110,11 +111,26 @@ def mcts_figures(runs: int, iterations: int) -> None:
           f"{statistics.median(rates):.0f} iterations/s (median of {runs})")
 
 
+def greedy_figures(games: int) -> None:
+    """Strength check: greedy in one seat (rotating) against two random bots, 3 players."""
+    wins = 0
+    started = time.perf_counter()
+    for seed in range(games):
+        seat = seed % 3
+        agents = [RandomAgent() for _ in range(3)]
+        agents[seat] = game.agents["greedy"](seat, game.options())  # type: ignore[call-overload]
+        wins += seat in play_match(game, agents, seed).result.winners
+    elapsed = time.perf_counter() - started
+    print(f"greedy vs 2 random (3 players, seeds 0-{games - 1}, greedy seat rotating): greedy won {wins} of {games} "
+          f"({games / elapsed:.1f} games/s)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--games", type=int, default=30)
     parser.add_argument("--mcts-iterations", type=int, default=200)
+    parser.add_argument("--greedy-games", type=int, default=30, help="games of greedy against random (0: skip)")
     args = parser.parse_args()
     print(f"python {platform.python_version()} on {platform.machine()}; {args.runs} runs of {args.games} games")
     for label, fn in (("rules alone", rules_play), ("match runner", match_play)):
@@ -130,6 +146,8 @@ def main() -> None:
                   f"{statistics.median(game_rates):6.1f} games/s")
     quartet_figures(repeats=max(20, args.runs * 10))
     mcts_figures(args.runs, args.mcts_iterations)
+    if args.greedy_games:
+        greedy_figures(args.greedy_games)
 
 
 if __name__ == "__main__":

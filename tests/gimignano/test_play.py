@@ -176,4 +176,5 @@ def test_cli_human_seat_reads_moves() -> None:
     # The person at seat 1 types a bad move, then list numbers; input ends before the game does.
     result = runner.invoke(app, ["play", "gimignano", "--players", "2", "--human", "1"], input="X\n1\n1\n")
     assert "cannot read move 'X'" in result.output
-    assert "abandoned" in result.output or result.exit_code == 1
+    assert "player 1 puts a stone on 0,0/a" in result.output  # '1' chose the first listed move
+    assert result.exit_code == 1 and "the game was abandoned" in result.output
