@@ -7,6 +7,7 @@ import sys
 import typer
 
 from ..core.errors import PisaError
+from .export import export as export_command
 from .play import play_app
 from .replay import replay_app
 
@@ -19,6 +20,7 @@ app = typer.Typer(
 )
 app.add_typer(play_app, name="play")
 app.add_typer(replay_app, name="replay")
+app.command("export")(export_command)
 
 
 def main() -> None:

@@ -14,7 +14,8 @@ VIDEO_SUFFIXES = (".mp4", ".gif")
 
 def export(
     file: Path = typer.Argument(..., help="A record written by `pisa3d play ... --record FILE`."),
-    html: Path | None = typer.Option(None, "--html", help="Write one self-contained web page replaying the record (any game)."),
+    html: Path | None = typer.Option(
+        None, "--html", help="Write one self-contained web page replaying the record (any game)."),
     video: Path | None = typer.Option(None, "--video", help="Render a tower record to .mp4 or .gif (headless)."),
     width: int = typer.Option(640, help="Video width in pixels."),
     height: int = typer.Option(480, help="Video height in pixels."),

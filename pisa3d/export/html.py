@@ -83,5 +83,9 @@ def render_page_data(data: dict[str, Any]) -> str:
 
 def write_page(record: GameRecord, path: str | Path) -> Path:
     path = Path(path)
-    path.write_text(render_page(record), encoding="utf-8")
+    page = render_page(record)
+    try:
+        path.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise PisaError(f"{path}: cannot write the page ({exc.strerror})") from None
     return path

@@ -15,7 +15,8 @@ from ..core.state import State
 def _seat(view: dict[str, Any], seat: int, agent: str) -> dict[str, Any]:
     rows: list[list[Any]] = [["hand", view["hand"]]]
     placed = view.get("revealed") or []
-    own_votes = [c for p, _option, c in view["voting"].get("placed", []) if p == seat and c is not None]
+    placed_now = view["voting"].get("placed", [])
+    own_votes = [c for p, _option, c in placed_now if p == seat and c is not None]
     if own_votes:
         rows.append(["voting now", own_votes])
     if seat < len(placed) and placed[seat]:
@@ -27,10 +28,15 @@ def _seat(view: dict[str, Any], seat: int, agent: str) -> dict[str, Any]:
     return {"title": f"Player {seat + 1} ({agent}): {total} points", "rows": rows}
 
 
+def _own_card(view: dict[str, Any], seat: int, option: str) -> str | None:
+    return next((c for q, o, c in view["voting"]["placed"] if q == seat and o == option and c), None)
+
+
 def _sheet(view: dict[str, Any], num_players: int) -> list[list[Any]]:
     sheet: list[list[Any]] = [["round", *(f"P{p + 1}" for p in range(num_players))]]
     for entry in view["round_log"]:
-        sheet.append([entry["round"], *(f"{v}+{p}" for v, p in zip(entry["voting_points"], entry["play_points"], strict=True))])
+        points = zip(entry["voting_points"], entry["play_points"], strict=True)
+        sheet.append([entry["round"], *(f"{v}+{p}" for v, p in points)])
     sheet.append(["total", *view["totals"]])
     return sheet
 
@@ -51,13 +57,13 @@ def _table(state: State, agents: list[str]) -> dict[str, Any]:
     v = views[0]
     center_title, center = "", []
     if v["phase"] == "play" and v["trick"]:
-        center_title = f"Trick {len(v['trick_history']) + 1}" + (f", led by P{v['leader'] + 1}" if v["leader"] is not None else "")
+        led = f", led by P{v['leader'] + 1}" if v["leader"] is not None else ""
+        center_title = f"Trick {len(v['trick_history']) + 1}{led}"
         center = [[f"P{p + 1}", card] for p, card in v["trick"]]
     elif v["phase"] == "vote" and v["voting"].get("placed"):
         center_title = f"Votes on {v['voting']['round']} so far"
         # each seat's own view knows the values of its own cards: the replay shows them all
-        center = [[f"P{p + 1} on {option}", next((c for q, o, c in views[p]["voting"]["placed"] if q == p and o == option and c), None)]
-                  for p, option, _ in v["voting"]["placed"]]
+        center = [[f"P{p + 1} on {option}", _own_card(views[p], p, option)] for p, option, _ in v["voting"]["placed"]]
     summary = (f"round {v['round']}/{v['rounds']}, {v['phase']}; tricks {'/'.join(map(str, v['tricks_won']))}; "
                f"points {'/'.join(map(str, v['totals']))}")
     return {

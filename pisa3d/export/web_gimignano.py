@@ -35,7 +35,8 @@ def _board(state: Any) -> dict[str, Any]:
                 "tower": state.towers[pid] if state.towers[pid] >= 0 else None,
             })
         hexes.append([[_r(x), _r(y)] for x, y in (corner_point(h, c) for c in range(6))])
-    players = " ".join(f"P{p + 1}: {state.built[p]} towers, {state.supply[p]} stones left" for p in range(state.num_players))
+    players = "  ·  ".join(
+        f"P{p + 1}: {state.built[p]} towers, {state.supply[p]} stones left" for p in range(state.num_players))
     return {
         "plots": plots,
         "hexes": hexes,

@@ -33,7 +33,9 @@ class MoveCaption:
     verdict: str  # "stands", "FELL", "pass", "penalty", ...
 
     def text(self, num_moves: int) -> str:
-        what = f"tile {self.tile} at {self.slot}" if self.slot else (f"tile {self.tile}" if self.tile is not None else "")
+        what = f"tile {self.tile}" if self.tile is not None else ""
+        if self.slot:
+            what += f" at {self.slot}"
         parts = [f"move {self.index}/{num_moves - 1}", f"player {self.player + 1}", self.move]
         if what:
             parts.append(what)
@@ -121,7 +123,8 @@ def load_tower_replay(record: GameRecord) -> TowerReplay:
         except RecordError as exc:
             raise RecordError(f"move {index}: {exc}") from None
         if traj.frames.shape[1] > len(tiles):
-            raise RecordError(f"move {index}: the trajectory has {traj.frames.shape[1]} tiles but only {len(tiles)} were placed")
+            raise RecordError(
+                f"move {index}: the trajectory has {traj.frames.shape[1]} tiles but only {len(tiles)} were placed")
         trajectories.append(traj)
     captions = tuple(_caption(i, m) for i, m in enumerate(record.moves))
     return TowerReplay(record, setup, tuple(tiles), tuple(trajectories), captions)

@@ -1,0 +1,97 @@
+"""The web replay page in headless Chromium (software WebGL): it loads, seeks, draws, and asks
+the network for nothing. Skipped, saying why, where no Chromium is installed."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from pisa3d.core.record import load_record
+from pisa3d.export.html import page_data, write_page
+
+from .browser import chromium_or_skip, dump_dom, page_requests, screenshot
+
+pytestmark = pytest.mark.display
+
+
+@pytest.fixture(scope="module")
+def pages(record_files: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    chromium_or_skip()
+    folder = tmp_path_factory.mktemp("pages")
+    return {game: write_page(load_record(path), folder / f"{game}.html") for game, path in record_files.items()}
+
+
+def _status(dom: str) -> tuple[str, str]:
+    match = re.search(r'<div id="status"[^>]*data-move="(-?\d+)"[^>]*>([^<]*)</div>', dom)
+    assert match, "no #status element with a data-move attribute in the page"
+    return match.group(1), html.unescape(match.group(2))
+
+
+ALL_GAMES = [
+    "tower",  # the default run covers the tower; the other two views are checked with -m slow
+    pytest.param("cards", marks=pytest.mark.slow),
+    pytest.param("gimignano", marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize("game", ALL_GAMES)
+def test_seeking_by_url_shows_that_move(pages: dict[str, Path], record_files: dict[str, Path], game: str,
+                                        tmp_path: Path) -> None:
+    record = load_record(record_files[game])
+    scene = page_data(record)["scene"]
+    index = len(record.moves) // 2
+    log = tmp_path / "net.json"
+    move, text = _status(dump_dom(pages[game], f"#move={index}", net_log=log))
+    assert move == str(index)
+    assert text.startswith(f"move {index} of {len(record.moves)}")
+    assert f"player {record.moves[index].player + 1}" in text
+    assert record.moves[index].move in text
+    assert scene["states"][index + 1]["summary"] in text
+    # a different move gives a different status: the page really follows the hash
+    other, other_text = _status(dump_dom(pages[game], "#move=0"))
+    assert other == "0" and other_text != text
+    # and loading it asked the network for nothing but the page itself
+    own = pages[game].resolve().as_uri()
+    assert [u for u in page_requests(log) if u.split("#")[0] != own] == []
+
+
+@pytest.mark.slow
+def test_page_opens_at_the_end_without_a_hash(pages: dict[str, Path], record_files: dict[str, Path]) -> None:
+    record = load_record(record_files["cards"])
+    move, _text = _status(dump_dom(pages["cards"]))
+    assert move == str(len(record.moves) - 1)
+
+
+def _stage_pixels(png: Path) -> np.ndarray:
+    image = np.asarray(Image.open(png).convert("RGB")).astype(float)
+    return image[60:600, 20:760]  # the stage, left of the move list and above the controls
+
+
+@pytest.mark.parametrize("game", ALL_GAMES)
+def test_screenshot_is_not_blank(pages: dict[str, Path], tmp_path: Path, game: str) -> None:
+    stage = _stage_pixels(screenshot(pages[game], tmp_path / f"{game}.png", "#move=6"))
+    assert stage.std() > 20, "the stage is (nearly) one colour"
+    colours = len(np.unique(stage.reshape(-1, 3).astype(np.uint8), axis=0))
+    assert colours > 50, f"only {colours} colours on the stage"
+
+
+@pytest.mark.slow
+def test_tower_is_drawn_from_the_trajectories(pages: dict[str, Path], tmp_path: Path) -> None:
+    first = _stage_pixels(screenshot(pages["tower"], tmp_path / "first.png", "#move=0"))
+    later = _stage_pixels(screenshot(pages["tower"], tmp_path / "later.png", "#move=8"))
+    changed = np.abs(first - later).sum(axis=2) > 30
+    assert changed.mean() > 0.01, "the tower looks the same after 1 and after 9 moves"
+
+
+def test_request_check_sees_a_fetching_page(tmp_path: Path) -> None:
+    chromium_or_skip()
+    page = tmp_path / "fetch.html"
+    page.write_text('<html><body><script>fetch("https://example.invalid/x.js").catch(() => 0)</script></body></html>')
+    log = tmp_path / "net.json"
+    dump_dom(page, net_log=log)
+    assert "https://example.invalid/x.js" in page_requests(log)
