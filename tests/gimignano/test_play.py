@@ -17,6 +17,8 @@ from pisa3d.core.match import play_match
 from pisa3d.core.record import load_record, save_record
 from pisa3d.core.replay import verify_record
 from pisa3d.games import get_game
+from pisa3d.games.gimignano.hexgrid import neighbour
+from pisa3d.games.gimignano.quartets import find_quartets
 from pisa3d.games.gimignano.state import NO_TOWER, GimignanoState
 
 game = get_game("gimignano")
@@ -31,6 +33,20 @@ def check_conservation(state: GimignanoState) -> None:
     for pid, owners in enumerate(state.stones):
         assert len(owners) <= 2
         assert not (owners and state.towers[pid] != NO_TOWER), "stones under a tower"
+
+
+def check_derived_data(state: GimignanoState) -> None:
+    """What the state keeps up to date move by move equals a fresh computation."""
+    board = state.board
+    for p in range(state.num_players):
+        fresh = {pid for pid, owners in enumerate(state.stones) if p in owners}
+        assert state.own[p] == fresh
+        assert sorted(state.quartets(p)) == sorted(find_quartets(fresh, board.adjacency, board.plot_guild))
+    around = {neighbour(h, e) for h in board.tiles for e in range(6)}  # every hex a tile could touch
+    for tile_id in {t for hand in state.hands for t in hand}:
+        fast = set(board.placements(tile_id))
+        slow = {(h, t) for h in around for t in range(6) if board.placement_problem(tile_id, h, t) is None}
+        assert fast == slow
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -51,6 +67,7 @@ def test_random_games_conserve_stones_and_towers(players: int) -> None:
                 assert space.move(space.action_id(move)) == move
             state.apply(legal[int(rng.integers(len(legal)))])
             check_conservation(state)
+            check_derived_data(state)
             moves += 1
         assert state.end_reason is not None and moves > 10
 

@@ -15,24 +15,9 @@ import numpy as np
 from ...core.state import Move, View
 from .board import Board, PlotRef
 from .moves import BuildTower, LayTile, NoTower, PlaceStone
-from .quartets import QUARTET_SIZE, connected_guild_sets
+from .quartets import QUARTET_SIZE, connected_guild_sets, within
 from .state import NO_TOWER, STONES_PER_PLOT, GimignanoState
 from .tiles import TileSet, default_tileset
-
-
-def _near(board: Board, start: Collection[int], allowed: Collection[int], depth: int) -> set[int]:
-    """Plots of ``allowed`` within ``depth`` steps of ``start`` through allowed plots."""
-    seen = set(start)
-    frontier = list(start)
-    for _ in range(depth):
-        nxt = []
-        for plot in frontier:
-            for n in board.adjacency[plot]:
-                if n not in seen and n in allowed:
-                    seen.add(n)
-                    nxt.append(n)
-        frontier = nxt
-    return seen
 
 
 def progress(
@@ -55,7 +40,7 @@ def progress(
         return towers[pid] == NO_TOWER and (is_own(pid) or len(stones[pid]) < STONES_PER_PLOT)
 
     open_plots = {p for p in range(board.num_plots) if is_open(p)}
-    local = _near(board, [t for t in touch if t in open_plots], open_plots, QUARTET_SIZE - 1)
+    local = within([t for t in touch if t in open_plots], open_plots, board.adjacency, QUARTET_SIZE - 1)
     best, count = 0, 0
     for quartet in connected_guild_sets(local, board.adjacency, board.plot_guild, must_touch=touch):
         own = sum(is_own(p) for p in quartet)

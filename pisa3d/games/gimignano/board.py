@@ -112,10 +112,26 @@ class Board:
                     seen.add(h)
         return sorted(seen, key=lambda h: (h[1], h[0]))
 
+    def contacts(self, h: Hex) -> list[tuple[int, int]]:
+        """(edge, guild across it) for each laid neighbour of ``h``."""
+        q, r = h
+        found = []
+        for edge, (dq, dr) in enumerate(DIRECTIONS):
+            other = self.edge_guilds.get((q + dq, r + dr))
+            if other is not None:
+                found.append((edge, other[opposite(edge)]))
+        return found
+
     def placements(self, tile_id: int, spots: list[Hex] | None = None) -> Iterator[tuple[Hex, int]]:
+        """Every (spot, turn) where the tile may lie; the same answers as ``placement_problem``."""
+        edge_guilds = self.tileset.edge_guilds
         for h in self.spots() if spots is None else spots:
+            contacts = self.contacts(h)
+            if h in self.tiles or len(contacts) < 2:
+                continue
             for turn in range(TURNS):
-                if self.placement_problem(tile_id, h, turn) is None:
+                mine = edge_guilds(tile_id, turn)
+                if all(mine[edge] != guild for edge, guild in contacts):
                     yield h, turn
 
     def lay(self, tile_id: int, h: Hex, turn: int) -> range:

@@ -91,6 +91,31 @@ def find_quartets(
     return list(connected_guild_sets(stone_plots, adjacency, guild))
 
 
+def within(
+    start: Collection[int], members: Collection[int], adjacency: Sequence[Sequence[int]], depth: int
+) -> set[int]:
+    """Plots of ``members`` reachable from ``start`` in at most ``depth`` steps through members."""
+    seen = set(start)
+    frontier = list(start)
+    for _ in range(depth):
+        reached = []
+        for plot in frontier:
+            for n in adjacency[plot]:
+                if n not in seen and n in members:
+                    seen.add(n)
+                    reached.append(n)
+        frontier = reached
+    return seen
+
+
+def quartets_through(
+    plot: int, stone_plots: Collection[int], adjacency: Sequence[Sequence[int]], guild: Sequence[int]
+) -> list[Quartet]:
+    """The quartets among ``stone_plots`` that contain ``plot``: all lie within three steps of it."""
+    local = within([plot], stone_plots, adjacency, QUARTET_SIZE - 1)
+    return list(connected_guild_sets(local, adjacency, guild, must_touch={plot}))
+
+
 def group_of(start: int, members: Collection[int], adjacency: Sequence[Sequence[int]]) -> set[int]:
     """The connected group of ``members`` that contains ``start`` (plot adjacency)."""
     group = {start}

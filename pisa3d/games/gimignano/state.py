@@ -16,7 +16,7 @@ from .board import Board, PlotRef
 from .hexgrid import PLOT_LETTERS, PLOTS_PER_TILE
 from .moves import BuildTower, GimignanoMove, LayTile, NoTower, PlaceStone
 from .options import GimignanoOptions
-from .quartets import find_quartets, first_completable, group_of
+from .quartets import Quartet, find_quartets, first_completable, group_of, quartets_through
 from .tiles import TileSet
 
 STONES_PER_PLOT = 2
@@ -44,6 +44,10 @@ class GimignanoState(State):
         self.turn = 1
         self.end_reason: str | None = None
         self._board_final = False  # no tile in any hand can ever be laid again
+        # Derived, kept up to date move by move because the quartet search is the hot path:
+        # each player's stone plots, and their quartets (None: not computed yet).
+        self.own: list[set[int]] = [set() for _ in range(num_players)]
+        self._quartets: list[list[Quartet] | None] = [None] * num_players
         self._legal: list[GimignanoMove] | None = None
         self._legal_set: frozenset[GimignanoMove] | None = None
 
@@ -58,6 +62,8 @@ class GimignanoState(State):
         other.supply = list(self.supply)
         other.built = list(self.built)
         other.obligation = list(self.obligation)
+        other.own = [set(o) for o in self.own]
+        other._quartets = [None if q is None else list(q) for q in self._quartets]
         return other
 
     # --- the protocol --------------------------------------------------------------------------
@@ -158,6 +164,7 @@ class GimignanoState(State):
         state.turn_acted = view["turn_acted"]
         state.turn = view["turn"]
         state.end_reason = view["end_reason"]
+        state.own = [state._stone_plots(p) for p in range(state.num_players)]
         return state
 
     def begin(self) -> list[Event]:
@@ -179,10 +186,18 @@ class GimignanoState(State):
 
     def own_plots(self, player: int) -> set[int]:
         """Plots holding at least one of ``player``'s stones (such plots never hold a tower)."""
+        return set(self.own[player])
+
+    def _stone_plots(self, player: int) -> set[int]:
         return {pid for pid, owners in enumerate(self.stones) if player in owners}
 
-    def quartets(self, player: int) -> list[tuple[int, ...]]:
-        return find_quartets(self.own_plots(player), self.board.adjacency, self.board.plot_guild)
+    def quartets(self, player: int) -> list[Quartet]:
+        """The player's quartets (sorted plot ids each), in no particular order."""
+        cached = self._quartets[player]
+        if cached is None:
+            cached = find_quartets(self.own[player], self.board.adjacency, self.board.plot_guild)
+            self._quartets[player] = cached
+        return list(cached)
 
     def open_for(self, player: int, plot_id: int) -> bool:
         """Could ``player`` still have a stone on this plot: no tower, and theirs or room."""
@@ -191,6 +206,8 @@ class GimignanoState(State):
 
     def could_still_build(self, player: int) -> bool:
         """Is there a quartet ``player`` could complete with the stones in their supply?"""
+        if self.quartets(player):  # complete already (and usually cached)
+            return True
         # cost of each open plot: 0 with the player's stone on it, 1 with room for one
         cost = {
             pid: 0 if player in owners else 1
@@ -271,6 +288,12 @@ class GimignanoState(State):
         assert pid is not None
         self.stones[pid].append(self.player)
         self.supply[self.player] -= 1
+        mine = self.own[self.player]
+        if pid not in mine:  # a new plot for this player: new quartets, if any, pass through it
+            mine.add(pid)
+            cached = self._quartets[self.player]
+            if cached is not None:
+                cached.extend(quartets_through(pid, mine, self.board.adjacency, self.board.plot_guild))
         self.turn_acted = True
         events.append(Event("stone", {"player": self.player, "plot": str(move)[2:]}))
 
@@ -293,6 +316,11 @@ class GimignanoState(State):
         returned = self.stones[pid]
         for owner in returned:
             self.supply[owner] += 1
+        for owner in set(returned):  # their quartets through this plot are gone
+            self.own[owner].discard(pid)
+            cached = self._quartets[owner]
+            if cached is not None:
+                self._quartets[owner] = [q for q in cached if pid not in q]
         self.stones[pid] = []
         self.towers[pid] = player
         self.built[player] += 1
