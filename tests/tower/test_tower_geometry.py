@@ -10,7 +10,16 @@ import numpy as np
 import pytest
 
 from pisa3d.core.errors import OptionsError
-from pisa3d.games.tower.geometry import BOTTOM, LEFT, RIGHT, TOP, Side, load_layout, matrix_from_quaternion, visible_bits
+from pisa3d.games.tower.geometry import (
+    BOTTOM,
+    LEFT,
+    RIGHT,
+    TOP,
+    Side,
+    load_layout,
+    matrix_from_quaternion,
+    visible_bits,
+)
 from pisa3d.games.tower.tiles import Face, face_of_seat, load_tile_set
 
 A, T = 0.06, 0.004
@@ -87,8 +96,8 @@ def test_visible_face_and_edges_point_where_the_convention_says(face, rotation):
         Face.WHITE: [(0, 1, 0), (1, 0, 0), (0, -1, 0), (-1, 0, 0)],
         Face.BLACK: [(0, 1, 0), (-1, 0, 0), (0, -1, 0), (1, 0, 0)],
     }[face]
-    frames = [LAYOUT.wall_frame(side) + (LAYOUT.wall_pose(0.0, side, face, rotation),) for side in Side]
-    frames.append(LAYOUT.ceiling_frame() + (LAYOUT.ceiling_pose(0.0, face, rotation),))
+    frames = [(*LAYOUT.wall_frame(side), LAYOUT.wall_pose(0.0, side, face, rotation)) for side in Side]
+    frames.append((*LAYOUT.ceiling_frame(), LAYOUT.ceiling_pose(0.0, face, rotation)))
     for up, right, normal, pose in frames:
         matrix = _quat_matrix(pose)
         assert np.allclose(matrix @ local_normal, normal)
@@ -100,10 +109,10 @@ def test_visible_face_and_edges_point_where_the_convention_says(face, rotation):
 def test_wall_right_end_meets_counter_clockwise_neighbour():
     # Seen from outside the N wall, its right end is the west end (towards W).
     for side in Side:
-        _, right, normal = LAYOUT.wall_frame(side)
+        _, right, _ = LAYOUT.wall_frame(side)
         neighbour = LAYOUT.wall_outward[side.counter_clockwise]
         assert np.allclose(right, neighbour)
-    up, right, normal = LAYOUT.ceiling_frame()
+    up, right, _normal = LAYOUT.ceiling_frame()
     assert np.allclose(up, LAYOUT.wall_outward[Side.N]) and np.allclose(right, LAYOUT.wall_outward[Side.E])
     assert (TOP, RIGHT, BOTTOM, LEFT) == (Side.N, Side.E, Side.S, Side.W)
 

@@ -39,7 +39,7 @@ def test_notation_examples():
 
 @pytest.mark.parametrize("text", ["", "W0 r1", "W0X r1", "X0N", "C r1", "W0N r4", "W-1N r0", "C2 r3 extra", "passs"])
 def test_bad_notation_is_an_error_that_teaches(text):
-    with pytest.raises(IllegalMoveError, match="W<floor><side>|r0 to r3"):
+    with pytest.raises(IllegalMoveError, match=r"W<floor><side>|r0 to r3"):
         parse_move(text)
 
 

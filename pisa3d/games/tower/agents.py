@@ -1,10 +1,10 @@
 """Tower bots: random, cautious (physics look-ahead, least disturbing placement) and spoiler
 (topples the tower on purpose when another player is about to win alone).
 
-The tower is in plain sight, so the look-ahead bots ask for the state (``wants_state``). Each keeps
-a private replica of the game, brought up to date move by move, and tries candidate placements on
-the replica's world with snapshot/restore; the referee's world is never touched. Look-ahead
-releases the tile without hand noise: a bot cannot know how its hand will shake.
+The tower is in plain sight, so the look-ahead bots ask for the state (``wants_state``): they get a
+clone with its own copy of the world and try candidate placements on it with snapshot/restore;
+the referee's world is never touched. Look-ahead releases the tile without hand noise: a bot
+cannot know how its hand will shake.
 """
 
 from __future__ import annotations
@@ -17,66 +17,50 @@ import numpy as np
 from ...core.agents import RandomAgent
 from ...core.game import AgentFactory
 from ...core.state import Move, View
-from .moves import PassMove, PlaceMove, parse_move
+from .moves import PassMove, PlaceMove
 from .state import TowerState
 
 DEFAULT_CANDIDATES = 6
+DEFAULT_HAND_SAMPLES = 3
 SPOILER_TILES_LEFT = 2
 
 
 @dataclass(frozen=True)
 class Trial:
     move: PlaceMove
-    fell: bool
-    disturbance: float  # largest displacement or rotation, as a fraction of its fall threshold
+    falls: int  # how many of the tries toppled the tower
+    disturbance: float  # worst try's largest displacement or rotation, as a fraction of its threshold
 
 
 class LookaheadAgent:
-    """Shared machinery: a replica kept in step with the game, and trial placements on it."""
+    """Shared machinery: trial placements on the state clone the bot was given."""
 
     name = "lookahead"
     wants_state = True
 
-    def __init__(self, seat: int, max_candidates: int = DEFAULT_CANDIDATES) -> None:
+    def __init__(self, seat: int, max_candidates: int = DEFAULT_CANDIDATES,
+                 hand_samples: int = DEFAULT_HAND_SAMPLES) -> None:
         self.seat = seat
         self.max_candidates = max_candidates
-        self._replica: TowerState | None = None
-
-    def _sync(self, state: TowerState) -> TowerState:
-        replica = self._replica
-        done = len(replica.history) if replica is not None else 0
-        if (
-            replica is None
-            or replica.setup is not state.setup
-            or replica.seed != state.seed
-            or replica.history != state.history[:done]
-        ):
-            replica = state.clone()
-        else:
-            for text in state.history[done:]:
-                if replica.is_over:
-                    break
-                replica.apply(parse_move(text))
-            if replica.is_over or replica.current_player != state.current_player:
-                # The replica's previews made its physics drift to another outcome: start afresh.
-                replica.close()
-                replica = state.clone()
-        self._replica = replica
-        return replica
+        self.hand_samples = hand_samples
 
     def trials(self, state: TowerState, legal_moves: Sequence[Move], rng: np.random.Generator) -> list[Trial]:
-        replica = self._sync(state)
         candidates = [m for m in legal_moves if isinstance(m, PlaceMove)]
         if len(candidates) > self.max_candidates:
             picks = sorted(rng.choice(len(candidates), size=self.max_candidates, replace=False).tolist())
             candidates = [candidates[i] for i in picks]
-        thresholds = replica.setup.thresholds
+        thresholds = state.setup.thresholds
         out = []
         for move in candidates:
-            verdict = replica.preview(move)
-            disturbance = max(verdict.max_displacement / thresholds.distance,
-                              verdict.max_rotation_deg / thresholds.angle_deg)
-            out.append(Trial(move, verdict.fell, disturbance))
+            # A steady-hand try, then tries with shaky hands drawn from the bot's own generator.
+            hands = [None] + [rng for _ in range(self.hand_samples - 1)]
+            falls, worst = 0, 0.0
+            for hand in hands:
+                verdict = state.preview(move, hand)
+                falls += verdict.fell
+                worst = max(worst, verdict.max_displacement / thresholds.distance,
+                            verdict.max_rotation_deg / thresholds.angle_deg)
+            out.append(Trial(move, falls, worst))
         return out
 
     def choose(self, view: View, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
@@ -88,11 +72,13 @@ class LookaheadAgent:
         return self.pick(view, trials).move
 
     def pick(self, state: TowerState, trials: list[Trial]) -> Trial:
-        return min(trials, key=lambda t: (t.fell, t.disturbance))
+        return min(trials, key=lambda t: (t.falls, t.disturbance))
 
 
 class CautiousAgent(LookaheadAgent):
-    """Tries up to ``max_candidates`` legal placements and plays the one that moves the tower least."""
+    """Tries up to ``max_candidates`` legal placements, each with a steady hand and
+    ``hand_samples - 1`` shaky ones, and plays the one that toppled least often and moved the tower
+    least in its worst try."""
 
     name = "cautious"
 
@@ -117,12 +103,31 @@ class SpoilerAgent(LookaheadAgent):
 
     def pick(self, state: TowerState, trials: list[Trial]) -> Trial:
         if self.spoiling(state):
-            return max(trials, key=lambda t: (t.fell, t.disturbance))
+            return max(trials, key=lambda t: (t.falls, t.disturbance))
         return super().pick(state, trials)
+
+
+class BuilderAgent:
+    """No physics: builds full floors, four walls then a ceiling, like a careful child. It plays the
+    first legal ceiling on a floor with four walls, else the first wall on the open floor, else
+    the first legal move. Deterministic; used for the tall-tower checks and the benchmarks."""
+
+    name = "builder"
+    wants_state = True
+
+    def choose(self, view: View, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
+        if not isinstance(view, TowerState):
+            raise TypeError(f"{self.name} needs the tower state (wants_state), got {type(view).__name__}")
+        structure = view.structure
+        places = [m for m in legal_moves if isinstance(m, PlaceMove)]
+        ceilings = [m for m in places if m.slot.side is None and len(structure.walls(m.slot.floor)) == 4]
+        walls = [m for m in places if m.slot.side is not None and m.slot.floor == structure.open_floor]
+        return (ceilings or walls or list(legal_moves))[0]
 
 
 AGENT_FACTORIES: Mapping[str, AgentFactory] = {
     "random": lambda seat, options: RandomAgent(),
     "cautious": lambda seat, options: CautiousAgent(seat),
     "spoiler": lambda seat, options: SpoilerAgent(seat),
+    "builder": lambda seat, options: BuilderAgent(),
 }

@@ -107,7 +107,7 @@ def tower_mesh(
     tiles: Sequence[TileFaces], poses: Sequence[Sequence[float]], side: float, thickness: float
 ) -> trimesh.Trimesh:
     """The whole tower as one mesh (handy for OBJ, which keeps no scene graph)."""
-    return tower_scene(tiles, poses, side, thickness, with_table=False).dump(concatenate=True)
+    return tower_scene(tiles, poses, side, thickness, with_table=False).to_geometry()
 
 
 def export_tower(path: str | Path, tiles: Sequence[TileFaces], poses: Sequence[Sequence[float]], side: float,

@@ -1,11 +1,12 @@
 """A tower game in progress: plain data (stacks, placements, poses) plus the rules that advance it.
 
 The PyBullet world is a service kept beside the data, never part of it: the settled world is
-kept between moves (a tower rebuilt from stored poses jumps), and a clone rebuilds its own world
-lazily by re-releasing every tile from the start in the same order, which PyBullet reproduces
-bit for bit. Only ever calling ``release`` on a game's world keeps the game a deterministic
-function of (options, seed, moves); look-ahead (``preview``) marks the world as no longer
-pristine and is meant for an agent's private replica.
+kept between moves (a tower rebuilt from stored poses alone jumps: it needs the tiles' settled
+velocities and creation order too, which the world keeps). A clone gets an exact copy of the
+world (``TowerWorld.copy``) or, if none was built yet, rebuilds one lazily by re-releasing every
+tile from the start, which PyBullet reproduces bit for bit. Look-ahead (``preview``) uses the
+world's exact snapshot/restore, so the game stays a deterministic function of
+(options, seed, moves) whatever the agents tried.
 """
 
 from __future__ import annotations
@@ -52,12 +53,11 @@ class TowerState(State):
         self._extras: dict[str, Any] | None = None
         self._legal: list[TowerMove] | None = None
         self._world: TowerWorld | None = None
-        self.world_pristine = True
         self.tiles_in_play = sum(len(s) for s in stacks)
 
     # --- copies ---------------------------------------------------------------------------------
     def clone(self) -> TowerState:
-        """An independent copy sharing nothing mutable; its world is rebuilt on first need."""
+        """An independent copy sharing nothing mutable, with its own copy of the world."""
         other = TowerState(self.setup, self.num_players, self.seed, [list(s) for s in self.stacks])
         other.structure = Structure(self.structure.placements)
         other.nominal_poses = [p.copy() for p in self.nominal_poses]
@@ -70,6 +70,8 @@ class TowerState(State):
         other.outcome = dict(self.outcome) if self.outcome is not None else None
         other._current = self._current
         other.tiles_in_play = self.tiles_in_play
+        if self._world is not None:
+            other._world = self._world.copy()
         return other
 
     def __deepcopy__(self, memo: dict) -> TowerState:
@@ -230,10 +232,11 @@ class TowerState(State):
     def _index_of(self, slot: Slot) -> int:
         return self.placements.index(self.structure.by_slot[slot])
 
-    def _release_for(self, player: int, target: np.ndarray, noisy: bool) -> np.ndarray:
+    def _release_for(self, player: int, target: np.ndarray, hand: np.random.Generator | None) -> np.ndarray:
+        """Release pose with the hand noise drawn from ``hand`` (None: a steady hand)."""
         setup = self.setup
-        if noisy:
-            rng = make_rng(self.seed, NOISE_STREAM, player, len(self.placements))
+        if hand is not None:
+            rng = hand
             sigma_pos, sigma_yaw, sigma_tilt = setup.noise
         else:
             rng = make_rng(0)
@@ -245,7 +248,8 @@ class TowerState(State):
         tile = self.top_tile(player)
         face = self.face_of(player)
         nominal, target = self.intended_pose(move.slot, face, move.rotation)
-        release = self._release_for(player, target, noisy=True)
+        hand = make_rng(self.seed, NOISE_STREAM, player, len(self.placements))
+        release = self._release_for(player, target, hand)
         verdict = self.world.release(release, target, self.setup.thresholds)
         self.stacks[player].pop(0)
         bits = self.bits_for_tile(tile, face, move.rotation)
@@ -281,25 +285,22 @@ class TowerState(State):
     def bits_for_tile(self, tile: int, face: Face, rotation: int) -> tuple[int, int, int, int]:
         return visible_bits(self.setup.tile_set.tiles[tile].pattern(face), rotation)
 
-    def preview(self, move: PlaceMove, noisy: bool = False) -> PlacementVerdict:
-        """What releasing the current tile at ``move`` would do, without changing the game.
-
-        Uses snapshot/restore on this state's world, after which that world is no longer the
-        bit-exact replay of the moves: use it on an agent's own clone, not on the referee's state.
-        """
+    def preview(self, move: PlaceMove, hand: np.random.Generator | None = None) -> PlacementVerdict:
+        """What releasing the current tile at ``move`` would do, without changing the game (the
+        world is restored exactly afterwards). The hand noise is drawn from ``hand`` (a bot's
+        own generator: it cannot know how the real hand will shake); None: a steady hand."""
         player = self.current_player
         if player is None or self.rule_check(move) is not None:
             raise IllegalMoveError(f"cannot preview {move}: not a legal placement now")
         world = self.world
         _, target = self.intended_pose(move.slot, self.face_of(player), move.rotation)
-        release = self._release_for(player, target, noisy=noisy)
+        release = self._release_for(player, target, hand)
         snap = world.snapshot()
         try:
             return world.release(release, target, self.setup.thresholds)
         finally:
             world.restore(snap)
             world.drop(snap)
-            self.world_pristine = False
 
     # --- reporting ------------------------------------------------------------------------------------
     def take_record_extras(self) -> dict[str, Any] | None:

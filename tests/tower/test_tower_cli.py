@@ -1,0 +1,60 @@
+"""``pisa3d play tower`` end to end, and ``pisa3d replay verify`` on its record."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from typer.testing import CliRunner
+
+from pisa3d.cli import app
+from pisa3d.core.errors import PisaError
+from pisa3d.core.record import load_record
+
+RUNNER = CliRunner()
+
+
+def test_play_prints_placements_and_the_end_and_writes_a_record(tmp_path):
+    record = tmp_path / "game.json.gz"
+    result = RUNNER.invoke(app, ["play", "tower", "--players", "4", "--seed", "3", "--record", str(record)])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "player 1 puts tile" in out and "W0" in out and "largest move" in out
+    assert "Winners:" in out and "mm high" in out and "floor(s)" in out
+    loaded = load_record(record)
+    assert loaded.header["game"] == "tower" and loaded.moves
+    verify = RUNNER.invoke(app, ["replay", "verify", str(record)])
+    assert verify.exit_code == 0 and "OK" in verify.output
+
+
+def test_options_reach_the_game(tmp_path):
+    record = tmp_path / "calm.json"
+    result = RUNNER.invoke(app, ["play", "tower", "-n", "2", "--seed", "1", "--noise-mm", "0", "--yaw-deg", "0",
+                                 "--tilt-deg", "0", "--set", "clearance_mm=0.3", "--record", str(record), "-q"])
+    assert result.exit_code == 0, result.output
+    options = load_record(record).options
+    assert options["noise_position_mm"] == 0.0 and options["clearance_mm"] == 0.3
+    assert "puts tile" not in result.output  # quiet: only the end
+
+
+def test_user_mistakes_are_one_line_errors():
+    proc = subprocess.run([sys.executable, "-c", "from pisa3d.cli import main; main()", "play", "tower",
+                           "--set", "noise=1"], capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert "unknown option 'noise'" in proc.stderr and "Traceback" not in proc.stderr
+    for args, needle in (
+        (["--agent", "genius"], "choose from random, cautious, spoiler"),
+        (["--players", "9"], "choose 2 to 8"),
+        (["--tiles", "nowhere.json"], "tile set 'nowhere.json' not found"),
+        (["--fall-mm", "-1"], "fall_distance_mm"),
+    ):
+        result = RUNNER.invoke(app, ["play", "tower", *args])
+        assert isinstance(result.exception, PisaError), (args, result.output)
+        assert needle in str(result.exception)
+
+
+def test_help_teaches():
+    result = RUNNER.invoke(app, ["play", "tower", "--help"])
+    assert result.exit_code == 0
+    for word in ("--agent", "cautious", "--record", "--noise-mm", "--tiles", "--fall-mm", "--set", "--human"):
+        assert word in result.output
