@@ -1,0 +1,92 @@
+"""Tower bots: look-ahead picks, the spoiler's switch, and agents that break the rules."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from pisa3d.core.match import play_match
+from pisa3d.games import get_game
+from pisa3d.games.tower.agents import CautiousAgent, SpoilerAgent, Trial
+from pisa3d.games.tower.moves import PASS, PlaceMove
+
+GAME = get_game("tower")
+
+
+def tile_set(tmp_path, count: int, white: str, black: str) -> str:
+    path = tmp_path / "set.json"
+    path.write_text(json.dumps({"side_mm": 60, "thickness_mm": 4, "density_kg_m3": 700, "friction": 0.5,
+                                "tiles": [{"id": i, "white": white, "black": black} for i in range(count)]}))
+    return str(path)
+
+
+def trial(text: str, falls: int, disturbance: float) -> Trial:
+    move = GAME.parse_move(text)
+    assert isinstance(move, PlaceMove)
+    return Trial(move, falls, disturbance)
+
+
+TRIALS = [trial("W1N r0", 0, 0.4), trial("W1E r0", 2, 3.0), trial("W1S r0", 0, 0.1), trial("W1W r0", 1, 5.0)]
+
+
+def test_cautious_picks_the_least_disturbing_placement():
+    state, _ = GAME.new_game(4, 1)
+    assert CautiousAgent(0).pick(state, TRIALS).move == GAME.parse_move("W1S r0")
+
+
+def test_spoiler_topples_only_when_another_player_is_about_to_win():
+    state, _ = GAME.new_game(4, 1)
+    spoiler = SpoilerAgent(0)
+    assert not spoiler.spoiling(state)
+    assert spoiler.pick(state, TRIALS).move == GAME.parse_move("W1S r0")
+    state.stacks[2] = state.stacks[2][:2]  # player 3 holds 2 tiles: close to winning alone
+    assert spoiler.spoiling(state)
+    assert spoiler.pick(state, TRIALS).move == GAME.parse_move("W1E r0")
+    state.stacks[0] = state.stacks[0][:1]  # but the spoiler itself is closer still
+    assert not spoiler.spoiling(state)
+
+
+def test_look_ahead_bots_play_legal_moves_and_leave_the_game_alone(tmp_path):
+    state, _ = GAME.new_game(2, 3, {"tile_set": tile_set(tmp_path, 12, "1111", "1111")})
+    for text in ("W0N", "W0E", "W0S", "W0W"):
+        state.apply(GAME.parse_move(text))
+    before = state.poses.copy()
+    for agent in (CautiousAgent(0, max_candidates=2, hand_samples=2), SpoilerAgent(0, max_candidates=2)):
+        move = agent.choose(state.clone(), state.legal_moves(), np.random.default_rng(0))
+        assert move in state.legal_moves()
+    assert np.array_equal(state.poses, before) and len(state.placements) == 4
+
+
+def test_look_ahead_bot_passes_when_it_must(tmp_path):
+    state, _ = GAME.new_game(2, 4, {"tile_set": tile_set(tmp_path, 8, "0000", "1111")})
+    state.apply(GAME.parse_move("W0N"))
+    state.apply(GAME.parse_move("W0S"))
+    assert CautiousAgent(0).choose(state.clone(), state.legal_moves(), np.random.default_rng(0)) == PASS
+
+
+class ClumsyAgent:
+    """Tries a rule-breaking placement first (as a person in the viewer might), then plays legally."""
+
+    name = "clumsy"
+
+    def __init__(self, bad: str) -> None:
+        self.bad = GAME.parse_move(bad)
+        self.tried = False
+
+    def choose(self, view, legal_moves, rng):
+        if not self.tried:
+            self.tried = True
+            return self.bad
+        return legal_moves[0]
+
+
+def test_a_rule_breaking_agent_is_penalised_not_an_exception(tmp_path):
+    options = {"tile_set": tile_set(tmp_path, 8, "1111", "1111")}
+    agents = [GAME.agents["builder"](0, GAME.options(options)), ClumsyAgent("C0 r0")]
+    outcome = play_match(GAME, agents, seed=1, options=options)
+    kinds = [(m.player, m.events[0].kind) for m in outcome.record.moves]
+    assert kinds[1] == (1, "penalty")
+    assert "base" in outcome.record.moves[1].events[0].data["reason"]
+    assert kinds[2][0] == 0 and kinds[3][0] == 0  # player 2 skipped a turn
+    assert outcome.result.details["outcome"] in {"last_tile", "fall", "draw"}
