@@ -79,12 +79,15 @@ def quartet_figures(repeats: int) -> None:
     count_half = len(find_quartets(half, board.adjacency, board.plot_guild))
     t_every = time_call(lambda: find_quartets(every, board.adjacency, board.plot_guild), repeats)
     t_half = time_call(lambda: find_quartets(half, board.adjacency, board.plot_guild), repeats)
-    empty = state.clone()
-    empty.stones = [[] for _ in range(plots)]
-    empty.towers = [-1] * plots
-    empty.supply = [0, 0, 0, 4]  # player 4 has stones: the search must look until it finds one
+    # The same board with no stones or towers. Player 4 has 4 stones: the search stops at the
+    # first fillable quartet. Player 1 has 3: no quartet on an empty board is fillable, so every
+    # connected set of up to 3 plots is visited.
+    view = state.view(0)
+    view.update(stones=[[] for _ in range(plots)], towers=[-1] * plots, supply=[3, 0, 0, 4])
+    empty = GimignanoState.from_view(view, state.tileset)
     t_could = time_call(lambda: empty.could_still_build(3), repeats)
-    t_could_not = time_call(lambda: empty.could_still_build(0), repeats)  # no stones: searches everything
+    t_could_not = time_call(lambda: empty.could_still_build(0), repeats)
+    assert empty.could_still_build(3) and not empty.could_still_build(0)
     print(f"Quartet search on a full 16-tile board ({plots} plots), median of {repeats} calls:")
     print(f"  a stone on every plot: {count_every} quartets in {t_every * 1e3:.2f} ms")
     print(f"  a stone on every other plot: {count_half} quartets in {t_half * 1e3:.3f} ms")
