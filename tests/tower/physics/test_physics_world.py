@@ -207,3 +207,19 @@ def test_hand_noise_is_seeded_and_has_the_asked_spread() -> None:
     _, angles = pose_differences(np.tile(slot, (2000, 1)), draws)
     # yaw (1 deg) and two tilts (0.3 deg): rms angle sqrt(1 + 0.09 + 0.09) degrees
     assert np.sqrt(np.mean(angles**2)) == pytest.approx(np.sqrt(1.18), rel=0.1)
+
+
+def test_clear_of_tiles_lifts_off_the_support_and_out_of_a_neighbour() -> None:
+    slots = [slot for _, slot in windmill_plan(2, TILE)]
+    with TowerWorld(TILE) as world:
+        assert np.allclose(world.clear_of_tiles(slots[0], CLEARANCE), lifted(slots[0]), atol=1e-9)
+        world.release(lifted(slots[0]), slots[0])
+        into_neighbour = slots[1] - np.array([0.001, 0.0, 0.0, 0, 0, 0, 0])  # E wall pushed 1 mm into N
+        cleared = world.clear_of_tiles(into_neighbour, CLEARANCE)
+        neighbour_before = world.poses()[0]
+        expected_shift = 0.001 + (neighbour_before[0] - slots[0][0]) + CLEARANCE
+        assert cleared[0] - into_neighbour[0] == pytest.approx(expected_shift, abs=2e-5)
+        assert cleared[2] - into_neighbour[2] == pytest.approx(CLEARANCE, abs=2e-5)
+        verdict = world.release(cleared, slots[1])
+        assert not verdict.fell
+        assert np.linalg.norm(verdict.poses[0, :3] - neighbour_before[:3]) < 1e-4  # not kicked

@@ -191,6 +191,34 @@ class TowerWorld:
     def table_id(self) -> int:
         return self._table
 
+    def clear_of_tiles(self, pose: np.ndarray, clearance: float, max_rounds: int = 32) -> np.ndarray:
+        """``pose`` moved out of the table and the tiles so it is at least ``clearance`` from each.
+
+        A hand cannot push a tile into its neighbour: each round moves the pose along the contact
+        normal of its deepest overlap (or too-small gap), until none is left. Orientation is kept.
+        """
+        pose = np.asarray(pose, dtype=np.float64).reshape(7).copy()
+        quat = pose[3:].tolist()
+        tolerance = 1e-7
+        for _ in range(max_rounds):
+            deepest, normal = clearance - tolerance, None
+            for body in (self._table, *self._bodies):
+                for point in pb.getClosestPoints(
+                    bodyA=-1,
+                    bodyB=body,
+                    distance=clearance,
+                    collisionShapeA=self._tile_shape,
+                    collisionShapePositionA=pose[:3].tolist(),
+                    collisionShapeOrientationA=quat,
+                    physicsClientId=self._client,
+                ):
+                    if point[8] < deepest:
+                        deepest, normal = point[8], np.asarray(point[7], dtype=np.float64)
+            if normal is None:
+                return pose
+            pose[:3] += normal * (clearance - deepest)
+        return pose
+
     # -- the verdict ------------------------------------------------------------------------------
     def release(
         self, pose: np.ndarray, target: np.ndarray, thresholds: FallThresholds | None = None

@@ -1,0 +1,228 @@
+"""Speed and accuracy figures of the tower's physics verdict (docs/tower-physics.md quotes them).
+
+    python benchmarks/tower_physics.py                 # everything below
+    python benchmarks/tower_physics.py --only margins  # statics margins by bisection
+    python benchmarks/tower_physics.py --only tower    # noise-free windmill towers, lean per floor
+    python benchmarks/tower_physics.py --only speed    # verdict time and overhead against raw stepping
+    python benchmarks/tower_physics.py --only early    # early exit against a fixed 2 s horizon
+
+Timings are medians of ``--repeats`` runs, each verdict compared with raw PyBullet stepping of
+the same world measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pybullet as pb
+
+from pisa3d.games.tower.physics import (
+    EngineParams,
+    FallThresholds,
+    TileSpec,
+    TowerWorld,
+    WorldSnapshot,
+    apply_hand_noise,
+    lowest_point,
+)
+from pisa3d.games.tower.physics.poses import rotate_vectors
+from pisa3d.games.tower.physics.validation import (
+    CLEARANCE,
+    SceneOutcome,
+    build_windmill,
+    harmonic_stack,
+    tile_on_slope,
+    tilted_wall,
+    wall_on_wall,
+    windmill_plan,
+)
+
+TILE = TileSpec()
+SCENES: dict[str, Callable[..., SceneOutcome]] = {
+    "tilted wall (atan t/h)": tilted_wall,
+    "harmonic stack of 4 (L/2k)": harmonic_stack,
+    "tile on slope (atan mu)": tile_on_slope,
+    "wall on wall (t/2)": wall_on_wall,
+}
+
+
+# -- statics margins -------------------------------------------------------------------------------
+def boundary(scene: Callable[..., SceneOutcome], lo: float, hi: float, rounds: int, **kw: object) -> float:
+    """Bisect the factor where ``scene`` turns from standing (at lo) to failing (at hi)."""
+    for _ in range(rounds):
+        mid = (lo + hi) / 2
+        if scene(mid, **kw).failed:
+            hi = mid
+        else:
+            lo = mid
+    return (lo + hi) / 2
+
+
+def report_margins(rounds: int) -> None:
+    print(f"\nStatics margins: factor of the exact limit where the verdict flips ({rounds} bisection rounds)")
+    print(f"{'scene':30} {'flip (statics release)':>24} {'flip (0.25 mm drop)':>22}")
+    for name, scene in SCENES.items():
+        statics = boundary(scene, 0.5, 1.5, rounds)
+        if scene in (harmonic_stack, wall_on_wall):
+            dropped = f"{boundary(scene, 0.5, 1.5, rounds, clearance=CLEARANCE):.4f}"
+        else:
+            dropped = "(same)"
+        print(f"{name:30} {statics:24.4f} {dropped:>22}")
+    print("Right verdicts need the flip between 0.95 and 1.05 (0.9 and 1.1 for the wall on a wall).")
+
+
+# -- the windmill tower ----------------------------------------------------------------------------
+def wall_tilt_deg(pose: np.ndarray) -> float:
+    """Angle between a wall's in-plane 'up' axis (local y) and the vertical."""
+    up = rotate_vectors(pose[3:], np.array([0.0, 1.0, 0.0]))
+    return float(np.degrees(np.arccos(np.clip(abs(up[2]), -1.0, 1.0))))
+
+
+def report_tower(num_tiles: int, ceiling_every: int) -> None:
+    with TowerWorld(TILE) as world:
+        start = time.perf_counter()
+        labels, worst, fell_at = [], 0.0, None
+        for label, verdict in build_windmill(world, num_tiles, ceiling_every):
+            labels.append(label)
+            worst = max(worst, verdict.max_displacement)
+            if verdict.fell:
+                fell_at = label
+                break
+        seconds = time.perf_counter() - start
+        poses = world.poses()
+    kind = "ceiling on every floor" if ceiling_every == 1 else f"ceiling every {ceiling_every} floors"
+    status = f"FELL at {fell_at}" if fell_at else "stood"
+    print(f"\nNoise-free windmill, {len(labels)} tiles, {kind}: {status}; largest move of any placement "
+          f"{worst * 1000:.3f} mm; built in {seconds:.1f} s")
+    floors: dict[int, list[float]] = {}
+    for label, pose in zip(labels, poses, strict=True):
+        if label.startswith("W"):
+            floors.setdefault(int(label[1:-1]), []).append(wall_tilt_deg(pose))
+    print("  floor  mean wall lean (deg)  max wall lean (deg)")
+    for floor, tilts in floors.items():
+        print(f"  {floor:5d}  {np.mean(tilts):20.3f}  {max(tilts):19.3f}")
+
+
+# -- speed -----------------------------------------------------------------------------------------
+def tower_snapshots(
+    world: TowerWorld, num_tiles: int
+) -> tuple[list[WorldSnapshot], list[np.ndarray], list[np.ndarray]]:
+    """Snapshots of a noise-free windmill after 0, 1, ... tiles, plus each tile's release and slot."""
+    lift = np.array([0.0, 0.0, CLEARANCE, 0.0, 0.0, 0.0, 0.0])
+    snaps, releases, slots = [world.snapshot()], [], []
+    for _, slot in windmill_plan(num_tiles, TILE):
+        releases.append(slot + lift)
+        slots.append(slot)
+        verdict = world.release(slot + lift, slot)
+        if verdict.fell:
+            raise RuntimeError("the noise-free reference tower fell; fix the engine parameters first")
+        snaps.append(world.snapshot())
+    return snaps, releases, slots
+
+
+def raw_stepping_time(world: TowerWorld, snap: WorldSnapshot, steps: int) -> float:
+    """Plain stepSimulation of the world holding ``snap``'s tiles, with no checks at all."""
+    world.restore(snap)
+    client = world.client_id
+    start = time.perf_counter()
+    for _ in range(steps):
+        pb.stepSimulation(physicsClientId=client)
+    return time.perf_counter() - start
+
+
+def report_speed(sizes: list[int], repeats: int) -> None:
+    print(f"\nVerdict time per placement (median of {repeats}); raw = stepSimulation alone, same world, same steps")
+    print(f"{'tiles':>5} {'steps':>6} {'verdict ms':>11} {'raw ms':>8} {'ratio':>6} {'ms/step':>8}")
+    with TowerWorld(TILE) as world:
+        snaps, releases, slots = tower_snapshots(world, max(sizes))
+        for size in sizes:
+            ours, raw, steps = [], [], 0
+            for _ in range(repeats):
+                world.restore(snaps[size - 1])
+                start = time.perf_counter()
+                verdict = world.release(releases[size - 1], slots[size - 1])
+                ours.append(time.perf_counter() - start)
+                steps = verdict.steps
+                raw.append(raw_stepping_time(world, snaps[size], steps))
+            mo, mr = statistics.median(ours), statistics.median(raw)
+            print(f"{size:5d} {steps:6d} {mo * 1000:11.1f} {mr * 1000:8.1f} {mo / mr:6.3f} {mo / steps * 1000:8.3f}")
+
+
+# -- early exit against a fixed horizon ----------------------------------------------------------
+def noisy_placements(count: int, seed: int, max_tiles: int) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """(tiles already standing, release pose, slot) with RULES.md's default hand noise."""
+    rng = np.random.default_rng(seed)
+    slots = [slot for _, slot in windmill_plan(max_tiles, TILE)]
+    out = []
+    for _ in range(count):
+        standing = int(rng.integers(0, max_tiles))
+        slot = slots[standing]
+        pose = apply_hand_noise(slot, rng, 0.001, 1.0, 0.3)
+        pose[2] += lowest_point(slot, TILE.half_extents) + CLEARANCE - lowest_point(pose, TILE.half_extents)
+        out.append((standing, pose, slot))
+    return out
+
+
+def report_early_exit(count: int, max_tiles: int, seed: int) -> None:
+    fixed_params = EngineParams(settle_min_time=2.0, max_time=2.0, fall_exit_factor=1e9)
+    thresholds = FallThresholds()
+    with TowerWorld(TILE) as early, TowerWorld(TILE, fixed_params) as fixed:
+        snaps, _, _ = tower_snapshots(early, max_tiles)
+        token = fixed.snapshot().world_token  # the same states, owned by the fixed-horizon world
+        fixed_snaps = [WorldSnapshot(states=snap.states, world_token=token) for snap in snaps]
+        early_steps, fixed_steps, differ, falls, differ_cases = [], [], 0, 0, []
+        angle_gap = []
+        start = time.perf_counter()
+        for standing, pose, slot in noisy_placements(count, seed, max_tiles):
+            early.restore(snaps[standing])
+            a = early.release(pose, slot, thresholds)
+            fixed.restore(fixed_snaps[standing])
+            b = fixed.release(pose, slot, thresholds)
+            early_steps.append(a.steps)
+            fixed_steps.append(b.steps)
+            falls += b.fell
+            if a.fell != b.fell:
+                differ += 1
+                differ_cases.append((standing, a.max_displacement, b.max_displacement))
+            if not a.fell and not b.fell:
+                angle_gap.append(float(np.max(np.linalg.norm(a.poses[:, :3] - b.poses[:, :3], axis=1))))
+        seconds = time.perf_counter() - start
+    ratio = sum(fixed_steps) / sum(early_steps)
+    print(f"\nEarly exit against a fixed 2 s horizon, {count} seeded noisy placements (seed {seed}, towers of "
+          f"0-{max_tiles - 1} tiles, noise 1 mm / 1 deg / 0.3 deg): {seconds:.0f} s")
+    print(f"  mean steps: early exit {statistics.mean(early_steps):.1f}, fixed {statistics.mean(fixed_steps):.1f}; "
+          f"{ratio:.2f}x fewer steps; falls (fixed horizon) {falls}/{count}; verdicts that differ: {differ}")
+    if angle_gap:
+        print(f"  standing cases: largest distance between early-exit and 2 s poses {max(angle_gap) * 1000:.3f} mm")
+    for standing, da, db in differ_cases:
+        print(f"  differs: {standing} tiles standing, displacement early {da * 1000:.2f} mm, fixed {db * 1000:.2f} mm")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", choices=["margins", "tower", "speed", "early"], action="append")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--placements", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=10, help="bisection rounds for the margins")
+    args = parser.parse_args()
+    parts = args.only or ["margins", "tower", "speed", "early"]
+    print(f"PyBullet API {pb.getAPIVersion()}; engine parameters: assets/tower/engine.json")
+    if "margins" in parts:
+        report_margins(args.rounds)
+    if "tower" in parts:
+        report_tower(38, 1)
+        report_tower(38, 2)
+        report_tower(48, 1)
+    if "speed" in parts:
+        report_speed([4, 8, 16, 24, 32, 40, 48], args.repeats)
+    if "early" in parts:
+        report_early_exit(args.placements, 30, args.seed)
+
+
+if __name__ == "__main__":
+    main()
