@@ -181,7 +181,7 @@ class MCTSAgent:
                 if key in moves:
                     child.trials += 1
             if untried:
-                key = untried[int(rng.integers(len(untried)))]
+                key = untried[_pick(len(untried), rng)]
                 child = _Node(mover)
                 node.children[key] = child
                 state.apply(moves[key])
@@ -214,7 +214,7 @@ class MCTSAgent:
         while not state.is_over:
             moves = state.legal_moves()
             if policy is None:
-                move = moves[int(rng.integers(len(moves)))]
+                move = moves[_pick(len(moves), rng)]
             else:
                 player = state.current_player
                 assert player is not None
@@ -234,6 +234,11 @@ class MCTSAgent:
             if key > best_key:
                 best, best_key = move, key
         return best
+
+
+def _pick(count: int, rng: np.random.Generator) -> int:
+    """A uniform index below ``count``; ``rng.random()`` costs a tenth of ``rng.integers`` per call."""
+    return min(int(rng.random() * count), count - 1)
 
 
 def _check_root_moves(game_id: str, seat: int, sampled: dict[str, Move], real: dict[str, Move]) -> None:
