@@ -36,7 +36,7 @@ class MoveCaption:
         what = f"tile {self.tile}" if self.tile is not None else ""
         if self.slot:
             what += f" at {self.slot}"
-        parts = [f"move {self.index}/{num_moves - 1}", f"player {self.player + 1}", self.move]
+        parts = [f"move {self.index} of {num_moves}", f"player {self.player + 1}", self.move]
         if what:
             parts.append(what)
         parts.append(self.verdict)

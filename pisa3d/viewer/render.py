@@ -1,0 +1,88 @@
+"""Offscreen frames of a PyBullet scene: the EGL plugin (OpenGL without a display) when it
+loads, PyBullet's built-in TinyRenderer (CPU) otherwise."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pkgutil
+import sys
+from collections.abc import Iterator
+from typing import Literal
+
+import numpy as np
+import pybullet as p
+
+from ..core.errors import OptionsError
+from .camera import OrbitCamera
+
+RendererChoice = Literal["auto", "egl", "tiny"]
+LIGHT_DIRECTION = [0.4, -0.6, 1.0]
+
+
+@contextlib.contextmanager
+def _quiet_stdout(fds: tuple[int, ...] = (1,)) -> Iterator[None]:
+    """The EGL plugin prints its OpenGL details from C: keep them off the user's terminal."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        saved = [os.dup(fd) for fd in fds]
+    except OSError:  # no real file descriptors (some test runners): nothing to hide
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as null:
+            for fd in fds:
+                os.dup2(null.fileno(), fd)
+            yield
+    finally:
+        for fd, copy in zip(fds, saved, strict=True):
+            os.dup2(copy, fd)
+            os.close(copy)
+
+
+def _load_egl(client: int) -> bool:
+    loader = pkgutil.get_loader("eglRenderer")
+    if loader is None:
+        return False
+    with _quiet_stdout((1, 2)):
+        plugin = p.loadPlugin(loader.get_filename(), "_eglRendererPlugin", physicsClientId=client)
+    return plugin >= 0
+
+
+class OffscreenRenderer:
+    """A DIRECT-mode client holding only visual bodies, drawn to numpy images."""
+
+    def __init__(self, choice: RendererChoice = "auto") -> None:
+        if choice not in ("auto", "egl", "tiny"):
+            raise OptionsError(f"renderer {choice!r} is unknown; choose auto, egl or tiny")
+        self.client = p.connect(p.DIRECT)
+        self.backend = "tiny"
+        if choice != "tiny" and _load_egl(self.client):
+            self.backend = "egl"
+        elif choice == "egl":
+            self.close()
+            raise OptionsError("the EGL renderer did not load (needs libEGL, e.g. Debian libegl1 + libgl1-mesa-dri); "
+                               "use --renderer tiny or auto")
+
+    def render(self, camera: OrbitCamera, width: int, height: int) -> np.ndarray:
+        """An RGB image (height, width, 3) of the scene seen by ``camera``."""
+        engine = p.ER_BULLET_HARDWARE_OPENGL if self.backend == "egl" else p.ER_TINY_RENDERER
+        with _quiet_stdout():
+            _, _, rgba, _, _ = p.getCameraImage(
+                width, height, camera.view_matrix(), camera.projection_matrix(width, height), renderer=engine,
+                lightDirection=LIGHT_DIRECTION, shadow=0, physicsClientId=self.client,
+            )
+        return np.reshape(np.asarray(rgba, dtype=np.uint8), (height, width, 4))[:, :, :3].copy()
+
+    def close(self) -> None:
+        if self.client >= 0 and p.isConnected(self.client):
+            with _quiet_stdout():
+                p.disconnect(self.client)
+        self.client = -1
+
+    def __enter__(self) -> OffscreenRenderer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
