@@ -58,3 +58,10 @@ def test_mcts_factory_plays_a_legal_move_and_searches_one_round() -> None:
     assert agent.choose(state.view(seat), legal, np.random.default_rng(1)) in legal
     sample = ThisRoundOnlyCards().sample_state(state.view(seat), seat, np.random.default_rng(2))
     assert sample.num_rounds == 1 and state.num_rounds == 4
+
+
+def test_heuristic_plays_whole_games_at_every_table_size() -> None:
+    for players in (3, 5):
+        agents = [GAME.agents["heuristic"](s, None) for s in range(players)]
+        outcome = play_match(GAME, agents, players)
+        assert outcome.final_state.is_over and len(outcome.result.details["rounds"]) == players
