@@ -18,7 +18,7 @@ from .tiles import TileSet
 if TYPE_CHECKING:
     from .state import GimignanoState
 
-CELL_WIDTH = 12
+CELL_WIDTH = 14
 CELL_LINES = 4
 
 
