@@ -195,3 +195,13 @@ def test_cli_human_seat_reads_moves() -> None:
     assert "cannot read move 'X'" in result.output
     assert "player 1 puts a stone on 0,0/a" in result.output  # '1' chose the first listed move
     assert result.exit_code == 1 and "the game was abandoned" in result.output
+
+
+def test_mcts_agent_plays_gimignano() -> None:
+    state, _ = game.new_game(2, 6)
+    state.apply(state.legal_moves()[0])  # into the tile phase: many choices
+    agent = game.agents["mcts"](0, game.options())
+    agent.iterations = 12  # type: ignore[attr-defined]  # keep the test quick
+    move = agent.choose(state.view(0), state.legal_moves(), np.random.default_rng(1))
+    assert move in state.legal_moves()
+    assert sum(agent.last_search.visits.values()) == 12  # type: ignore[attr-defined]
