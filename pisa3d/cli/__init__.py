@@ -10,6 +10,7 @@ from ..core.errors import PisaError
 from .export import export as export_command
 from .play import play_app
 from .replay import replay_app
+from .view import view as view_command
 
 app = typer.Typer(
     name="pisa3d",
@@ -21,6 +22,7 @@ app = typer.Typer(
 app.add_typer(play_app, name="play")
 app.add_typer(replay_app, name="replay")
 app.command("export")(export_command)
+app.command("view")(view_command)
 
 
 def main() -> None:

@@ -1,0 +1,31 @@
+"""``pisa3d view FILE``: watch a tower record in a 3D window from its stored trajectories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ..core.record import load_record
+
+
+def view(
+    file: Path = typer.Argument(..., help="A tower record written by `pisa3d play tower ... --record FILE`."),
+    move: int | None = typer.Option(None, "--move", help="Open at this move (0-based, as in `replay show`); "
+                                    "default: the end."),
+    width: int = typer.Option(1024, help="Window width in pixels."),
+    height: int = typer.Option(768, help="Window height in pixels."),
+    seconds: float | None = typer.Option(None, help="Close the window after this many seconds (demos)."),
+    screenshot: Path | None = typer.Option(None, help="On closing, save the view as this PNG."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not echo the on-screen line to the terminal."),
+) -> None:
+    """Watch a tower game in a PyBullet window, no re-simulation: space play/pause, left/right
+    step a move, PgUp/PgDn ten moves, Home/End, +/- speed, up/down and [ ] orbit, z/x zoom,
+    h camera home, q or Esc quit; drag the 'move' slider to scrub; the mouse orbits as in PyBullet.
+    """
+    from ..viewer.gui import view_record
+
+    record = load_record(file)
+    on_change = None if quiet else typer.echo
+    view_record(record, start=move, width=width, height=height, on_change=on_change, max_seconds=seconds,
+                screenshot=screenshot)

@@ -1,0 +1,202 @@
+"""The PyBullet GUI window for the tower: watch a record (``pisa3d view FILE``) from its stored
+trajectories, with no re-simulation. The window only shows visual bodies; it never steps
+physics. Live play (live.py) uses the same window."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pybullet as p
+from PIL import Image
+
+from ..core.errors import PisaError
+from ..core.record import GameRecord
+from .camera import OrbitCamera, framing_camera
+from .input import (
+    Command,
+    Mode,
+    Playback,
+    advance_playback,
+    apply_camera,
+    apply_playback,
+    commands_from_keys,
+    commands_from_mouse,
+)
+from .tile_bodies import TileBodies, create_table
+from .tower_replay import TowerReplay, load_tower_replay
+
+FRAME_SECONDS = 1 / 60
+MIN_MOVE_SECONDS = 0.4  # simulated seconds a move lasts when playing, however short its trajectory
+VIEW_HELP = ("space play/pause  <- -> step  PgUp/PgDn 10  Home/End  +/- speed  "
+             "up/down [ ] z x camera  h home  q quit")
+
+
+class TowerWindow:
+    """A PyBullet GUI window with PyBullet's own key shortcuts off and a caption line."""
+
+    def __init__(self, side: float, width: int = 1024, height: int = 768) -> None:
+        try:
+            self.client = p.connect(p.GUI, options=f"--width={width} --height={height}")
+        except p.error as exc:
+            raise PisaError(f"cannot open the 3D window ({exc}); is there a display? (try xvfb-run)") from None
+        if self.client < 0:
+            raise PisaError("cannot open the 3D window: no display (set DISPLAY, or run under xvfb-run)")
+        for flag, value in ((p.COV_ENABLE_KEYBOARD_SHORTCUTS, 0), (p.COV_ENABLE_RGB_BUFFER_PREVIEW, 0),
+                            (p.COV_ENABLE_DEPTH_BUFFER_PREVIEW, 0), (p.COV_ENABLE_SEGMENTATION_MARK_PREVIEW, 0),
+                            (p.COV_ENABLE_SHADOWS, 0), (p.COV_ENABLE_GUI, 1)):
+            p.configureDebugVisualizer(flag, value, physicsClientId=self.client)
+        self.side = side
+        self.table = create_table(self.client, side)
+        self._texts: dict[str, int] = {}
+        self._keys_down: frozenset[int] = frozenset()
+
+    @property
+    def connected(self) -> bool:
+        return self.client >= 0 and p.isConnected(self.client)
+
+    def poll(self, mode: Mode) -> list[Command]:
+        keys = p.getKeyboardEvents(physicsClientId=self.client)
+        commands, self._keys_down = commands_from_keys(keys, mode, self._keys_down)
+        return commands + commands_from_mouse(p.getMouseEvents(physicsClientId=self.client), mode)
+
+    def camera(self, fallback: OrbitCamera) -> OrbitCamera:
+        """The window's camera now (the mouse may have turned it)."""
+        info = p.getDebugVisualizerCamera(physicsClientId=self.client)
+        if not info or len(info) < 12:
+            return fallback
+        yaw, pitch, distance, target = info[8], info[9], info[10], info[11]
+        return OrbitCamera(target=tuple(float(v) for v in target), distance=float(distance), yaw_deg=float(yaw),
+                           pitch_deg=float(pitch))
+
+    def set_camera(self, camera: OrbitCamera) -> None:
+        p.resetDebugVisualizerCamera(camera.distance, camera.yaw_deg, camera.pitch_deg, list(camera.target),
+                                     physicsClientId=self.client)
+
+    def text(self, name: str, line: str, position: Sequence[float], color: Sequence[float], size: float) -> None:
+        """A line of text at a point of the scene, replaced in place when it changes."""
+        kwargs = {"replaceItemUniqueId": self._texts[name]} if name in self._texts else {}
+        self._texts[name] = p.addUserDebugText(line, list(position), textColorRGB=list(color), textSize=size,
+                                               physicsClientId=self.client, **kwargs)
+
+    def caption(self, line: str, top: float, help_line: str) -> None:
+        self.text("caption", line, (-self.side * 1.5, 0, top + self.side * 1.2), (0.1, 0.1, 0.1), 1.4)
+        self.text("help", help_line, (-self.side * 1.5, 0, -self.side * 0.6), (0.25, 0.25, 0.3), 1.0)
+
+    def grab(self, width: int = 640, height: int = 480) -> np.ndarray:
+        """An RGB image of the scene from the window's camera (for screenshots in docs and tests)."""
+        camera = self.camera(OrbitCamera())
+        view, projection = camera.view_matrix(), camera.projection_matrix(width, height)
+        _, _, rgba, _, _ = p.getCameraImage(width, height, view, projection, renderer=p.ER_BULLET_HARDWARE_OPENGL,
+                                            physicsClientId=self.client)
+        return np.reshape(np.asarray(rgba, dtype=np.uint8), (height, width, 4))[:, :, :3].copy()
+
+    def close(self) -> None:
+        if self.connected:
+            p.disconnect(self.client)
+        self.client = -1
+
+
+def move_durations(replay: TowerReplay) -> list[float]:
+    """Simulated seconds each move takes when playing (a pass still shows for a moment)."""
+    return [max(t.num_frames / t.hz if t is not None else 0.0, MIN_MOVE_SECONDS) for t in replay.trajectories]
+
+
+def frame_for(replay: TowerReplay, state: Playback) -> tuple[int, np.ndarray]:
+    """(move shown, tile poses) for a playback state: inside the next move's trajectory while
+    playing, else the settled tower after ``state.move``."""
+    nxt = state.move + 1
+    if state.playing and nxt < replay.num_moves:
+        traj = replay.trajectories[nxt]
+        if traj is not None:
+            sample = min(int(state.sim_time * traj.hz), traj.num_frames - 1)
+            return nxt, traj.frames[sample]
+        return nxt, replay.settled(nxt)
+    return state.move, replay.settled(state.move)
+
+
+def caption_line(replay: TowerReplay, move: int, state: Playback) -> str:
+    where = "set-up: empty table" if move < 0 else replay.captions[move].text(replay.num_moves)
+    mode = "playing" if state.playing else "paused"
+    return f"{where}  |  {mode} x{state.speed:g}"
+
+
+def view_record(
+    record: GameRecord,
+    start: int | None = None,
+    width: int = 1024,
+    height: int = 768,
+    on_change: Callable[[str], None] | None = None,
+    max_seconds: float | None = None,
+    screenshot: Path | None = None,
+) -> Playback:
+    """Show ``record`` in a window until the person quits (q, Esc, or closing the window).
+
+    ``on_change`` gets the caption line whenever it changes (the CLI echoes it to the terminal);
+    ``max_seconds`` closes the window after that long (demos, tests); ``screenshot`` saves the
+    last view as a PNG.
+    """
+    replay = load_tower_replay(record)
+    window = TowerWindow(replay.side, width, height)
+    try:
+        state = _view_loop(window, replay, start, on_change, max_seconds)
+        if screenshot is not None and window.connected:
+            Image.fromarray(window.grab(width, height)).save(screenshot)
+        return state
+    finally:
+        window.close()
+
+
+def _view_loop(window: TowerWindow, replay: TowerReplay, start: int | None,
+               on_change: Callable[[str], None] | None, max_seconds: float | None) -> Playback:
+    bodies = TileBodies(window.client, replay.tiles, replay.side, replay.thickness)
+    home = framing_camera(replay.top, replay.side)
+    camera = home
+    window.set_camera(camera)
+    last = replay.num_moves - 1
+    slider = p.addUserDebugParameter("move (drag to scrub)", -1, max(last, 0), last if start is None else start,
+                                     physicsClientId=window.client)
+    slider_value = p.readUserDebugParameter(slider, physicsClientId=window.client)
+    state = Playback(move=last if start is None else max(-1, min(last, start)))
+    durations = move_durations(replay)
+    shown: tuple[int, int] | None = None
+    line = ""
+    began = clock = time.monotonic()
+    while window.connected and not state.quit:
+        try:
+            commands = window.poll(Mode.VIEW)
+            value = p.readUserDebugParameter(slider, physicsClientId=window.client)
+        except p.error:  # the window was closed
+            break
+        if value != slider_value:  # the person dragged the slider: scrub there
+            slider_value = value
+            state = Playback(move=round(value), speed=state.speed)
+        camera = window.camera(camera)
+        moved_camera = False
+        for command in commands:
+            new_camera = apply_camera(camera, command, home)
+            moved_camera |= new_camera != camera
+            camera = new_camera
+            state = apply_playback(state, command, replay.num_moves)
+        if moved_camera:
+            window.set_camera(camera)
+        now = time.monotonic()
+        state = advance_playback(state, now - clock, durations)
+        clock = now
+        move, poses = frame_for(replay, state)
+        key = (move, int(state.sim_time * 1000) if state.playing else -1)
+        if key != shown:
+            bodies.pose(poses)
+            shown = key
+        new_line = caption_line(replay, move, state)
+        if new_line != line:
+            line = new_line
+            window.caption(line, replay.top, VIEW_HELP)
+            if on_change is not None:
+                on_change(line)
+        if max_seconds is not None and now - began > max_seconds:
+            break
+        time.sleep(FRAME_SECONDS)
+    return state

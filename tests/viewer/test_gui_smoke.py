@@ -1,0 +1,98 @@
+"""Smoke test of the real viewer window under Xvfb: keys injected with xdotool move it, and the
+screen is not blank. Skipped, saying why, where Xvfb or xdotool is missing or no X server starts."""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import ImageGrab
+
+from tests.export.records import write_record
+
+pytestmark = pytest.mark.display
+WINDOW_NAME = "Bullet Physics"  # PyBullet names its window itself
+
+
+@pytest.fixture(scope="module")
+def display() -> Iterator[str]:
+    for tool in ("Xvfb", "xdotool"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed (Debian: apt-get install xvfb xdotool libgl1-mesa-dri)")
+    read, write = os.pipe()
+    server = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x960x24", "-nolisten", "tcp"],
+                              pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        number = pipe.readline().strip()
+    if not number:
+        server.kill()
+        pytest.skip("Xvfb did not start an X server")
+    try:
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def _lines(stream) -> queue.Queue[str]:
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in stream], daemon=True).start()
+    return lines
+
+
+def _wait_for(lines: queue.Queue[str], needle: str, timeout: float = 30) -> str:
+    end = time.monotonic() + timeout
+    seen = []
+    while time.monotonic() < end:
+        try:
+            line = lines.get(timeout=0.2)
+        except queue.Empty:
+            continue
+        seen.append(line)
+        if needle in line:
+            return line
+    raise AssertionError(f"the viewer never printed {needle!r}; it printed: {''.join(seen)[-1500:]}")
+
+
+def _keys(env: dict[str, str], *keys: str) -> None:
+    window = subprocess.run(["xdotool", "search", "--sync", "--name", WINDOW_NAME], env=env, capture_output=True,
+                            text=True, timeout=20, check=True).stdout.split()[0]
+    subprocess.run(["xdotool", "windowfocus", "--sync", window], env=env, timeout=10, check=False)
+    for key in keys:  # held long enough for the viewer's poll to see it down
+        subprocess.run(["xdotool", "keydown", key], env=env, timeout=10, check=True)
+        time.sleep(0.1)
+        subprocess.run(["xdotool", "keyup", key], env=env, timeout=10, check=True)
+        time.sleep(0.1)
+
+
+def test_viewer_window_follows_injected_keys(display: str, tmp_path: Path) -> None:
+    record = write_record("tower", tmp_path)
+    env = {**os.environ, "DISPLAY": display}
+    viewer = subprocess.Popen(["pisa3d", "view", str(record), "--move", "0", "--width", "800", "--height", "600",
+                               "--seconds", "90"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        lines = _lines(viewer.stdout)
+        _wait_for(lines, "move 0 of")
+        _keys(env, "Right", "Right")
+        assert "paused" in _wait_for(lines, "move 2 of")
+        _keys(env, "End")
+        _wait_for(lines, "FELL" if "FELL" in record.read_text() else "move ")
+        time.sleep(0.5)
+        screen = np.asarray(ImageGrab.grab(xdisplay=display).convert("RGB"))[:600, :800].astype(float)
+        assert screen.std() > 20, "the window looks blank"
+        assert len(np.unique(screen.reshape(-1, 3), axis=0)) > 30
+        _keys(env, "q")
+        assert viewer.wait(timeout=30) == 0
+    finally:
+        if viewer.poll() is None:
+            viewer.kill()
+            viewer.wait()
