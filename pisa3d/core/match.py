@@ -40,11 +40,14 @@ def play_match(
     options: Mapping[str, Any] | GameOptions | None = None,
     on_events: EventCallback | None = None,
     max_moves: int = 1_000_000,
+    on_move: Callable[[MoveEntry], None] | None = None,
 ) -> MatchOutcome:
     """Play ``game`` to the end with one agent per seat.
 
     An agent with ``wants_state = True`` (a referee-level search bot in a game of perfect
-    information) gets a clone of the state instead of a view.
+    information) gets a clone of the state instead of a view. ``on_move`` gets each move's
+    record entry as it is written, extras (the tower's trajectory) included: a live viewer
+    animates from it.
     """
     num_players = len(agents)
     opts = game.options(options)
@@ -74,5 +77,7 @@ def play_match(
         record.moves.append(MoveEntry(player, str(move), events, state.take_record_extras()))
         if on_events:
             on_events(player, move, events, state)
+        if on_move:
+            on_move(record.moves[-1])
     record.result = state.result()
     return MatchOutcome(record.result, record, state)
