@@ -47,6 +47,8 @@ class Matchup:
     exploration: float
     reward: str
     rollout: str  # "random", or "opponent": the opponent bot plays the rollouts
+    rollout_limit: int | None = None  # cut rollouts after this many moves and use EVALUATORS
+    options: tuple[tuple[str, Any], ...] = ()  # game options, as (name, value) pairs
 
 
 @dataclass(frozen=True)
@@ -82,24 +84,54 @@ class _CountingMCTS(MCTSAgent):
         return move
 
 
+def gimignano_evaluation(state: Any) -> list[float]:
+    """A position's worth to each player: towers built, plus progress toward the next quartet.
+
+    Progress is the greedy bot's own measure (most own plots in a quartet the player can still
+    fill); a full quartet counts 0.8 of a tower. Each player's reward is a logistic of their lead
+    over the best other player, one tower ahead giving about 0.73.
+    """
+    from pisa3d.games.gimignano.agents import progress
+
+    values = []
+    for seat in range(state.num_players):
+        own = state.own_plots(seat)
+        best, count = (0, 0)
+        if own:
+            best, count = progress(state.board, state.stones, state.towers, seat, state.supply[seat], own)
+        values.append(state.built[seat] + 0.2 * best + 0.02 * min(count, 5))
+    rewards = []
+    for seat, value in enumerate(values):
+        lead = value - max(v for other, v in enumerate(values) if other != seat)
+        rewards.append(1.0 / (1.0 + math.exp(-lead)))
+    return rewards
+
+
+EVALUATORS = {"gimignano": gimignano_evaluation}
+
+
 def _share(winners: Sequence[int], seat: int) -> float:
     return 1.0 / len(winners) if seat in winners else 0.0
 
 
 def play_one(matchup: Matchup, seed: int) -> GameOutcome:
     game = get_game(matchup.game_id)
-    options = game.options()
+    options = game.options(dict(matchup.options))
     seat = seed % matchup.players
     bots: list[Agent] = [game.agents[matchup.opponent](s, options) for s in range(matchup.players)]
     policy = game.agents[matchup.opponent](seat, options) if matchup.rollout == "opponent" else None
+    cut = {} if matchup.rollout_limit is None else {
+        "rollout_limit": matchup.rollout_limit, "evaluate": EVALUATORS[matchup.game_id]
+    }
     mcts = _CountingMCTS(
         game, seat, iterations=matchup.iterations, exploration=matchup.exploration,
-        reward=matchup.reward, rollout_policy=policy,  # type: ignore[arg-type]
+        reward=matchup.reward, rollout_policy=policy, **cut,  # type: ignore[arg-type]
     )
     started = time.perf_counter()
-    result = play_match(game, [mcts if s == seat else bots[s] for s in range(matchup.players)], seed).result
+    result = play_match(game, [mcts if s == seat else bots[s] for s in range(matchup.players)], seed, options).result
     wall = time.perf_counter() - started
-    baseline = play_match(game, [game.agents[matchup.opponent](s, options) for s in range(matchup.players)], seed)
+    baseline_agents = [game.agents[matchup.opponent](s, options) for s in range(matchup.players)]
+    baseline = play_match(game, baseline_agents, seed, options)
     others = [score for s, score in enumerate(result.scores) if s != seat]
     return GameOutcome(
         seed=seed,
@@ -176,6 +208,12 @@ def run(matchups: list[Matchup], games: int, first_seed: int, workers: int, cons
     return summaries
 
 
+def _rollout_label(summary: dict[str, Any]) -> str:
+    if summary["rollout_limit"] is None:
+        return summary["rollout"]
+    return f"{summary['rollout']}, cut at {summary['rollout_limit']} + eval"
+
+
 def print_table(summaries: list[dict[str, Any]], console: Console) -> None:
     table = Table(title="MCTS against the rule-based bots (seats rotated; baseline = the bot in MCTS's seat)")
     for header in ("game", "players", "opponent", "iters/move", "rollouts", "games", "MCTS wins", "win rate [95% CI]",
@@ -184,7 +222,7 @@ def print_table(summaries: list[dict[str, Any]], console: Console) -> None:
     for s in summaries:
         low, high = s["mcts_win_rate_ci95"]
         table.add_row(
-            s["game_id"], str(s["players"]), s["opponent"], str(s["iterations"]), s["rollout"], str(s["games"]),
+            s["game_id"], str(s["players"]), s["opponent"], str(s["iterations"]), _rollout_label(s), str(s["games"]),
             f"{s['mcts_outright_wins']} (share {s['mcts_win_share']:.2f})",
             f"{s['mcts_outright_wins'] / s['games']:.2f} [{low:.2f}, {high:.2f}]",
             f"{s['p_value_vs_even']:.1e}",
@@ -203,8 +241,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1000, help="first seed (default 1000)")
     parser.add_argument("--cards-iterations", type=int, default=200, help="MCTS iterations per move in cards")
     parser.add_argument("--cards-players", type=int, default=3)
+    parser.add_argument("--cards-rounds", type=int, default=None, help="rounds per card game (default: the rules')")
     parser.add_argument("--gimignano-iterations", type=int, default=200, help="MCTS iterations per move")
     parser.add_argument("--gimignano-players", type=int, default=2)
+    parser.add_argument("--gimignano-rollout-limit", type=int, default=None,
+                        help="cut gimignano rollouts after this many moves and score the position instead")
     parser.add_argument("--exploration", type=float, default=DEFAULT_EXPLORATION, help="UCB1 constant")
     parser.add_argument("--reward", choices=REWARD_KINDS, default="scaled", help="what MCTS backs up")
     parser.add_argument("--rollout", choices=("random", "opponent"), default="random",
@@ -215,9 +256,13 @@ def main(argv: list[str] | None = None) -> None:
     search = (args.exploration, args.reward, args.rollout)
     matchups = []
     if args.only in (None, "gimignano"):
-        matchups.append(Matchup("gimignano", args.gimignano_players, "greedy", args.gimignano_iterations, *search))
+        matchups.append(Matchup(
+            "gimignano", args.gimignano_players, "greedy", args.gimignano_iterations, *search,
+            rollout_limit=args.gimignano_rollout_limit,
+        ))
     if args.only in (None, "cards"):
-        matchups.append(Matchup("cards", args.cards_players, "heuristic", args.cards_iterations, *search))
+        rounds = (("rounds", args.cards_rounds),)
+        matchups.append(Matchup("cards", args.cards_players, "heuristic", args.cards_iterations, *search, rounds))
     console = Console(width=None if sys.stdout.isatty() else 200)
     console.print(f"command: python benchmarks/mcts_strength.py {' '.join(argv if argv is not None else sys.argv[1:])}")
     summaries = run(matchups, args.games, args.seed, args.workers, console)

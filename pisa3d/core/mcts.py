@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from .game import Game
 
 RewardKind = Literal["scaled", "win"]
+Evaluator = Callable[[State], Sequence[float]]
+"""Estimates a position that is not over: one reward in [0, 1] per player, like a result's."""
 REWARD_KINDS: tuple[str, ...] = ("scaled", "win")
 
 DEFAULT_ITERATIONS = 400
@@ -93,6 +95,10 @@ class MCTSAgent:
     when set, and with ``iterations=None`` only the clock stops the search. ``rollout_policy`` is
     any Agent used to play out from a new leaf (it is handed the mover's view of the
     determinization); None means uniformly random moves, the fast default.
+
+    ``rollout_limit`` with ``evaluate`` cuts rollouts short: after that many rollout moves (0:
+    none) a position that is not over is scored by ``evaluate`` instead of played out. This is for
+    games whose playouts are slow or say little; a game's own module provides the evaluator.
     """
 
     name = "mcts"
@@ -106,6 +112,8 @@ class MCTSAgent:
         rollout_policy: Agent | None = None,
         time_limit: float | None = None,
         reward: RewardKind = "scaled",
+        rollout_limit: int | None = None,
+        evaluate: Evaluator | None = None,
     ) -> None:
         if iterations is None and time_limit is None:
             raise OptionsError("mcts: give an iteration budget, a time_limit, or both")
@@ -115,6 +123,10 @@ class MCTSAgent:
             raise OptionsError(f"mcts: time_limit must be > 0 seconds, got {time_limit!r}")
         if not exploration >= 0:
             raise OptionsError(f"mcts: exploration must be >= 0, got {exploration!r}")
+        if (rollout_limit is None) != (evaluate is None):
+            raise OptionsError("mcts: rollout_limit and evaluate go together: give both or neither")
+        if rollout_limit is not None and (not isinstance(rollout_limit, int) or rollout_limit < 0):
+            raise OptionsError(f"mcts: rollout_limit must be a whole number >= 0, got {rollout_limit!r}")
         if reward not in REWARD_KINDS:
             raise OptionsError(f"mcts: unknown reward {reward!r}; choose from {', '.join(REWARD_KINDS)}")
         self.game = game
@@ -124,6 +136,8 @@ class MCTSAgent:
         self.rollout_policy = rollout_policy
         self.time_limit = time_limit
         self.reward = reward
+        self.rollout_limit = rollout_limit
+        self.evaluate = evaluate
         self._rewards = scaled_rewards if reward == "scaled" else win_rewards
         self.last_search: SearchStats | None = None
 
@@ -192,7 +206,13 @@ class MCTSAgent:
             state.apply(moves[key])
             path.append(node)
         self._rollout(state, rng)
-        rewards = self._rewards(state.result(), state.num_players)
+        if state.is_over:
+            rewards = self._rewards(state.result(), state.num_players)
+        else:  # cut short by rollout_limit
+            assert self.evaluate is not None
+            rewards = list(self.evaluate(state))
+            if len(rewards) != state.num_players:
+                raise RuntimeError(f"mcts: evaluate gave {len(rewards)} rewards for {state.num_players} players")
         for visited in path:
             visited.visits += 1
             visited.reward += rewards[visited.mover]
@@ -211,7 +231,10 @@ class MCTSAgent:
 
     def _rollout(self, state: State, rng: np.random.Generator) -> None:
         policy = self.rollout_policy
-        while not state.is_over:
+        budget = math.inf if self.rollout_limit is None else self.rollout_limit
+        played = 0
+        while not state.is_over and played < budget:
+            played += 1
             moves = state.legal_moves()
             if policy is None:
                 move = moves[_pick(len(moves), rng)]

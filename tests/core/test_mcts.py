@@ -296,6 +296,51 @@ def test_it_is_an_agent_with_the_expected_name() -> None:
     assert TicTacToeGame().agents["mcts"](1, TicTacToeGame().options()).seat == 1
 
 
+def nim_theory(state: Any) -> list[float]:
+    """Two-player Nim (take 1-3) solved: the player to move loses exactly when 4 divides the pile."""
+    mover = state.current_player
+    mover_wins = state.pile % 4 != 0
+    return [float(mover_wins) if seat == mover else float(not mover_wins) for seat in range(2)]
+
+
+class PerfectNim:
+    """Leaves a multiple of four when it can."""
+
+    name = "perfect"
+
+    def choose(self, view: dict[str, Any], legal_moves: Any, rng: np.random.Generator) -> Any:
+        wanted = view["pile"] % 4 or 1
+        return next(m for m in legal_moves if m.count == wanted)
+
+
+def test_an_evaluator_scores_cut_off_rollouts() -> None:
+    calls: list[int] = []
+
+    def counting_theory(state: Any) -> list[float]:
+        assert not state.is_over
+        calls.append(state.pile)
+        return nim_theory(state)
+
+    # Pile 39: random playouts say little this far from the end; the evaluator knows the answer.
+    state = NimState(2, 39, 3)
+    move, _ = choose(NimGame(), state, seed=1, iterations=60, rollout_limit=0, evaluate=counting_theory)
+    assert move == "take 3"
+    assert len(calls) == 60 and all(pile < 39 for pile in calls)  # each new leaf, no playout
+    # Cut after two rollout moves of a perfect player: the evaluation stays exact.
+    move, _ = choose(
+        NimGame(), NimState(2, 38, 3), seed=1, iterations=60, rollout_limit=2, evaluate=nim_theory,
+        rollout_policy=PerfectNim(),
+    )
+    assert move == "take 2"
+
+
+def test_an_evaluator_with_the_wrong_length_is_reported() -> None:
+    agent = MCTSAgent(NimGame(), 0, iterations=5, rollout_limit=0, evaluate=lambda state: [0.5])
+    state = NimState(2, 20, 3)
+    with pytest.raises(RuntimeError, match="evaluate gave 1 rewards for 2 players"):
+        agent.choose(state.view(0), state.legal_moves(), make_rng(0))
+
+
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
@@ -305,6 +350,9 @@ def test_it_is_an_agent_with_the_expected_name() -> None:
         ({"time_limit": 0}, "time_limit must be > 0"),
         ({"exploration": -1.0}, "exploration must be >= 0"),
         ({"reward": "points"}, "unknown reward 'points'; choose from scaled, win"),
+        ({"rollout_limit": 3}, "rollout_limit and evaluate go together"),
+        ({"evaluate": nim_theory}, "rollout_limit and evaluate go together"),
+        ({"rollout_limit": -1, "evaluate": nim_theory}, "rollout_limit must be a whole number >= 0"),
     ],
 )
 def test_bad_settings_are_refused(settings: dict[str, Any], message: str) -> None:
