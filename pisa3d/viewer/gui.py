@@ -37,21 +37,29 @@ VIEW_HELP = ("space play/pause  <- -> step  PgUp/PgDn 10  Home/End  +/- speed  "
 class TowerWindow:
     """A PyBullet GUI window with PyBullet's own key shortcuts off and a caption line."""
 
-    def __init__(self, side: float, width: int = 1024, height: int = 768) -> None:
+    def __init__(self, side: float, width: int = 1024, height: int = 768, headless: bool = False) -> None:
+        """``headless`` uses a DIRECT-mode client instead of a window: the same scene, no
+        display, no keys (tests drive it with scripted commands)."""
+        self.headless = headless
         try:
-            self.client = p.connect(p.GUI, options=f"--width={width} --height={height}")
+            size = f"--width={width} --height={height}"
+            self.client = p.connect(p.DIRECT) if headless else p.connect(p.GUI, options=size)
         except p.error as exc:
             raise PisaError(f"cannot open the 3D window ({exc}); is there a display? (try xvfb-run)") from None
         if self.client < 0:
             raise PisaError("cannot open the 3D window: no display (set DISPLAY, or run under xvfb-run)")
-        for flag, value in ((p.COV_ENABLE_KEYBOARD_SHORTCUTS, 0), (p.COV_ENABLE_RGB_BUFFER_PREVIEW, 0),
-                            (p.COV_ENABLE_DEPTH_BUFFER_PREVIEW, 0), (p.COV_ENABLE_SEGMENTATION_MARK_PREVIEW, 0),
-                            (p.COV_ENABLE_SHADOWS, 0), (p.COV_ENABLE_GUI, 1)):
-            p.configureDebugVisualizer(flag, value, physicsClientId=self.client)
         self.side = side
         self.table = create_table(self.client, side)
         self._texts: dict[str, int] = {}
         self._keys_down: frozenset[int] = frozenset()
+        self._camera: OrbitCamera | None = None
+        self.last_text: dict[str, str] = {}  # what each text item says now
+        if headless:
+            return
+        for flag, value in ((p.COV_ENABLE_KEYBOARD_SHORTCUTS, 0), (p.COV_ENABLE_RGB_BUFFER_PREVIEW, 0),
+                            (p.COV_ENABLE_DEPTH_BUFFER_PREVIEW, 0), (p.COV_ENABLE_SEGMENTATION_MARK_PREVIEW, 0),
+                            (p.COV_ENABLE_SHADOWS, 0), (p.COV_ENABLE_GUI, 1)):
+            p.configureDebugVisualizer(flag, value, physicsClientId=self.client)
 
     @property
     def connected(self) -> bool:
@@ -64,6 +72,8 @@ class TowerWindow:
 
     def camera(self, fallback: OrbitCamera) -> OrbitCamera:
         """The window's camera now (the mouse may have turned it)."""
+        if self.headless:
+            return self._camera or fallback
         info = p.getDebugVisualizerCamera(physicsClientId=self.client)
         if not info or len(info) < 12:
             return fallback
@@ -72,11 +82,15 @@ class TowerWindow:
                            pitch_deg=float(pitch))
 
     def set_camera(self, camera: OrbitCamera) -> None:
+        self._camera = camera
         p.resetDebugVisualizerCamera(camera.distance, camera.yaw_deg, camera.pitch_deg, list(camera.target),
                                      physicsClientId=self.client)
 
     def text(self, name: str, line: str, position: Sequence[float], color: Sequence[float], size: float) -> None:
         """A line of text at a point of the scene, replaced in place when it changes."""
+        self.last_text[name] = line
+        if self.headless:
+            return
         kwargs = {"replaceItemUniqueId": self._texts[name]} if name in self._texts else {}
         self._texts[name] = p.addUserDebugText(line, list(position), textColorRGB=list(color), textSize=size,
                                                physicsClientId=self.client, **kwargs)
