@@ -4,7 +4,8 @@ tower size measured through the game, and whether the cautious bot outlasts the 
     python benchmarks/tower.py                 # everything, default sizes
     python benchmarks/tower.py --part games    # only the full-game wall times
     python benchmarks/tower.py --part size     # only verdict time vs tower size (45-tile tower)
-    python benchmarks/tower.py --part bots --bot-games 12
+    python benchmarks/tower.py --part bots --bot-games 16   # cautious vs random, 16 seeds each
+    python benchmarks/tower.py --part mixed --bot-games 16  # 2 cautious + 2 random seats: who topples
 
 Medians over repeated runs; the machine is shared, so compare rows of one run, not across runs.
 """
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
+from pisa3d.games.tower.setup import build_setup
 
 GAME = get_game("tower")
 
@@ -68,7 +70,8 @@ def verdict_time_by_size(repeats: int) -> None:
                 size = len(state.placements)
                 per_size.setdefault(size, []).append(elapsed)
                 steps.setdefault(size, []).append(events[0].data["steps"])
-    print("\n## Verdict time per placement vs tower size (noise-free 45-tile tower, 240 Hz)")
+    hz = 1.0 / build_setup(options).engine.timestep
+    print(f"\n## Verdict time per placement vs tower size (noise-free 45-tile tower, {hz:.0f} Hz)")
     print(f"{'tiles after':>11} {'median ms':>10} {'steps':>6} {'ms per step':>12}")
     for size in (4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 45):
         if size in per_size:
@@ -97,9 +100,28 @@ def bots_outlast(games: int) -> None:
               f"{statistics.median(times):9.2f}")
 
 
+def mixed_table(games: int) -> None:
+    """Seats 1, 3 cautious and 2, 4 random (and the other way round on odd seeds): who topples?"""
+    options = GAME.options()
+    placed = {"cautious": 0, "random": 0}
+    toppled = {"cautious": 0, "random": 0}
+    for seed in range(games):
+        kinds = ["cautious", "random"] * 2 if seed % 2 == 0 else ["random", "cautious"] * 2
+        outcome = play_match(GAME, [GAME.agents[k](s, options) for s, k in enumerate(kinds)], seed=seed,
+                             options=options)
+        for entry in outcome.record.moves:
+            if entry.events[0].kind == "placed":
+                placed[kinds[entry.player]] += 1
+                toppled[kinds[entry.player]] += entry.events[0].data["fell"]
+    print(f"\n## Mixed tables: {games} seeded 4-player games, 2 cautious + 2 random seats")
+    print(f"{'bots':10} {'placements':>11} {'falls caused':>13} {'falls per placement':>20}")
+    for kind in ("random", "cautious"):
+        print(f"{kind:10} {placed[kind]:11d} {toppled[kind]:13d} {toppled[kind] / max(1, placed[kind]):20.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=["all", "games", "size", "bots"], default="all")
+    parser.add_argument("--part", choices=["all", "games", "size", "bots", "mixed"], default="all")
     parser.add_argument("--games", type=int, default=5, help="seeds for the full-game wall times")
     parser.add_argument("--repeats", type=int, default=2, help="towers built for verdict time vs size")
     parser.add_argument("--bot-games", type=int, default=12, help="seeded games per bot kind")
@@ -112,6 +134,8 @@ def main() -> None:
         verdict_time_by_size(args.repeats)
     if args.part in ("all", "bots"):
         bots_outlast(args.bot_games)
+    if args.part in ("all", "mixed"):
+        mixed_table(args.bot_games)
 
 
 if __name__ == "__main__":
