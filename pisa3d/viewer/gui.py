@@ -4,8 +4,9 @@ physics. Live play (live.py) uses the same window."""
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,7 @@ from .tower_replay import TowerReplay, load_tower_replay
 
 FRAME_SECONDS = 1 / 60
 MIN_MOVE_SECONDS = 0.4  # simulated seconds a move lasts when playing, however short its trajectory
-VIEW_HELP = ("space play/pause  <- -> step  PgUp/PgDn 10  Home/End  +/- speed  "
+VIEW_HELP = ("space play/pause  <- -> step  . , ten moves  b e begin/end  +/- speed  "
              "up/down [ ] z x camera  h home  q quit")
 
 
@@ -49,7 +50,8 @@ class TowerWindow:
         if self.client < 0:
             raise PisaError("cannot open the 3D window: no display (set DISPLAY, or run under xvfb-run)")
         self.side = side
-        self.table = create_table(self.client, side)
+        with self.paused_rendering():
+            self.table = create_table(self.client, side)
         self._texts: dict[str, int] = {}
         self._keys_down: frozenset[int] = frozenset()
         self._camera: OrbitCamera | None = None
@@ -60,6 +62,17 @@ class TowerWindow:
                             (p.COV_ENABLE_DEPTH_BUFFER_PREVIEW, 0), (p.COV_ENABLE_SEGMENTATION_MARK_PREVIEW, 0),
                             (p.COV_ENABLE_SHADOWS, 0), (p.COV_ENABLE_GUI, 1)):
             p.configureDebugVisualizer(flag, value, physicsClientId=self.client)
+
+    @contextlib.contextmanager
+    def paused_rendering(self) -> Iterator[None]:
+        """Create many bodies at once: a GUI that redraws after each takes about 0.5 s a tile."""
+        if not self.headless:
+            p.configureDebugVisualizer(p.COV_ENABLE_RENDERING, 0, physicsClientId=self.client)
+        try:
+            yield
+        finally:
+            if not self.headless and self.connected:
+                p.configureDebugVisualizer(p.COV_ENABLE_RENDERING, 1, physicsClientId=self.client)
 
     @property
     def connected(self) -> bool:
@@ -165,7 +178,8 @@ def view_record(
 
 def _view_loop(window: TowerWindow, replay: TowerReplay, start: int | None,
                on_change: Callable[[str], None] | None, max_seconds: float | None) -> Playback:
-    bodies = TileBodies(window.client, replay.tiles, replay.side, replay.thickness)
+    with window.paused_rendering():
+        bodies = TileBodies(window.client, replay.tiles, replay.side, replay.thickness)
     home = framing_camera(replay.top, replay.side)
     camera = home
     window.set_camera(camera)

@@ -5,8 +5,10 @@ PyBullet's own GUI shortcuts (w, s, g, v, k, a, j, c, d, i, p, o, ...) are switc
 viewer (COV_ENABLE_KEYBOARD_SHORTCUTS=0); the keys below avoid them anyway, so the viewer
 behaves the same where that switch is missing.
 
-Viewer keys:  space play/pause · right/left one move · page up/down ten moves · home/end first/
-last · + / - speed · up/down pitch · [ ] yaw · z / x zoom · h reset camera · q or Esc quit.
+Viewer keys:  space play/pause · right/left one move · . / , ten moves on/back · b / e first/
+last (begin, end) · + / - speed · up/down pitch · [ ] yaw · z / x zoom · h reset camera · q or
+Esc quit. Home, End, PgUp and PgDn work too where PyBullet reports them (its Linux window
+reports them all as -1, hence the letter keys).
 Play keys:    right/left (or left click) next/previous placement · r (or right click) rotate ·
 enter place · h reset camera · q or Esc quit; camera keys as in the viewer.
 """
@@ -70,8 +72,12 @@ KEYMAP: dict[Mode, dict[int, Command]] = {
         p.B3G_LEFT_ARROW: Command.PREVIOUS,
         p.B3G_PAGE_UP: Command.FORWARD_TEN,
         p.B3G_PAGE_DOWN: Command.BACK_TEN,
+        ord("."): Command.FORWARD_TEN,
+        ord(","): Command.BACK_TEN,
         p.B3G_HOME: Command.FIRST,
         p.B3G_END: Command.LAST,
+        ord("b"): Command.FIRST,
+        ord("e"): Command.LAST,
         ord("+"): Command.FASTER,
         ord("="): Command.FASTER,  # the + key without shift
         ord("-"): Command.SLOWER,

@@ -87,7 +87,8 @@ class LiveTable:
         for event in entry.events:
             if event.kind == "placed":
                 tile = self.tile_set.tiles[int(event.data["tile"])]
-                self.bodies.append(create_tile_body(self.window.client, tile, self.side, self.thickness))
+                with self.window.paused_rendering():
+                    self.bodies.append(create_tile_body(self.window.client, tile, self.side, self.thickness))
         self.say(line)
         raw = (entry.extras or {}).get("trajectory")
         if raw is None:
@@ -113,7 +114,9 @@ class LiveTable:
         """Show the person's tile as a translucent ghost at ``pose`` (None: hide it)."""
         if tile_id not in self.ghosts:
             tile = self.tile_set.tiles[tile_id]
-            self.ghosts[tile_id] = create_tile_body(self.window.client, tile, self.side, self.thickness, GHOST_ALPHA)
+            with self.window.paused_rendering():
+                self.ghosts[tile_id] = create_tile_body(self.window.client, tile, self.side, self.thickness,
+                                                        GHOST_ALPHA)
         body = self.ghosts[tile_id]
         position, orientation = (PARKED, [0, 0, 0, 1]) if pose is None else (pose[:3], pose[3:7])
         p.resetBasePositionAndOrientation(body, [float(v) for v in position], [float(v) for v in orientation],

@@ -75,6 +75,10 @@ def test_stepping_and_seeking_stay_in_range_and_pause() -> None:
     assert apply_playback(Playback(move=5), Command.FIRST, 10).move == -1
     assert apply_playback(Playback(move=5), Command.LAST, 10).move == 9
     assert apply_playback(Playback(move=5), Command.QUIT, 10).quit
+    # the letter keys stand in for Home/End/PgUp/PgDn, which PyBullet's X11 window reports as -1
+    letters = {ord("b"): TAP, ord("e"): TAP, ord("."): TAP, ord(","): TAP}
+    assert set(commands_from_keys(letters, Mode.VIEW)[0]) == {
+        Command.FIRST, Command.LAST, Command.FORWARD_TEN, Command.BACK_TEN}
 
 
 def test_play_at_the_end_starts_again_and_speed_steps() -> None:
