@@ -78,8 +78,9 @@ class TowerWorld:
         self._rebuild()
 
     # -- set-up -------------------------------------------------------------------------------
-    def _rebuild(self) -> None:
-        """A world holding the table and the tiles of ``self._states``, with no contact history."""
+    def _rebuild(self, new_tile: np.ndarray | None = None) -> None:
+        """A world holding the table and the tiles of ``self._states`` (plus ``new_tile`` at rest,
+        if given), with no contact history."""
         client = self._client
         if self._table >= 0:
             # Removing every tile empties the contact cache; the table and engine settings stay.
@@ -94,11 +95,10 @@ class TowerWorld:
                 pb.GEOM_BOX, halfExtents=self.tile.half_extents, physicsClientId=client
             )
             self._table = self._create_table()
-        self._bodies = []
-        for state in self._states:
-            body = self._create_tile(state[:7])
-            pb.resetBaseVelocity(body, state[7:10].tolist(), state[10:13].tolist(), physicsClientId=client)
-            self._bodies.append(body)
+        states = self._states
+        if new_tile is not None:
+            states = np.vstack([states, np.concatenate([new_tile, np.zeros(6)])[None, :]])
+        self._bodies = self._create_tiles(states)
 
     def _read_states(self) -> np.ndarray:
         out = np.empty((len(self._bodies), 13), dtype=np.float64)
@@ -153,18 +153,26 @@ class TowerWorld:
         self._body_dynamics(table, self.params.table_friction / math.sqrt(self.tile.friction))
         return table
 
-    def _create_tile(self, pose: np.ndarray) -> int:
-        body = pb.createMultiBody(
+    def _create_tiles(self, states: np.ndarray) -> list[int]:
+        """Tile bodies in the given states (N, 13), in order. One batched createMultiBody is
+        about 4x cheaper than one call per body; poses and velocities are then set per body."""
+        if len(states) == 0:
+            return []
+        client = self._client
+        bodies = pb.createMultiBody(
             baseMass=self.tile.mass,
             baseCollisionShapeIndex=self._tile_shape,
-            basePosition=[float(v) for v in pose[:3]],
-            baseOrientation=[float(v) for v in pose[3:7]],
+            batchPositions=states[:, :3].tolist(),
             useMaximalCoordinates=True,
-            physicsClientId=self._client,
+            physicsClientId=client,
         )
-        # sqrt so that a tile-on-tile contact gets exactly the tile's friction coefficient.
-        self._body_dynamics(body, math.sqrt(self.tile.friction))
-        return body
+        bodies = [bodies] if isinstance(bodies, int) else list(bodies)
+        for body, state in zip(bodies, states.tolist(), strict=True):
+            pb.resetBasePositionAndOrientation(body, state[:3], state[3:7], physicsClientId=client)
+            pb.resetBaseVelocity(body, state[7:10], state[10:13], physicsClientId=client)
+            # sqrt so that a tile-on-tile contact gets exactly the tile's friction coefficient.
+            self._body_dynamics(body, math.sqrt(self.tile.friction))
+        return bodies
 
     # -- state ----------------------------------------------------------------------------------
     @property
@@ -246,8 +254,7 @@ class TowerWorld:
         if not np.all(np.isfinite(pose)) or not np.all(np.isfinite(target)):
             raise ValueError("release pose and target must be 7 finite numbers")
         reference = np.vstack([self.poses(), target[None, :]])
-        self._rebuild()
-        self._bodies.append(self._create_tile(pose))
+        self._rebuild(new_tile=pose)
         verdict = self._step_until_settled(reference, thresholds)
         self._states = self._read_states()
         return verdict
