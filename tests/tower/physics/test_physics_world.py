@@ -223,3 +223,21 @@ def test_clear_of_tiles_lifts_off_the_support_and_out_of_a_neighbour() -> None:
         verdict = world.release(cleared, slots[1])
         assert not verdict.fell
         assert np.linalg.norm(verdict.poses[0, :3] - neighbour_before[:3]) < 1e-4  # not kicked
+
+
+def test_deepcopy_pickle_and_loaded_states_give_exact_twins() -> None:
+    import copy
+    import pickle
+
+    releases = noisy_releases(6, seed=9)
+    with TowerWorld(TILE) as world:
+        for pose, slot in releases[:5]:
+            world.release(pose, slot)
+        twins = [copy.deepcopy(world), pickle.loads(pickle.dumps(world)), TowerWorld(TILE)]
+        twins[2].load_states(world.states())
+        expected = world.release(*releases[5]).poses
+        for twin in twins:
+            assert np.array_equal(twin.release(*releases[5]).poses, expected)
+            twin.close()
+    with pytest.raises(ValueError, match="shape"):
+        TowerWorld(TILE).load_states(np.zeros((2, 5)))

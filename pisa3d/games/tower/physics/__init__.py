@@ -31,10 +31,17 @@ A pose is a numpy array of 7 floats: position x, y, z then quaternion x, y, z, w
     Trajectory: frozen dataclass (hz: float, frames: np.ndarray (F, N, 7) float32) with
     to_json() -> {"hz": ..., "frames": nested lists rounded to 0.01 mm / 1e-5} and from_json().
 
-ADDITIONS (physics side): a TileSpec's square faces lie in its local x-y plane, the thickness
-along local z. ``verdict.settled`` says whether the tiles came to rest before ``max_time``;
-``world.drop(snap)`` frees a snapshot; ``apply_hand_noise`` and ``lowest_point`` (poses.py) help the
-caller add seeded hand noise and then the release clearance.
+ADDITIONS (physics side; docs/tower-physics.md explains them):
+    A TileSpec's square faces lie in its local x-y plane, the thickness along local z.
+    verdict.settled: False when max_time ran out before the tiles came to rest.
+    world.states() -> (N, 13) poses + velocities: the plain data the world is rebuilt from at
+        every release, so snapshot/restore and world.copy() are exact (bit for bit).
+    world.clear_of_tiles(pose, clearance) -> pose moved out of the table and the tiles until it is
+        at least ``clearance`` from each (a hand cannot push a tile into its neighbour).
+    world.drop(snap) (no-op), world.set_gravity(v), world.step(n), world.combined_friction(a, b).
+    apply_hand_noise(pose, rng, sigma_pos, sigma_yaw_deg, sigma_tilt_deg) -> noisy pose (x, y offsets,
+        yaw about z, tilts about x and y, drawn in that order); lowest_point / box_corners.
+    validation.py: the statics scenes and the noise-free windmill tower used by tests and benchmarks.
 """
 
 from .params import EngineParams, FallThresholds, TileSpec

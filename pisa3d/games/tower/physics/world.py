@@ -339,13 +339,35 @@ class TowerWorld:
         """Nothing to free: a snapshot is plain numpy data (kept for callers written against
         saveState-style snapshots)."""
 
+    def load_states(self, states: np.ndarray) -> None:
+        """Replace every tile by ``states``: (N, 13) poses and velocities as from ``states()``, or
+        (N, 7) poses at rest. The world then behaves exactly like the one they came from."""
+        states = np.asarray(states, dtype=np.float64)
+        if states.ndim != 2 or states.shape[1] not in (7, 13) or not np.all(np.isfinite(states)):
+            raise ValueError(f"tile states must be finite numbers of shape (N, 7) or (N, 13), got {states.shape}")
+        if states.shape[1] == 7:
+            states = np.hstack([states, np.zeros((len(states), 6))])
+        self._states = states.copy()
+        self._rebuild()
+
     def copy(self) -> TowerWorld:
         """An independent world in the same state (its own PyBullet client)."""
         twin = TowerWorld(self.tile, self.params)
-        twin._gravity = self._gravity
-        twin._states = self._states.copy()
-        twin._rebuild()
+        twin.set_gravity(self._gravity)
+        twin.load_states(self._states)
         return twin
+
+    def __deepcopy__(self, memo: dict) -> TowerWorld:
+        # A PyBullet client cannot be copied; an exact twin can (game-state clones rely on it).
+        return self.copy()
+
+    def __getstate__(self) -> dict:
+        return {"tile": self.tile, "params": self.params, "gravity": self._gravity, "states": self._states}
+
+    def __setstate__(self, data: dict) -> None:
+        self.__init__(data["tile"], data["params"])
+        self.set_gravity(data["gravity"])
+        self.load_states(data["states"])
 
     # -- life cycle -------------------------------------------------------------------------------
     def close(self) -> None:
