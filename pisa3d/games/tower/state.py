@@ -232,12 +232,14 @@ class TowerState(State):
     def _index_of(self, slot: Slot) -> int:
         return self.placements.index(self.structure.by_slot[slot])
 
-    def _release_for(self, player: int, target: np.ndarray, hand: np.random.Generator | None) -> np.ndarray:
+    def _release_for(
+        self, player: int, target: np.ndarray, hand: np.random.Generator | None, noise_scale: float = 1.0
+    ) -> np.ndarray:
         """Release pose with the hand noise drawn from ``hand`` (None: a steady hand)."""
         setup = self.setup
         if hand is not None:
             rng = hand
-            sigma_pos, sigma_yaw, sigma_tilt = setup.noise
+            sigma_pos, sigma_yaw, sigma_tilt = (noise_scale * s for s in setup.noise)
         else:
             rng = make_rng(0)
             sigma_pos = sigma_yaw = sigma_tilt = 0.0
@@ -285,16 +287,19 @@ class TowerState(State):
     def bits_for_tile(self, tile: int, face: Face, rotation: int) -> tuple[int, int, int, int]:
         return visible_bits(self.setup.tile_set.tiles[tile].pattern(face), rotation)
 
-    def preview(self, move: PlaceMove, hand: np.random.Generator | None = None) -> PlacementVerdict:
+    def preview(
+        self, move: PlaceMove, hand: np.random.Generator | None = None, noise_scale: float = 1.0
+    ) -> PlacementVerdict:
         """What releasing the current tile at ``move`` would do, without changing the game (the
         world is restored exactly afterwards). The hand noise is drawn from ``hand`` (a bot's
-        own generator: it cannot know how the real hand will shake); None: a steady hand."""
+        own generator: it cannot know how the real hand will shake), its sigmas times
+        ``noise_scale``; None: a steady hand."""
         player = self.current_player
         if player is None or self.rule_check(move) is not None:
             raise IllegalMoveError(f"cannot preview {move}: not a legal placement now")
         world = self.world
         _, target = self.intended_pose(move.slot, self.face_of(player), move.rotation)
-        release = self._release_for(player, target, hand)
+        release = self._release_for(player, target, hand, noise_scale)
         snap = world.snapshot()
         try:
             return world.release(release, target, self.setup.thresholds)
