@@ -243,8 +243,7 @@ class TowerState(State):
         else:
             rng = make_rng(0)
             sigma_pos = sigma_yaw = sigma_tilt = 0.0
-        return release_pose(target, self.poses, setup.half_extents, rng, sigma_pos, sigma_yaw, sigma_tilt,
-                            setup.clearance)
+        return release_pose(target, self.world, rng, sigma_pos, sigma_yaw, sigma_tilt, setup.clearance)
 
     def _place(self, player: int, move: PlaceMove) -> list[Event]:
         tile = self.top_tile(player)
