@@ -20,8 +20,8 @@ def view(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not echo the on-screen line to the terminal."),
 ) -> None:
     """Watch a tower game in a PyBullet window, no re-simulation: space play/pause, left/right
-    step a move, '.' / ',' ten moves on/back, b / e begin/end, +/- speed, up/down and [ ] orbit,
-    z/x zoom, h camera home, q or Esc quit; drag the 'move' slider to scrub; the mouse orbits as
+    step a move, '.' / ',' ten moves on/back, 1-9 scrub to 10%-90% of the game, b / e begin/end,
+    +/- speed, up/down and [ ] orbit, z/x zoom, h camera home, q or Esc quit; the mouse orbits as
     in PyBullet (ctrl + drag turns, wheel zooms).
     """
     from ..viewer.gui import view_record

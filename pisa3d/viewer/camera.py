@@ -26,6 +26,12 @@ class OrbitCamera:
         return dataclasses.replace(self, yaw_deg=(self.yaw_deg + d_yaw) % 360.0, pitch_deg=pitch,
                                    distance=max(0.05, self.distance * zoom))
 
+    def is_near(self, other: OrbitCamera, tolerance: float = 1e-3) -> bool:
+        """Equal up to the float32 round trip through PyBullet's window."""
+        mine = (*self.target, self.distance, self.yaw_deg / 100, self.pitch_deg / 100)
+        theirs = (*other.target, other.distance, other.yaw_deg / 100, other.pitch_deg / 100)
+        return all(abs(a - b) <= tolerance for a, b in zip(mine, theirs, strict=True))
+
     def view_matrix(self) -> list[float]:
         return list(p.computeViewMatrixFromYawPitchRoll(list(self.target), self.distance, self.yaw_deg,
                                                         self.pitch_deg, 0.0, 2))
@@ -35,9 +41,13 @@ class OrbitCamera:
         return list(p.computeProjectionMatrixFOV(FIELD_OF_VIEW_DEG, width / height, near, self.distance * 10))
 
 
+GUI_CLOSER = 0.55  # PyBullet's window draws a wider view than our 40 degrees: come closer there
+
+
 def framing_camera(top: float, side: float, yaw_deg: float = 35.0, pitch_deg: float = -25.0,
-                   distance: float | None = None) -> OrbitCamera:
-    """A camera that shows a tower whose highest tile centre is at ``top`` metres, whole."""
+                   distance: float | None = None, closer: float = 1.0) -> OrbitCamera:
+    """A camera that shows a tower whose highest tile centre is at ``top`` metres, whole;
+    ``closer`` scales the automatic distance (GUI_CLOSER for the PyBullet window)."""
     height = max(top + side / 2, side)
-    auto = max(1.9 * height, 4.5 * side)  # the 40 degree field of view holds about 0.7 x distance
+    auto = closer * max(1.5 * height, 3.5 * side)  # a 40 degree view holds about 0.7 x distance
     return OrbitCamera(target=(0.0, 0.0, height / 2), distance=distance or auto, yaw_deg=yaw_deg, pitch_deg=pitch_deg)

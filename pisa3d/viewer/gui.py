@@ -15,7 +15,7 @@ from PIL import Image
 
 from ..core.errors import PisaError
 from ..core.record import GameRecord
-from .camera import OrbitCamera, framing_camera
+from .camera import GUI_CLOSER, OrbitCamera, framing_camera
 from .input import (
     Command,
     Mode,
@@ -31,8 +31,8 @@ from .tower_replay import TowerReplay, load_tower_replay
 
 FRAME_SECONDS = 1 / 60
 MIN_MOVE_SECONDS = 0.4  # simulated seconds a move lasts when playing, however short its trajectory
-VIEW_HELP = ("space play/pause  <- -> step  . , ten moves  b e begin/end  +/- speed  "
-             "up/down [ ] z x camera  h home  q quit")
+VIEW_HELP = ("space play/pause   <- -> step   . , ten moves   1-9 scrub   b e begin/end   +/- speed   "
+             "up/down [ ] z x camera   h home   q quit")
 
 
 class TowerWindow:
@@ -55,12 +55,14 @@ class TowerWindow:
         self._texts: dict[str, int] = {}
         self._keys_down: frozenset[int] = frozenset()
         self._camera: OrbitCamera | None = None
+        self._caption: tuple[str, str] | None = None
+        self._camera_key: tuple[float, ...] = ()
         self.last_text: dict[str, str] = {}  # what each text item says now
         if headless:
             return
         for flag, value in ((p.COV_ENABLE_KEYBOARD_SHORTCUTS, 0), (p.COV_ENABLE_RGB_BUFFER_PREVIEW, 0),
                             (p.COV_ENABLE_DEPTH_BUFFER_PREVIEW, 0), (p.COV_ENABLE_SEGMENTATION_MARK_PREVIEW, 0),
-                            (p.COV_ENABLE_SHADOWS, 0), (p.COV_ENABLE_GUI, 1)):
+                            (p.COV_ENABLE_SHADOWS, 0), (p.COV_ENABLE_GUI, 0)):
             p.configureDebugVisualizer(flag, value, physicsClientId=self.client)
 
     @contextlib.contextmanager
@@ -99,18 +101,40 @@ class TowerWindow:
         p.resetDebugVisualizerCamera(camera.distance, camera.yaw_deg, camera.pitch_deg, list(camera.target),
                                      physicsClientId=self.client)
 
-    def text(self, name: str, line: str, position: Sequence[float], color: Sequence[float], size: float) -> None:
-        """A line of text at a point of the scene, replaced in place when it changes."""
+    def screen_point(self, u: float, v: float) -> list[float]:
+        """The scene point drawn at screen fraction (u right, v down) on the camera target's plane:
+        debug text lives in the scene, so a caption pinned to the screen is re-placed there."""
+        info = p.getDebugVisualizerCamera(physicsClientId=self.client)
+        forward, horizontal, vertical = (np.asarray(info[k], dtype=float) for k in (5, 6, 7))
+        distance, target = float(info[10]), np.asarray(info[11], dtype=float)
+        unit = forward / (np.linalg.norm(forward) or 1.0)
+        eye = target - unit * distance
+        far = 10000.0  # PyBullet's horizontal/vertical span the screen at this distance (its picking rays)
+        ray = unit * far + (u - 0.5) * horizontal - (v - 0.5) * vertical
+        return list(eye + ray * (distance / far))
+
+    def text(self, name: str, line: str, screen: tuple[float, float], color: Sequence[float], size: float) -> None:
+        """A line of text at a screen position (fractions), replaced in place when it changes."""
         self.last_text[name] = line
         if self.headless:
             return
         kwargs = {"replaceItemUniqueId": self._texts[name]} if name in self._texts else {}
-        self._texts[name] = p.addUserDebugText(line, list(position), textColorRGB=list(color), textSize=size,
-                                               physicsClientId=self.client, **kwargs)
+        self._texts[name] = p.addUserDebugText(line, self.screen_point(*screen), textColorRGB=list(color),
+                                               textSize=size, physicsClientId=self.client, **kwargs)
 
-    def caption(self, line: str, top: float, help_line: str) -> None:
-        self.text("caption", line, (-self.side * 1.5, 0, top + self.side * 1.2), (0.1, 0.1, 0.1), 1.4)
-        self.text("help", help_line, (-self.side * 1.5, 0, -self.side * 0.6), (0.25, 0.25, 0.3), 1.0)
+    def caption(self, line: str, help_line: str) -> None:
+        """The on-screen line (top left) and the key help (bottom left)."""
+        self._caption = (line, help_line)
+        self.text("caption", line, (0.02, 0.05), (0.05, 0.05, 0.1), 1.3)
+        self.text("help", help_line, (0.02, 0.09), (0.3, 0.3, 0.4), 1.0)
+
+    def follow_camera(self) -> None:
+        """Re-pin the texts after the camera moved (the mouse or keys turned it)."""
+        info = p.getDebugVisualizerCamera(physicsClientId=self.client) if not self.headless else ()
+        key = tuple(round(float(v), 4) for v in (*info[8:11], *info[11])) if info else ()
+        if key != self._camera_key and self._caption is not None:
+            self.caption(*self._caption)
+        self._camera_key = key
 
     def grab(self, width: int = 640, height: int = 480) -> np.ndarray:
         """An RGB image of the scene from the window's camera (for screenshots in docs and tests)."""
@@ -180,13 +204,10 @@ def _view_loop(window: TowerWindow, replay: TowerReplay, start: int | None,
                on_change: Callable[[str], None] | None, max_seconds: float | None) -> Playback:
     with window.paused_rendering():
         bodies = TileBodies(window.client, replay.tiles, replay.side, replay.thickness)
-    home = framing_camera(replay.top, replay.side)
+    home = framing_camera(replay.top, replay.side, closer=GUI_CLOSER)
     camera = home
     window.set_camera(camera)
     last = replay.num_moves - 1
-    slider = p.addUserDebugParameter("move (drag to scrub)", -1, max(last, 0), last if start is None else start,
-                                     physicsClientId=window.client)
-    slider_value = p.readUserDebugParameter(slider, physicsClientId=window.client)
     state = Playback(move=last if start is None else max(-1, min(last, start)))
     durations = move_durations(replay)
     shown: tuple[int, int] | None = None
@@ -195,12 +216,8 @@ def _view_loop(window: TowerWindow, replay: TowerReplay, start: int | None,
     while window.connected and not state.quit:
         try:
             commands = window.poll(Mode.VIEW)
-            value = p.readUserDebugParameter(slider, physicsClientId=window.client)
         except p.error:  # the window was closed
             break
-        if value != slider_value:  # the person dragged the slider: scrub there
-            slider_value = value
-            state = Playback(move=round(value), speed=state.speed)
         camera = window.camera(camera)
         moved_camera = False
         for command in commands:
@@ -210,6 +227,7 @@ def _view_loop(window: TowerWindow, replay: TowerReplay, start: int | None,
             state = apply_playback(state, command, replay.num_moves)
         if moved_camera:
             window.set_camera(camera)
+        window.follow_camera()
         now = time.monotonic()
         state = advance_playback(state, now - clock, durations)
         clock = now
@@ -221,7 +239,7 @@ def _view_loop(window: TowerWindow, replay: TowerReplay, start: int | None,
         new_line = caption_line(replay, move, state)
         if new_line != line:
             line = new_line
-            window.caption(line, replay.top, VIEW_HELP)
+            window.caption(line, VIEW_HELP)
             if on_change is not None:
                 on_change(line)
         if max_seconds is not None and now - began > max_seconds:

@@ -5,10 +5,10 @@ PyBullet's own GUI shortcuts (w, s, g, v, k, a, j, c, d, i, p, o, ...) are switc
 viewer (COV_ENABLE_KEYBOARD_SHORTCUTS=0); the keys below avoid them anyway, so the viewer
 behaves the same where that switch is missing.
 
-Viewer keys:  space play/pause · right/left one move · . / , ten moves on/back · b / e first/
-last (begin, end) · + / - speed · up/down pitch · [ ] yaw · z / x zoom · h reset camera · q or
-Esc quit. Home, End, PgUp and PgDn work too where PyBullet reports them (its Linux window
-reports them all as -1, hence the letter keys).
+Viewer keys:  space play/pause · right/left one move · . / , ten moves on/back · 1-9 scrub to
+10%-90% of the game · b / e first/last (begin, end) · + / - speed · up/down pitch · [ ] yaw ·
+z / x zoom · h reset camera · q or Esc quit. Home, End, PgUp and PgDn work too where PyBullet
+reports them (its Linux window reports them all as -1, hence the letter keys).
 Play keys:    right/left (or left click) next/previous placement · r (or right click) rotate ·
 enter place · h reset camera · q or Esc quit; camera keys as in the viewer.
 """
@@ -45,6 +45,20 @@ class Command(Enum):
     ROTATE = "rotate"
     PLACE = "place"
     QUIT = "quit"
+    SCRUB_10 = "scrub to 10%"
+    SCRUB_20 = "scrub to 20%"
+    SCRUB_30 = "scrub to 30%"
+    SCRUB_40 = "scrub to 40%"
+    SCRUB_50 = "scrub to 50%"
+    SCRUB_60 = "scrub to 60%"
+    SCRUB_70 = "scrub to 70%"
+    SCRUB_80 = "scrub to 80%"
+    SCRUB_90 = "scrub to 90%"
+
+    @property
+    def scrub_fraction(self) -> float | None:
+        """For SCRUB_k0: k / 10, the share of the game to jump to."""
+        return int(self.name[6:]) / 100 if self.name.startswith("SCRUB_") else None
 
 
 class Mode(Enum):
@@ -78,6 +92,7 @@ KEYMAP: dict[Mode, dict[int, Command]] = {
         p.B3G_END: Command.LAST,
         ord("b"): Command.FIRST,
         ord("e"): Command.LAST,
+        **{ord(str(digit)): Command[f"SCRUB_{digit}0"] for digit in range(1, 10)},
         ord("+"): Command.FASTER,
         ord("="): Command.FASTER,  # the + key without shift
         ord("-"): Command.SLOWER,
@@ -210,6 +225,8 @@ def apply_playback(state: Playback, command: Command, num_moves: int) -> Playbac
             return dataclasses.replace(state, speed=_speed_step(state.speed, command is Command.FASTER))
         case Command.QUIT:
             return dataclasses.replace(state, quit=True, playing=False)
+    if (fraction := command.scrub_fraction) is not None:
+        return seek(round(last * fraction))
     return state
 
 

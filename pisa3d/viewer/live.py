@@ -28,7 +28,7 @@ from ..games.tower.moves import PASS, PlaceMove
 from ..games.tower.physics.trajectory import Trajectory
 from ..games.tower.setup import build_setup
 from ..games.tower.tiles import TileSet
-from .camera import framing_camera
+from .camera import GUI_CLOSER, framing_camera
 from .gui import FRAME_SECONDS, TowerWindow
 from .input import Command, Mode, PlacementCursor, apply_camera, apply_cursor
 from .tile_bodies import GHOST_ALPHA, PARKED, create_tile_body
@@ -53,7 +53,7 @@ class LiveTable:
         self.commands = commands or window.poll
         self.bodies: list[int] = []
         self.ghosts: dict[int, int] = {}
-        self.home = framing_camera(side * 3, side)
+        self.home = framing_camera(side, side, closer=GUI_CLOSER)
         self.camera = self.home
         self.top = side
         window.set_camera(self.camera)
@@ -67,6 +67,7 @@ class LiveTable:
         except p.error:
             raise GameAbandoned("the 3D window was closed before the game ended") from None
         self.camera = self.window.camera(self.camera)
+        self.window.follow_camera()
         rest = []
         for command in commands:
             turned = apply_camera(self.camera, command, self.home)
@@ -80,7 +81,7 @@ class LiveTable:
         return rest
 
     def say(self, line: str, help_line: str = "") -> None:
-        self.window.caption(line, self.top, help_line)
+        self.window.caption(line, help_line)
 
     def show_move(self, entry: MoveEntry, line: str) -> None:
         """Add the placed tile's body and play the release's trajectory, paced by simulated time."""
@@ -104,6 +105,12 @@ class LiveTable:
                 break
             time.sleep(FRAME_SECONDS)
         self.top = max(self.top, float(trajectory.frames[-1][:, 2].max()) if trajectory.frames.shape[1] else 0.0)
+        # the tower grew: widen the home view, and follow it unless the person turned the camera
+        home = framing_camera(self.top, self.side, closer=GUI_CLOSER)
+        if self.camera.is_near(self.home):
+            self.camera = home
+            self.window.set_camera(home)
+        self.home = home
 
     def _pose(self, frame: np.ndarray) -> None:
         for body, pose in zip(self.bodies, frame, strict=False):

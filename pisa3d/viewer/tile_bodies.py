@@ -13,7 +13,8 @@ from ..games.tower.meshes import DECAL_THICKNESS, EDGE_RGBA, FACE_RGBA, face_dec
 from ..games.tower.tiles import Face, TileFaces
 
 PARKED = (0.0, 0.0, -10.0)  # where tiles wait, out of sight, until they are placed
-GHOST_ALPHA = 0.45
+GHOST_ALPHA = 0.6
+GHOST_CORE_RGBA = (40, 200, 255, 255)  # a ghost's edges glow cyan, so it stands out from placed tiles
 
 
 def _rgba(color: Sequence[int], alpha: float = 1.0) -> list[float]:
@@ -38,6 +39,9 @@ def tile_parts(tile: TileFaces, side: float, thickness: float) -> list[tuple[lis
 def create_tile_body(client: int, tile: TileFaces, side: float, thickness: float, alpha: float = 1.0) -> int:
     """One tile body; ``alpha`` below 1 makes a translucent ghost."""
     parts = tile_parts(tile, side, thickness)
+    if alpha < 1.0:
+        centre, half, _ = parts[0]
+        parts[0] = (centre, half, list(GHOST_CORE_RGBA))
     shapes = [
         p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=_rgba(rgba, alpha), visualFramePosition=centre,
                             physicsClientId=client)
@@ -55,7 +59,7 @@ def create_tile_body(client: int, tile: TileFaces, side: float, thickness: float
 
 
 def create_table(client: int, side: float) -> int:
-    half = [side * 4, side * 4, 0.005]
+    half = [side * 2.5, side * 2.5, 0.005]
     shape = p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=[0.42, 0.33, 0.24, 1], physicsClientId=client)
     return p.createMultiBody(0, -1, shape, basePosition=[0, 0, -0.005], physicsClientId=client)
 

@@ -88,6 +88,7 @@ def test_tower_is_drawn_from_the_trajectories(pages: dict[str, Path], tmp_path: 
     assert changed.mean() > 0.01, "the tower looks the same after 1 and after 9 moves"
 
 
+@pytest.mark.slow
 def test_request_check_sees_a_fetching_page(tmp_path: Path) -> None:
     chromium_or_skip()
     page = tmp_path / "fetch.html"

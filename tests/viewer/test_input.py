@@ -79,6 +79,10 @@ def test_stepping_and_seeking_stay_in_range_and_pause() -> None:
     letters = {ord("b"): TAP, ord("e"): TAP, ord("."): TAP, ord(","): TAP}
     assert set(commands_from_keys(letters, Mode.VIEW)[0]) == {
         Command.FIRST, Command.LAST, Command.FORWARD_TEN, Command.BACK_TEN}
+    # digits scrub through the game: 5 is the middle, 9 near the end
+    assert commands_from_keys({ord("5"): TAP}, Mode.VIEW)[0] == [Command.SCRUB_50]
+    assert apply_playback(Playback(move=0), Command.SCRUB_50, 21).move == 10
+    assert apply_playback(Playback(move=0), Command.SCRUB_90, 21).move == 18
 
 
 def test_play_at_the_end_starts_again_and_speed_steps() -> None:
