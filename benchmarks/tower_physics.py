@@ -27,7 +27,6 @@ from pisa3d.games.tower.physics import (
     TowerWorld,
     WorldSnapshot,
     apply_hand_noise,
-    lowest_point,
 )
 from pisa3d.games.tower.physics.poses import rotate_vectors
 from pisa3d.games.tower.physics.validation import (
@@ -160,17 +159,20 @@ def report_speed(sizes: list[int], repeats: int) -> None:
 
 
 # -- early exit against a fixed horizon ----------------------------------------------------------
-def noisy_placements(count: int, seed: int, max_tiles: int) -> list[tuple[int, np.ndarray, np.ndarray]]:
-    """(tiles already standing, release pose, slot) with RULES.md's default hand noise."""
+def noisy_placements(
+    world: TowerWorld, snaps: list[WorldSnapshot], count: int, seed: int
+) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """(tiles already standing, release pose, slot): RULES.md's default hand noise on the next slot
+    of a noise-free windmill, then moved 0.25 mm clear of the table and the tiles."""
     rng = np.random.default_rng(seed)
+    max_tiles = len(snaps) - 1
     slots = [slot for _, slot in windmill_plan(max_tiles, TILE)]
     out = []
     for _ in range(count):
         standing = int(rng.integers(0, max_tiles))
-        slot = slots[standing]
-        pose = apply_hand_noise(slot, rng, 0.001, 1.0, 0.3)
-        pose[2] += lowest_point(slot, TILE.half_extents) + CLEARANCE - lowest_point(pose, TILE.half_extents)
-        out.append((standing, pose, slot))
+        pose = apply_hand_noise(slots[standing], rng, 0.001, 1.0, 0.3)
+        world.restore(snaps[standing])
+        out.append((standing, world.clear_of_tiles(pose, CLEARANCE), slots[standing]))
     return out
 
 
@@ -184,7 +186,7 @@ def report_early_exit(count: int, max_tiles: int, seed: int) -> None:
         early_steps, fixed_steps, differ, falls, differ_cases = [], [], 0, 0, []
         angle_gap = []
         start = time.perf_counter()
-        for standing, pose, slot in noisy_placements(count, seed, max_tiles):
+        for standing, pose, slot in noisy_placements(early, snaps, count, seed):
             early.restore(snaps[standing])
             a = early.release(pose, slot, thresholds)
             fixed.restore(fixed_snaps[standing])
@@ -200,7 +202,7 @@ def report_early_exit(count: int, max_tiles: int, seed: int) -> None:
         seconds = time.perf_counter() - start
     ratio = sum(fixed_steps) / sum(early_steps)
     print(f"\nEarly exit against a fixed 2 s horizon, {count} seeded noisy placements (seed {seed}, towers of "
-          f"0-{max_tiles - 1} tiles, noise 1 mm / 1 deg / 0.3 deg): {seconds:.0f} s")
+          f"0-{max_tiles - 1} tiles, noise 1 mm / 1 deg / 0.3 deg, 0.25 mm clear): {seconds:.0f} s")
     print(f"  mean steps: early exit {statistics.mean(early_steps):.1f}, fixed {statistics.mean(fixed_steps):.1f}; "
           f"{ratio:.2f}x fewer steps; falls (fixed horizon) {falls}/{count}; verdicts that differ: {differ}")
     if angle_gap:

@@ -17,7 +17,6 @@ from .trajectory import Trajectory
 _world_tokens = itertools.count(1)
 
 
-
 @dataclass(frozen=True, eq=False)
 class PlacementVerdict:
     """What one release did to the tower."""
@@ -59,8 +58,8 @@ class TowerWorld:
     maximal-coordinate bodies (warm-start impulses, friction anchors), so a world that was
     restored would continue differently from one that never was, and a game with look-ahead
     would not replay. So the truth between releases is plain data, every tile's pose and
-    velocity (``self._states``), and each release starts from a world rebuilt from it
-    (resetSimulation, then bodies created in placement order): the verdict is a function of
+    velocity (``self._states``), and each release starts from a world rebuilt from it (every
+    tile body removed, then created again in placement order): the verdict is a function of
     those numbers and the release alone, and ``snapshot`` / ``restore`` are exact copies.
     (Multibody bodies restore exactly but step about 7x slower; see docs/tower-physics.md.)
     """
