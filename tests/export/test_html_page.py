@@ -86,6 +86,16 @@ def test_cli_writes_the_page(record_files: dict[str, Path], tmp_path: Path) -> N
     assert _inlined_data(out.read_text(encoding="utf-8"))["game"] == "gimignano"
 
 
+def test_same_record_same_page_across_processes(record_files: dict[str, Path], tmp_path: Path) -> None:
+    pages = []
+    for name in ("a.html", "b.html"):
+        done = subprocess.run(["pisa3d", "export", str(record_files["tower"]), "--html", str(tmp_path / name)],
+                              capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+        pages.append((tmp_path / name).read_bytes())
+    assert pages[0] == pages[1]
+
+
 def test_cli_names_a_damaged_file(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "pisa3d-record"', encoding="utf-8")
