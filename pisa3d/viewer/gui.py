@@ -5,6 +5,8 @@ physics. Live play (live.py) uses the same window."""
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -42,6 +44,9 @@ class TowerWindow:
         """``headless`` uses a DIRECT-mode client instead of a window: the same scene, no
         display, no keys (tests drive it with scripted commands)."""
         self.headless = headless
+        if not headless and sys.platform.startswith("linux") and not os.environ.get("DISPLAY"):
+            # PyBullet would print "cannot connect to X server" and end the whole process
+            raise PisaError("cannot open the 3D window: no X display (set DISPLAY, or run under xvfb-run)")
         try:
             size = f"--width={width} --height={height}"
             self.client = p.connect(p.DIRECT) if headless else p.connect(p.GUI, options=size)

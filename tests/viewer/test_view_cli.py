@@ -1,0 +1,27 @@
+"""`pisa3d view` refuses what it cannot show with one clear line, before opening any window."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from tests.export.records import write_record
+
+
+def _view(path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["pisa3d", "view", str(path), "--seconds", "1"], capture_output=True, text=True,
+                          env=env, timeout=120, check=False)
+
+
+def test_a_card_record_is_refused(tmp_path: Path) -> None:
+    done = _view(write_record("cards", tmp_path), dict(os.environ))
+    assert done.returncode == 2
+    assert "tower records only" in done.stderr and "'cards'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_no_display_is_a_clear_error(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+    done = _view(write_record("tower", tmp_path), env)
+    assert done.returncode == 2
+    assert "no X display" in done.stderr and "xvfb-run" in done.stderr
