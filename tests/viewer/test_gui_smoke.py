@@ -7,6 +7,7 @@ import os
 import queue
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -17,6 +18,8 @@ import pytest
 from PIL import ImageGrab
 
 from pisa3d.core.record import load_record
+from pisa3d.core.replay import verify_record
+from pisa3d.games import get_game
 from tests.export.records import write_record
 
 pytestmark = pytest.mark.display
@@ -102,3 +105,32 @@ def test_viewer_window_follows_injected_keys(display: str, tmp_path: Path) -> No
         if viewer.poll() is None:
             viewer.kill()
             viewer.wait()
+
+
+@pytest.mark.slow
+def test_live_play_in_the_window_places_with_enter(display: str, tmp_path: Path) -> None:
+    env = {**os.environ, "DISPLAY": display}
+    out = tmp_path / "live.json"
+    script = ("from pathlib import Path; from pisa3d.viewer.live import play_tower_gui; "
+              f"play_tower_gui(2, 4, ['random'], [1], record_path=Path({str(out)!r}), speed=4.0, on_line=print)")
+    player = subprocess.Popen([sys.executable, "-u", "-c", script], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    try:
+        lines = _lines(player.stdout)
+        _focus(env)
+        end = time.monotonic() + 240
+        while player.poll() is None and time.monotonic() < end:
+            _keys(env, "Right", "Return")  # next legal slot, then place
+            time.sleep(0.5)
+        assert player.wait(timeout=30) == 0
+        told = []
+        while not lines.empty():
+            told.append(lines.get())
+        assert any(line.startswith("player 1 puts tile") for line in told), "".join(told)[-1500:]
+        record = load_record(out)
+        assert record.header["players"][0]["agent"] == "human"
+        assert verify_record(get_game("tower"), record).ok
+    finally:
+        if player.poll() is None:
+            player.kill()
+            player.wait()
