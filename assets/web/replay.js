@@ -3,8 +3,8 @@
 // inlined bundle. Nothing is ever fetched.
 //
 // Timeline: position -1 is the set-up, position i (0-based, as in `pisa3d replay show`) is the
-// game right after move i. Seek with the URL hash (#move=12) or window.pisaSeek(12); the
-// #status element then names the move and sums up the game at that point.
+// game right after move i. Seek with the URL hash (#move=12; #move=12&play also starts playing)
+// or window.pisaSeek(12); the #status element then names the move and sums up the game there.
 (function () {
   "use strict";
   const data = JSON.parse(document.getElementById("pisa-data").textContent);
@@ -334,9 +334,12 @@
     playing = true;
     $("play").textContent = "||";
     lastStep = performance.now();
-    requestAnimationFrame(tick);
+    nextTick();
   }
   let lastStep = 0;
+  // A timer, not requestAnimationFrame, drives the clock: it also runs in a background tab and
+  // in headless browsers (the tests), and 60 steps a second are plenty.
+  const nextTick = () => setTimeout(() => tick(performance.now()), 16);
   // Paced by simulation time: a trajectory sampled at hz plays frame f at f / hz seconds.
   function tick(now) {
     if (!playing) return;
@@ -361,7 +364,7 @@
         lastStep = now;
       }
     }
-    requestAnimationFrame(tick);
+    nextTick();
   }
 
   $("first").onclick = () => { pause(); seek(-1); };
@@ -386,4 +389,5 @@
   window.pisaStatus = () => $("status").textContent;
   const start = hashMove();
   seek(start === null ? numMoves - 1 : start);
+  if (/(^#|&)play\b/.test(window.location.hash)) play(); // e.g. #move=0&play starts playing there
 })();

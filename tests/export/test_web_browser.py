@@ -61,6 +61,15 @@ def test_seeking_by_url_shows_that_move(pages: dict[str, Path], record_files: di
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("game", ["tower", "gimignano"])
+def test_play_advances_through_the_moves(pages: dict[str, Path], record_files: dict[str, Path], game: str) -> None:
+    record = load_record(record_files[game])
+    move, text = _status(dump_dom(pages[game], "#move=0&play", budget_ms=4000))
+    assert 0 < int(move) < len(record.moves)  # it moved on, and four seconds do not reach the end
+    assert text.startswith(f"move {move} of {len(record.moves)}")
+
+
+@pytest.mark.slow
 def test_page_opens_at_the_end_without_a_hash(pages: dict[str, Path], record_files: dict[str, Path]) -> None:
     record = load_record(record_files["cards"])
     move, _text = _status(dump_dom(pages["cards"]))
