@@ -241,3 +241,34 @@ def test_deepcopy_pickle_and_loaded_states_give_exact_twins() -> None:
             twin.close()
     with pytest.raises(ValueError, match="shape"):
         TowerWorld(TILE).load_states(np.zeros((2, 5)))
+
+
+def test_a_short_time_limit_reports_an_unsettled_verdict() -> None:
+    with TowerWorld(TILE, EngineParams(max_time=0.02)) as world:
+        verdict = world.release(lifted(FLAT, 0.003), FLAT)  # still falling after 0.02 s
+        assert not verdict.settled and not verdict.fell
+        assert verdict.steps == world.params.check_every_steps
+
+
+@pytest.mark.slow
+def test_early_exit_gives_the_verdicts_of_a_fixed_two_second_horizon() -> None:
+    fixed = EngineParams(settle_min_time=2.0, max_time=2.0, fall_exit_factor=1e9)
+    rng = np.random.default_rng(21)
+    slots = [slot for _, slot in windmill_plan(12, TILE)]
+    with TowerWorld(TILE) as early, TowerWorld(TILE, fixed) as full:
+        for slot in slots[:8]:
+            early.release(lifted(slot), slot)
+        full.load_states(early.states())
+        base = early.snapshot()
+        base_full = full.snapshot()
+        early_steps = fixed_steps = 0
+        for _ in range(12):
+            slot = slots[8 + int(rng.integers(0, 4))]
+            pose = early.clear_of_tiles(apply_hand_noise(slot, rng, 0.002, 2.0, 0.5), CLEARANCE)
+            a, b = early.release(pose, slot), full.release(pose, slot)
+            assert a.fell == b.fell
+            early_steps += a.steps
+            fixed_steps += b.steps
+            early.restore(base)
+            full.restore(base_full)
+        assert fixed_steps > 3 * early_steps
