@@ -2,7 +2,7 @@
 
 Each scene takes a ``factor``: 1.0 is the exact statics limit, below it the scene must stand (or
 stay), above it fall (or slide). The tests check 0.95x / 1.05x (0.9x / 1.1x for the wall on a
-wall); ``benchmarks/tower_physics.py --margins`` bisects how close to 1.0 each verdict stays right.
+wall); ``benchmarks/tower_physics.py --only margins`` bisects how close to 1.0 each verdict stays right.
 Also here: the noise-free windmill tower of RULES.md, built one tile at a time.
 """
 
