@@ -71,7 +71,10 @@ def play_tower(
                 progress.advance(task)
             line = game.describe_event(event)
             if line is not None and (not quiet or event.kind in {"tower_fell", "last_tile", "draw"}):
-                progress.console.print(line) if not human else typer.echo(line)
+                if human:
+                    typer.echo(line)
+                else:  # above the progress bar, one line per event, never re-wrapped
+                    progress.console.print(line, soft_wrap=True, markup=False, highlight=False)
 
     try:
         with progress:
