@@ -32,6 +32,7 @@ def test_default_tile_set_is_balanced_and_sized():
     for face in Face:
         counts = Counter(t.pattern(face) for t in tiles.tiles)
         assert len(counts) == 16 and set(counts.values()) == {3}, face
+    assert all(t.white != t.black for t in tiles.tiles)
     assert (tiles.side, tiles.thickness, tiles.density, tiles.friction) == (0.06, 0.004, 700.0, 0.5)
     assert tiles.mass == pytest.approx(0.06 * 0.06 * 0.004 * 700)
 
