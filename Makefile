@@ -4,6 +4,8 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Tests and demos call the `pisa3d` script: take the one in .venv, never another install's.
+export PATH := $(abspath $(BIN)):$(PATH)
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test test-all lint bench clean

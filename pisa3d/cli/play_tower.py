@@ -41,6 +41,11 @@ def play_tower(
         "fall_angle_deg, engine (JSON object of engine.json names), record_trajectories.",
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the end, not every placement."),
+    gui: bool = typer.Option(
+        False, "--gui",
+        help="Play in a 3D PyBullet window (needs a display): --human seats pick placements with keys or "
+        "clicks on a ghost tile; bots' placements and every settle or fall are animated.",
+    ),
 ) -> None:
     """Play the tower game to the end, headless: each player in turn places the top tile of their
     stack as a wall or a ceiling (edges must match), PyBullet drops it with the player's hand noise
@@ -57,6 +62,15 @@ def play_tower(
             "tile_set": tiles, "fall_distance_mm": fall_mm, "fall_angle_deg": fall_deg,
         }.items() if value is not None
     }
+    if gui:
+        from ..viewer.live import play_tower_gui  # imported here: only the window needs a display
+
+        outcome = play_tower_gui(players, seed, agent or ["random"], human, option, record,
+                                 extra_options=extra, on_line=typer.echo)
+        if record is not None:
+            typer.echo(f"Record written to {record}")
+        typer.echo(game.summarize(outcome.result, players))
+        return
     progress = Progress(
         TextColumn("[bold]tower[/bold]"), BarColumn(), MofNCompleteColumn(), TextColumn("tiles placed"),
         TimeElapsedColumn(), console=console, transient=True, disable=bool(human),

@@ -25,3 +25,11 @@ def test_no_display_is_a_clear_error(tmp_path: Path) -> None:
     done = _view(write_record("tower", tmp_path), env)
     assert done.returncode == 2
     assert "no X display" in done.stderr and "xvfb-run" in done.stderr
+
+
+def test_play_tower_gui_without_display_is_a_clear_error() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+    done = subprocess.run(["pisa3d", "play", "tower", "--gui", "--human", "1", "--players", "2"],
+                          capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert done.returncode == 2
+    assert "cannot open the 3D window: no X display" in done.stderr and "Traceback" not in done.stderr
