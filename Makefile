@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python demos/play_cards.py
+	$(BIN)/python demos/play_tower.py
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q
