@@ -95,7 +95,12 @@ def report_tower(num_tiles: int, ceiling_every: int) -> None:
                 break
         seconds = time.perf_counter() - start
         poses = world.poses()
-    kind = "ceiling on every floor" if ceiling_every == 1 else f"ceiling every {ceiling_every} floors"
+    if ceiling_every == 1:
+        kind = "ceiling on every floor"
+    elif ceiling_every >= num_tiles:
+        kind = "no ceiling at all (walls on walls)"
+    else:
+        kind = f"ceiling every {ceiling_every} floors"
     status = f"FELL at {fell_at}" if fell_at else "stood"
     print(f"\nNoise-free windmill, {len(labels)} tiles, {kind}: {status}; largest move of any placement "
           f"{worst * 1000:.3f} mm; built in {seconds:.1f} s")
@@ -238,6 +243,7 @@ def main() -> None:
         report_tower(38, 1)
         report_tower(38, 2)
         report_tower(48, 1)
+        report_tower(40, 1000)
     if "speed" in parts:
         report_speed([4, 8, 16, 24, 32, 40, 48], args.repeats)
     if "early" in parts:

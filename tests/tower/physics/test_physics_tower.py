@@ -59,3 +59,10 @@ def test_the_38_tile_windmill_with_ceilings_stands() -> None:
 def test_a_38_tile_windmill_with_walls_on_walls_stands() -> None:
     with build_and_check(38, ceiling_every=2):
         pass
+
+
+@pytest.mark.slow
+def test_ten_floors_of_walls_on_walls_without_any_ceiling_stand() -> None:
+    # Legal ("new floor without a ceiling") and the least forgiving: each wall on a 4 mm edge.
+    with build_and_check(40, ceiling_every=1000):
+        pass
