@@ -28,17 +28,23 @@ def quat_from_axis_angle(axis: np.ndarray, angle_rad: float) -> np.ndarray:
 
 
 def quat_angle_between(qa: np.ndarray, qb: np.ndarray) -> np.ndarray:
-    """Rotation angle (radians) taking qa to qb, for (..., 4) arrays; robust near zero."""
+    """Rotation angle (radians) taking qa to qb, for (..., 4) arrays of unit quaternions.
+
+    The 4D angle phi between the quaternions (the sign of qb chosen so it is at most 90 deg) is
+    2 atan2(|qa - qb|, |qa + qb|), precise near zero; the rotation angle is 2 phi.
+    """
     qa = np.asarray(qa, dtype=np.float64)
     qb = np.asarray(qb, dtype=np.float64)
-    conj = qa * np.array([-1.0, -1.0, -1.0, 1.0])
-    rel = quat_multiply(conj, qb)
-    return 2.0 * np.arctan2(np.linalg.norm(rel[..., :3], axis=-1), np.abs(rel[..., 3]))
+    qb = np.where((qa * qb).sum(axis=-1, keepdims=True) < 0.0, -qb, qb)
+    apart = qa - qb
+    together = qa + qb
+    return 4.0 * np.arctan2(np.sqrt((apart * apart).sum(axis=-1)), np.sqrt((together * together).sum(axis=-1)))
 
 
 def pose_differences(reference: np.ndarray, current: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per tile: distance between centres (metres) and rotation angle (degrees)."""
-    distance = np.linalg.norm(current[..., :3] - reference[..., :3], axis=-1)
+    shift = current[..., :3] - reference[..., :3]
+    distance = np.sqrt((shift * shift).sum(axis=-1))
     angle = np.degrees(quat_angle_between(reference[..., 3:], current[..., 3:]))
     return distance, angle
 

@@ -43,12 +43,20 @@ class WorldSnapshot:
         return int(self.states.shape[0])
 
 
-def _beyond(before: np.ndarray, after: np.ndarray, distance2: float, cos_half_angle: float) -> bool:
-    """Whether any tile moved farther than sqrt(distance2) or turned more than the angle."""
-    shift = after[:, :3] - before[:, :3]
-    if (shift * shift).sum(axis=1).max() > distance2:
-        return True
-    return bool(np.abs((after[:, 3:] * before[:, 3:]).sum(axis=1)).min() < cos_half_angle)
+def _check(
+    reference: np.ndarray, previous: np.ndarray, current: np.ndarray, limits: np.ndarray
+) -> tuple[bool, bool]:
+    """(past the exit limits since ``reference``, still moving since ``previous``) in one pass.
+
+    ``limits`` holds squared distances and cos(angle / 2) for the exit and the quiet test: with
+    only a few tiles numpy's per-call cost dominates, so both comparisons share each operation.
+    """
+    before = np.stack([reference, previous])
+    shift = current[None, :, :3] - before[:, :, :3]
+    moved2 = (shift * shift).sum(axis=2).max(axis=1)
+    alignment = np.abs((current[None, :, 3:] * before[:, :, 3:]).sum(axis=2)).min(axis=1)
+    beyond = (moved2 > limits[:, 0]) | (alignment < limits[:, 1])
+    return bool(beyond[0]), bool(beyond[1])
 
 
 class TowerWorld:
@@ -269,10 +277,18 @@ class TowerWorld:
         max_steps = max(check, p.steps_for(p.max_time))
         # The checks run every few steps, so they compare squared distances and |q1 . q2|
         # (= cos(angle / 2)) instead of computing distances and angles.
-        quiet_distance2 = (p.settle_linear_speed * chunk_time) ** 2
-        quiet_cos = math.cos(math.radians(p.settle_angular_speed_deg * chunk_time) / 2)
-        exit_distance2 = (p.fall_exit_factor * thresholds.distance) ** 2
-        exit_cos = math.cos(math.radians(min(180.0, p.fall_exit_factor * thresholds.angle_deg)) / 2)
+        limits = np.array(
+            [
+                [
+                    (p.fall_exit_factor * thresholds.distance) ** 2,
+                    math.cos(math.radians(min(180.0, p.fall_exit_factor * thresholds.angle_deg)) / 2),
+                ],
+                [
+                    (p.settle_linear_speed * chunk_time) ** 2,
+                    math.cos(math.radians(p.settle_angular_speed_deg * chunk_time) / 2),
+                ],
+            ]
+        )
 
         previous = self._live_poses()
         frames = [previous]
@@ -288,9 +304,10 @@ class TowerWorld:
             current = self._live_poses()
             if checks % sample_every == 0:
                 frames.append(current)
-            if _beyond(reference, current, exit_distance2, exit_cos):
+            past_exit, moving = _check(reference, previous, current, limits)
+            if past_exit:
                 break
-            quiet = 0 if _beyond(previous, current, quiet_distance2, quiet_cos) else quiet + 1
+            quiet = 0 if moving else quiet + 1
             previous = current
             if quiet >= quiet_needed and steps >= min_steps:
                 settled = True
