@@ -13,13 +13,14 @@ deal, and the one-sided sign-test p-value), mean scores, MCTS iterations per sec
 time only) and wall time.
 
 Defaults (chosen to fit a few minutes on two shared cores; tuned on seeds 1000-1023, measured
-on fresh seeds from 2000): 40 games each; cards with 3 players, one round per game, MCTS 200
-iterations with random rollouts; gimignano with 2 players, MCTS 100 iterations whose leaves are
-scored by ``gimignano_evaluation`` (rollouts played to the end are too slow there to be useful
-within this budget: pass ``--gimignano-rollout-limit -1`` to see that).
+on fresh seeds from 2000): 40 games each; cards with 3 players, full-length games, MCTS 200
+iterations with random rollouts (searching the current round, as the registered agent does);
+gimignano with 2 players, MCTS 100 iterations whose leaves are scored by
+``gimignano_evaluation`` (rollouts played to the end are too slow there to be useful within
+this budget: pass ``--gimignano-rollout-limit -1`` to see that).
 
     python benchmarks/mcts_strength.py                       # both games, default settings
-    python benchmarks/mcts_strength.py --only cards --cards-rounds 0 --games 24   # full-length card games
+    python benchmarks/mcts_strength.py --only cards --cards-rounds 1 --games 40   # one-round card games
 """
 
 from __future__ import annotations
@@ -266,8 +267,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=2000, help="first seed (default 2000; 1000-1023 were for tuning)")
     parser.add_argument("--cards-iterations", type=int, default=200, help="MCTS iterations per move in cards")
     parser.add_argument("--cards-players", type=int, default=3)
-    parser.add_argument("--cards-rounds", type=int, default=1,
-                        help="rounds per card game (default 1, to fit the time; 0: the rules' one per player)")
+    parser.add_argument("--cards-rounds", type=int, default=0,
+                        help="rounds per card game (default 0: the rules' one per player)")
     parser.add_argument("--gimignano-iterations", type=int, default=100, help="MCTS iterations per move")
     parser.add_argument("--gimignano-players", type=int, default=2)
     parser.add_argument("--gimignano-rollout-limit", type=int, default=0,
