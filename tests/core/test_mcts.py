@@ -384,3 +384,59 @@ def test_the_view_test_has_teeth_a_peeking_sampler_decides_otherwise() -> None:
 
         move = MCTSAgent(Peeking(), 0, iterations=300).choose(real.view(0), real.legal_moves(), make_rng(0))
         assert str(move) == peeking
+
+
+# --- the real games (their sample_state, through the registry) ------------------------------------------
+@pytest.mark.parametrize(("game_id", "players", "bot"), [("cards", 3, "heuristic"), ("gimignano", 2, "greedy")])
+def test_plays_whole_real_games_within_the_rules(game_id: str, players: int, bot: str) -> None:
+    from pisa3d.games import get_game
+
+    game = get_game(game_id)
+    options = game.options()
+    searched = []
+
+    class Watched(MCTSAgent):
+        def choose(self, view: Any, legal_moves: Any, rng: np.random.Generator) -> Any:
+            move = super().choose(view, legal_moves, rng)
+            assert move in legal_moves
+            assert self.last_search is not None
+            searched.append(self.last_search.iterations)
+            return move
+
+    agents: list[Agent] = [game.agents[bot](seat, options) for seat in range(players)]
+    agents[1] = Watched(game, 1, iterations=6)
+    outcome = play_match(game, agents, seed=3)  # raises on an illegal move or a bad sample_state
+    assert outcome.final_state.is_over and outcome.result.winners
+    assert 6 in searched  # it really searched (forced moves take 0 iterations)
+
+
+REAL_SEARCH_IN_CHILD = """
+import json
+from pisa3d.core import make_rng
+from pisa3d.core.mcts import MCTSAgent
+from pisa3d.games import get_game
+out = {}
+for game_id, players in (("cards", 3), ("gimignano", 2)):
+    game = get_game(game_id)
+    state, _ = game.new_game(players, 11)
+    rng = make_rng(11, 5)
+    for _ in range(7):  # into the game, past the opening
+        legal = state.legal_moves()
+        state.apply(legal[int(rng.integers(len(legal)))])
+    seat = state.current_player
+    agent = MCTSAgent(game, seat, iterations=30)
+    move = agent.choose(state.view(seat), state.legal_moves(), make_rng(11, 6))
+    out[game_id] = [str(move), agent.last_search.visits]
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+def test_real_game_searches_are_identical_across_processes() -> None:
+    runs = [
+        subprocess.run([sys.executable, "-c", REAL_SEARCH_IN_CHILD], capture_output=True, text=True, check=True).stdout
+        for _ in range(2)
+    ]
+    assert runs[0] == runs[1]
+    result = json.loads(runs[0])
+    assert set(result) == {"cards", "gimignano"}
+    assert all(sum(visits.values()) == 30 for _, visits in result.values())
