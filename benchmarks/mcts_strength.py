@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 from pisa3d.core import Agent, play_match
 from pisa3d.core.mcts import DEFAULT_EXPLORATION, REWARD_KINDS, MCTSAgent
 from pisa3d.games import get_game
+from pisa3d.games.gimignano.evaluation import gimignano_evaluation
 
 
 @dataclass(frozen=True)
@@ -92,29 +93,6 @@ class _CountingMCTS(MCTSAgent):
         self.total_iterations += self.last_search.iterations
         self.total_seconds += self.last_search.seconds
         return move
-
-
-def gimignano_evaluation(state: Any) -> list[float]:
-    """A position's worth to each player: towers built, plus progress toward the next quartet.
-
-    Progress is the greedy bot's own measure (most own plots in a quartet the player can still
-    fill); a full quartet counts 0.8 of a tower. Each player's reward is a logistic of their lead
-    over the best other player, one tower ahead giving about 0.73.
-    """
-    from pisa3d.games.gimignano.agents import progress
-
-    values = []
-    for seat in range(state.num_players):
-        own = state.own_plots(seat)
-        best, count = (0, 0)
-        if own:
-            best, count = progress(state.board, state.stones, state.towers, seat, state.supply[seat], own)
-        values.append(state.built[seat] + 0.2 * best + 0.02 * min(count, 5))
-    rewards = []
-    for seat, value in enumerate(values):
-        lead = value - max(v for other, v in enumerate(values) if other != seat)
-        rewards.append(1.0 / (1.0 + math.exp(-lead)))
-    return rewards
 
 
 EVALUATORS = {"gimignano": gimignano_evaluation}

@@ -26,15 +26,18 @@ from .tiles import default_tileset, setup_table
 SETUP_STREAM = 0
 """RNG stream of the shuffle and table turns (agents use stream 1, see core.match)."""
 
-MCTS_ITERATIONS = 200
+MCTS_ITERATIONS = 100  # with leaf evaluation; measured in benchmarks/mcts_strength.py
 
 
 def _mcts_factory(seat: int, options: GameOptions) -> Agent:
     # Imported on use: the search agent lives in the core and may be absent in a partial checkout.
     mcts = importlib.import_module("pisa3d.core.mcts")
     from ...games import get_game
+    from .evaluation import gimignano_evaluation
 
-    return mcts.MCTSAgent(get_game("gimignano"), seat, iterations=MCTS_ITERATIONS)
+    # Leaves are scored at once (rollout_limit=0): random playouts lose to greedy here.
+    return mcts.MCTSAgent(get_game("gimignano"), seat, iterations=MCTS_ITERATIONS, rollout_limit=0,
+                          evaluate=gimignano_evaluation)
 
 
 class GimignanoGame(Game):
