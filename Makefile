@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 export PATH := $(abspath $(BIN)):$(PATH)
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-all lint bench clean
+.PHONY: demo test test-slow test-all lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,9 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q
 
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q -m slow
+
 test-all: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q -m ''
 
@@ -30,6 +33,9 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/cards.py
+	$(BIN)/python benchmarks/gimignano.py
+	$(BIN)/python benchmarks/tower_physics.py
+	$(BIN)/python benchmarks/tower.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
