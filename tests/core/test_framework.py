@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 
 import pytest
 
 from pisa3d.core import IllegalMoveError, OptionsError, RandomAgent, TerminalAgent, play_match
 from pisa3d.core.options import parse_option_assignments
 from tests.core.race_game import Add, RaceGame
+from tests.processes import outputs_of_fresh_processes
 
 
 def test_options_defaults_and_validation() -> None:
@@ -91,9 +90,6 @@ print(json.dumps(body, sort_keys=True))
 
 
 def test_same_seed_gives_identical_games_in_separate_processes() -> None:
-    runs = [
-        subprocess.run([sys.executable, "-c", DETERMINISM_SCRIPT], capture_output=True, text=True, check=True).stdout
-        for _ in range(2)
-    ]
+    runs = outputs_of_fresh_processes(DETERMINISM_SCRIPT)
     assert runs[0] == runs[1]
     assert json.loads(runs[0])["moves"], "the game made moves"

@@ -4,8 +4,6 @@ and under hidden information sees nothing but its view."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from typing import Any
 
 import numpy as np
@@ -23,6 +21,7 @@ from tests.core.toy_games import (
     TicTacToeGame,
     TicTacToeState,
 )
+from tests.processes import outputs_of_fresh_processes
 
 
 def choose(game: Any, state: Any, seed: int = 0, **settings: Any) -> tuple[str, MCTSAgent]:
@@ -149,10 +148,7 @@ print(json.dumps(out, sort_keys=True))
 
 
 def test_search_is_identical_across_processes() -> None:
-    runs = [
-        subprocess.run([sys.executable, "-c", SEARCH_IN_CHILD], capture_output=True, text=True, check=True).stdout
-        for _ in range(2)
-    ]
+    runs = outputs_of_fresh_processes(SEARCH_IN_CHILD)
     assert runs[0] == runs[1]
     exec_globals: dict[str, Any] = {}
     captured: list[str] = []
@@ -432,10 +428,7 @@ print(json.dumps(out, sort_keys=True))
 
 
 def test_real_game_searches_are_identical_across_processes() -> None:
-    runs = [
-        subprocess.run([sys.executable, "-c", REAL_SEARCH_IN_CHILD], capture_output=True, text=True, check=True).stdout
-        for _ in range(2)
-    ]
+    runs = outputs_of_fresh_processes(REAL_SEARCH_IN_CHILD)
     assert runs[0] == runs[1]
     result = json.loads(runs[0])
     assert set(result) == {"cards", "gimignano"}

@@ -20,6 +20,7 @@ from pisa3d.games import get_game
 from pisa3d.games.gimignano.hexgrid import neighbour
 from pisa3d.games.gimignano.quartets import find_quartets
 from pisa3d.games.gimignano.state import NO_TOWER, GimignanoState
+from tests.processes import outputs_of_fresh_processes
 
 game = get_game("gimignano")
 
@@ -117,10 +118,7 @@ print(json.dumps({"moves": [m.move for m in out.record.moves], "result": out.res
 
 
 def test_same_seed_same_game_in_separate_processes() -> None:
-    runs = [
-        subprocess.run([sys.executable, "-c", DETERMINISM], capture_output=True, text=True, check=True).stdout
-        for _ in range(2)
-    ]
+    runs = outputs_of_fresh_processes(DETERMINISM)
     assert runs[0] == runs[1]
     assert len(json.loads(runs[0])["moves"]) > 20
 

@@ -6,8 +6,6 @@ import dataclasses
 import gzip
 import hashlib
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -17,6 +15,7 @@ from pisa3d.core.record import load_record, save_record
 from pisa3d.core.replay import verify_record
 from pisa3d.games import get_game
 from pisa3d.games.tower.physics import Trajectory
+from tests.processes import outputs_of_fresh_processes
 
 GAME = get_game("tower")
 QUIET_HANDS = {"noise_position_mm": 0.0, "noise_yaw_deg": 0.0, "noise_tilt_deg": 0.0}
@@ -90,11 +89,7 @@ print(hashlib.sha256(out.final_state.poses.tobytes()).hexdigest(), len(out.final
 
 def test_seeded_noisy_game_is_bitwise_identical_in_two_processes(tmp_path):
     tiles = all_stroked_set(tmp_path, 24)
-    results = [
-        subprocess.run([sys.executable, "-c", _SUBPROCESS_GAME, tiles], capture_output=True, text=True, check=True)
-        .stdout.split()[-2:]
-        for _ in range(2)
-    ]
+    results = [out.split()[-2:] for out in outputs_of_fresh_processes(_SUBPROCESS_GAME, tiles)]
     here = play_match(GAME, builders(3), seed=11, options={"tile_set": tiles}).final_state
     digest = hashlib.sha256(here.poses.tobytes()).hexdigest()
     assert results[0] == results[1] == [digest, str(len(here.placements))]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -23,6 +21,7 @@ from pisa3d.games.tower.physics import (
     pose_differences,
 )
 from pisa3d.games.tower.physics.validation import CLEARANCE, windmill_plan
+from tests.processes import outputs_of_fresh_processes
 
 TILE = TileSpec()
 FLAT = np.array([0.0, 0.0, TILE.thickness / 2, 0.0, 0.0, 0.0, 1.0])
@@ -181,10 +180,7 @@ def test_the_same_releases_give_bitwise_identical_states_in_two_processes() -> N
     import pathlib
 
     script = _PROCESS_SCRIPT.format(tests=str(pathlib.Path(__file__).parent))
-    digests = [
-        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.strip()
-        for _ in range(2)
-    ]
+    digests = [out.strip() for out in outputs_of_fresh_processes(script)]
     with TowerWorld(TILE) as world:
         for pose, slot in noisy_releases(9, seed=7):
             world.release(pose, slot)
