@@ -87,7 +87,6 @@ def sample_state(view: dict[str, Any], player: int, rng: np.random.Generator) ->
     for vr, res in enumerate(voting["results"]):
         state.placements[vr] = [(seat, parse_option(opt), parse_card(card)) for seat, opt, card in res["placed"]]
         state.chosen.append(parse_option(res["winner"]))
-        state.vote_reasons.append(res["reason"])
     state.vote_results_json = list(voting["results"])
     state.revealed = [_cards(r) for r in view["revealed"]]
     state.vote_points = list(view["voting_points"])

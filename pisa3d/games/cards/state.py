@@ -77,7 +77,6 @@ class CardsState(State):
         self.turn_count = 0
         self.placements: list[list[tuple[int, int, Card]]] = [[], [], []]
         self.chosen: list[int] = []
-        self.vote_reasons: list[str] = []
         # Public history as view-ready JSON, built once when it happens (views are made at
         # every decision); entries are never changed after being added.
         self.vote_results_json: list[dict[str, Any]] = []
@@ -134,7 +133,7 @@ class CardsState(State):
         self.vote_pos = 0
         self.turn_option, self.turn_count = None, 0
         self.placements = [[], [], []]
-        self.chosen, self.vote_reasons, self.vote_points = [], [], []
+        self.chosen, self.vote_points = [], []
         self.vote_results_json, self.trick_history_json = [], []
         self.in_front = [[] for _ in range(n)]
         self.revealed = [[] for _ in range(n)]
@@ -257,7 +256,6 @@ class CardsState(State):
         placed = self.placements[vr]
         outcome = resolve_vote(vr, placed)
         self.chosen.append(outcome.winner)
-        self.vote_reasons.append(outcome.reason)
         self.vote_results_json.append(
             {
                 "voting_round": ROUND_NAMES[vr],
@@ -440,7 +438,6 @@ class CardsState(State):
         other.set_aside = list(self.set_aside)
         other.placements = [list(p) for p in self.placements]
         other.chosen = list(self.chosen)
-        other.vote_reasons = list(self.vote_reasons)
         other.vote_points = list(self.vote_points)
         other.in_front = [list(f) for f in self.in_front]
         other.revealed = [list(r) for r in self.revealed]
