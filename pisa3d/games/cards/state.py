@@ -17,7 +17,7 @@ from ...core.errors import IllegalMoveError
 from ...core.events import Event
 from ...core.options import GameOptions
 from ...core.state import Result, State, View
-from .cards import NUM_CARDS, SPEC, VALUES_PER_SUIT, Card, card_str, cards_str
+from .cards import NUM_CARDS, SPEC, VALUES_PER_SUIT, Card, card_str, cards_str, value_of
 from .moves import DISCARD_MOVES, DONE, PLAY_MOVES, VOTE_MOVES, CardsMove, Discard, PlayCard, VoteCard, VoteDone
 from .scoring import play_points, voting_points
 from .tricks import trick_winner_index
@@ -290,7 +290,7 @@ class CardsState(State):
         for front in self.in_front:
             front.sort()
         self.set_contract()
-        placed_totals = [sum(c % VALUES_PER_SUIT + SPEC.lowest_value for c in front) for front in self.in_front]
+        placed_totals = [sum(map(value_of, front)) for front in self.in_front]
         self.vote_points = voting_points(placed_totals)
         for seat, points in enumerate(self.vote_points):
             self.totals[seat] += points
