@@ -60,7 +60,11 @@ def run_match(
     values = {**(extra_options or {}), **parse_option_assignments(list(option_pairs))}
     options = game.options(values)
     agents = build_agents(game, num_players, agent_names, humans, options)
-    outcome = play_match(game, agents, seed, options, on_events=on_events)
+    try:
+        outcome = play_match(game, agents, seed, options, on_events=on_events)
+    except EOFError:  # a person's input ran out (TerminalAgent): stop cleanly, no traceback
+        typer.echo("Input ended before the game did; the game was abandoned.", err=True)
+        raise typer.Exit(1) from None
     if record_path is not None:
         save_record(outcome.record, record_path)
         typer.echo(f"Record written to {record_path}")

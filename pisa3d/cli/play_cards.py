@@ -64,11 +64,7 @@ def play_cards(
             if line is not None:
                 typer.echo(line)
 
-    try:
-        outcome = run_match(game, players, seed, agent or ["heuristic"], human, option, record, on_events=show)
-    except EOFError:
-        typer.echo("Input ended before the game did; the game was abandoned.", err=True)
-        raise typer.Exit(1) from None
+    outcome = run_match(game, players, seed, agent or ["heuristic"], human, option, record, on_events=show)
     typer.echo("")
     from ..games.cards.narration import score_table
 

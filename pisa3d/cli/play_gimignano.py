@@ -78,11 +78,7 @@ def play_gimignano(
             if not state.is_over:
                 typer.echo(f"Turn {state.turn}: player {state.player + 1}")
 
-    try:
-        outcome = run_match(game, players, seed, agent or ["greedy"], human, option, record, on_events=show)
-    except EOFError:
-        typer.echo("Input ended before the game did; the game was abandoned.", err=True)
-        raise typer.Exit(1) from None
+    outcome = run_match(game, players, seed, agent or ["greedy"], human, option, record, on_events=show)
     final = outcome.final_state
     assert isinstance(final, GimignanoState)
     typer.echo("")
