@@ -21,6 +21,7 @@ from .cards import NUM_CARDS, SPEC, VALUES_PER_SUIT, Card, card_str, cards_str, 
 from .moves import DISCARD_MOVES, DONE, PLAY_MOVES, VOTE_MOVES, CardsMove, Discard, PlayCard, VoteCard, VoteDone
 from .scoring import play_points, voting_points
 from .tricks import trick_winner_index
+from .views import make_view
 from .voting import (
     ORDER_ROUND,
     ROUND_NAMES,
@@ -450,6 +451,4 @@ class CardsState(State):
         return other
 
     def view(self, player: int) -> View:
-        from .views import make_view
-
         return make_view(self, player)
