@@ -61,11 +61,9 @@ def plan_frames(replay: TowerReplay, settings: VideoSettings) -> list[FrameRef]:
     plan = [FrameRef(-1, None)] * max(hold, 1)
     for index, traj in enumerate(replay.trajectories):
         if traj is not None:
-            duration = traj.num_frames / traj.hz  # simulated seconds of this release
-            count = max(1, math.ceil(duration / settings.speed * settings.fps))
+            count = max(1, math.ceil(traj.duration / settings.speed * settings.fps))
             for k in range(count):
-                sim_time = k / settings.fps * settings.speed
-                plan.append(FrameRef(index, min(int(sim_time * traj.hz), traj.num_frames - 1)))
+                plan.append(FrameRef(index, traj.sample_at(k / settings.fps * settings.speed)))
         plan.extend([FrameRef(index, None)] * hold)
     return plan
 

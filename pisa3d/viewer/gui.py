@@ -157,7 +157,7 @@ class TowerWindow:
 
 def move_durations(replay: TowerReplay) -> list[float]:
     """Simulated seconds each move takes when playing (a pass still shows for a moment)."""
-    return [max(t.num_frames / t.hz if t is not None else 0.0, MIN_MOVE_SECONDS) for t in replay.trajectories]
+    return [max(t.duration if t is not None else 0.0, MIN_MOVE_SECONDS) for t in replay.trajectories]
 
 
 def frame_for(replay: TowerReplay, state: Playback) -> tuple[int, np.ndarray]:
@@ -167,8 +167,7 @@ def frame_for(replay: TowerReplay, state: Playback) -> tuple[int, np.ndarray]:
     if state.playing and nxt < replay.num_moves:
         traj = replay.trajectories[nxt]
         if traj is not None:
-            sample = min(int(state.sim_time * traj.hz), traj.num_frames - 1)
-            return nxt, traj.frames[sample]
+            return nxt, traj.frames[traj.sample_at(state.sim_time)]
         return nxt, replay.settled(nxt)
     return state.move, replay.settled(state.move)
 

@@ -97,11 +97,10 @@ class LiveTable:
         trajectory = Trajectory.from_json(raw)
         began = time.monotonic()
         while True:
-            sample = int((time.monotonic() - began) * self.speed * trajectory.hz)
-            frame = trajectory.frames[min(sample, trajectory.num_frames - 1)]
-            self._pose(frame)
+            sample = trajectory.sample_at((time.monotonic() - began) * self.speed)
+            self._pose(trajectory.frames[sample])
             self.tick(Mode.VIEW)
-            if sample >= trajectory.num_frames - 1:
+            if sample == trajectory.num_frames - 1:
                 break
             time.sleep(FRAME_SECONDS)
         self.top = max(self.top, float(trajectory.frames[-1][:, 2].max()) if trajectory.frames.shape[1] else 0.0)

@@ -78,7 +78,7 @@ class TowerReplay:
         return max(tops, default=self.side)
 
     def simulated_seconds(self) -> float:
-        return sum(t.num_frames / t.hz for t in self.trajectories if t is not None)
+        return sum(t.duration for t in self.trajectories if t is not None)
 
 
 def _caption(index: int, entry: Any) -> MoveCaption:

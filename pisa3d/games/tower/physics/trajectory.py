@@ -35,6 +35,16 @@ class Trajectory:
     def num_frames(self) -> int:
         return int(self.frames.shape[0])
 
+    @property
+    def duration(self) -> float:
+        """Simulated seconds the frames span when played at ``hz``."""
+        return self.num_frames / self.hz
+
+    def sample_at(self, seconds: float) -> int:
+        """Index of the frame shown ``seconds`` of simulated time after the release (the last
+        frame once they run out)."""
+        return min(int(seconds * self.hz), self.num_frames - 1)
+
     def to_json(self) -> dict[str, Any]:
         rounded = np.round(self.frames.astype(np.float64), JSON_DECIMALS)
         return {"hz": float(self.hz), "frames": rounded.tolist()}
