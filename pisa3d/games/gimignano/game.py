@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -103,6 +103,3 @@ class GimignanoGame(Game):
 
     def summarize(self, result: Result, num_players: int) -> str:
         return summarize(result, num_players)
-
-    def state_from_view(self, view: Mapping[str, Any]) -> GimignanoState:
-        return GimignanoState.from_view(dict(view), self.tileset)
