@@ -31,7 +31,7 @@ from ..games.tower.tiles import TileSet
 from .camera import GUI_CLOSER, framing_camera
 from .gui import FRAME_SECONDS, TowerWindow
 from .input import Command, Mode, PlacementCursor, apply_camera, apply_cursor
-from .tile_bodies import GHOST_ALPHA, PARKED, create_tile_body
+from .tile_bodies import GHOST_ALPHA, create_tile_body, set_body_pose
 
 PLAY_HELP = ("<- -> or left click: next slot   r or right click: rotate   enter: place   "
              "[ ] up/down z x: camera   q: quit")
@@ -113,8 +113,7 @@ class LiveTable:
 
     def _pose(self, frame: np.ndarray) -> None:
         for body, pose in zip(self.bodies, frame, strict=False):
-            p.resetBasePositionAndOrientation(body, [float(v) for v in pose[:3]], [float(v) for v in pose[3:7]],
-                                              physicsClientId=self.window.client)
+            set_body_pose(self.window.client, body, pose)
 
     def ghost(self, tile_id: int, pose: np.ndarray | None) -> None:
         """Show the person's tile as a translucent ghost at ``pose`` (None: hide it)."""
@@ -123,10 +122,7 @@ class LiveTable:
             with self.window.paused_rendering():
                 self.ghosts[tile_id] = create_tile_body(self.window.client, tile, self.side, self.thickness,
                                                         GHOST_ALPHA)
-        body = self.ghosts[tile_id]
-        position, orientation = (PARKED, [0, 0, 0, 1]) if pose is None else (pose[:3], pose[3:7])
-        p.resetBasePositionAndOrientation(body, [float(v) for v in position], [float(v) for v in orientation],
-                                          physicsClientId=self.window.client)
+        set_body_pose(self.window.client, self.ghosts[tile_id], pose)
 
 
 class GuiHumanAgent:

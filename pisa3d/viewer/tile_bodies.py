@@ -58,6 +58,13 @@ def create_tile_body(client: int, tile: TileFaces, side: float, thickness: float
     )
 
 
+def set_body_pose(client: int, body: int, pose: Sequence[float] | None) -> None:
+    """Put ``body`` at ``pose`` (x, y, z, qx, qy, qz, qw); None parks it out of sight."""
+    position, orientation = (PARKED, (0.0, 0.0, 0.0, 1.0)) if pose is None else (pose[:3], pose[3:7])
+    p.resetBasePositionAndOrientation(body, [float(v) for v in position], [float(v) for v in orientation],
+                                      physicsClientId=client)
+
+
 def create_table(client: int, side: float) -> int:
     half = [side * 2.5, side * 2.5, 0.005]
     shape = p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=[0.42, 0.33, 0.24, 1], physicsClientId=client)
@@ -74,9 +81,4 @@ class TileBodies:
     def pose(self, frame: np.ndarray) -> None:
         """Tile k at frame[k]; tiles beyond the frame (not placed yet) are parked."""
         for k, body in enumerate(self.bodies):
-            if k < len(frame):
-                pose = frame[k]
-                p.resetBasePositionAndOrientation(body, [float(v) for v in pose[:3]], [float(v) for v in pose[3:7]],
-                                                  physicsClientId=self.client)
-            else:
-                p.resetBasePositionAndOrientation(body, PARKED, [0, 0, 0, 1], physicsClientId=self.client)
+            set_body_pose(self.client, body, frame[k] if k < len(frame) else None)
