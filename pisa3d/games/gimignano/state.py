@@ -199,11 +199,6 @@ class GimignanoState(State):
             self._quartets[player] = cached
         return list(cached)
 
-    def open_for(self, player: int, plot_id: int) -> bool:
-        """Could ``player`` still have a stone on this plot: no tower, and theirs or room."""
-        owners = self.stones[plot_id]
-        return self.towers[plot_id] == NO_TOWER and (player in owners or len(owners) < STONES_PER_PLOT)
-
     def could_still_build(self, player: int) -> bool:
         """Is there a quartet ``player`` could complete with the stones in their supply?"""
         if self.quartets(player):  # complete already (and usually cached)
