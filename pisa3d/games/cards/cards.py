@@ -46,9 +46,6 @@ class DeckSpec:
         """Every voting card over all rounds, in round order (T1..T4, most, fewest, high, low)."""
         return tuple(name for _, options in self.voting_rounds for name in options)
 
-    def play_hand_size(self, num_players: int) -> int:
-        return self.hand_size[num_players] - self.discard_count
-
 
 @cache
 def deck_spec() -> DeckSpec:
@@ -112,8 +109,3 @@ def parse_card(text: str) -> Card:
     if card is None:
         raise IllegalMoveError(f"{text!r} is not a card: {CARD_FORM}")
     return card
-
-
-def sort_hand(cards: list[Card]) -> list[Card]:
-    """Suit by suit, values ascending: how a person holds a hand."""
-    return sorted(cards)
