@@ -25,13 +25,13 @@ from ..core.record import MoveEntry, save_record
 from ..core.state import Move
 from ..games import get_game
 from ..games.tower.moves import PASS, PlaceMove
-from ..games.tower.physics.trajectory import Trajectory
 from ..games.tower.setup import build_setup
 from ..games.tower.tiles import TileSet
 from .camera import GUI_CLOSER, framing_camera
 from .gui import FRAME_SECONDS, TowerWindow
 from .input import Command, Mode, PlacementCursor, apply_camera, apply_cursor
 from .tile_bodies import GHOST_ALPHA, create_tile_body, set_body_pose
+from .tower_replay import move_trajectory, placed_tiles
 
 PLAY_HELP = ("<- -> or left click: next slot   r or right click: rotate   enter: place   "
              "[ ] up/down z x: camera   q: quit")
@@ -85,16 +85,14 @@ class LiveTable:
 
     def show_move(self, entry: MoveEntry, line: str) -> None:
         """Add the placed tile's body and play the release's trajectory, paced by simulated time."""
-        for event in entry.events:
-            if event.kind == "placed":
-                tile = self.tile_set.tiles[int(event.data["tile"])]
-                with self.window.paused_rendering():
-                    self.bodies.append(create_tile_body(self.window.client, tile, self.side, self.thickness))
+        for tile_id in placed_tiles(entry):
+            tile = self.tile_set.tiles[tile_id]
+            with self.window.paused_rendering():
+                self.bodies.append(create_tile_body(self.window.client, tile, self.side, self.thickness))
         self.say(line)
-        raw = (entry.extras or {}).get("trajectory")
-        if raw is None:
+        trajectory = move_trajectory(entry)
+        if trajectory is None:
             return
-        trajectory = Trajectory.from_json(raw)
         began = time.monotonic()
         while True:
             sample = trajectory.sample_at((time.monotonic() - began) * self.speed)

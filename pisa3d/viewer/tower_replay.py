@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import RecordError
-from ..core.record import GameRecord
+from ..core.record import GameRecord, MoveEntry
 from ..games import get_game
 from ..games.tower.options import TowerOptions
 from ..games.tower.physics.trajectory import Trajectory
@@ -81,6 +81,17 @@ class TowerReplay:
         return sum(t.duration for t in self.trajectories if t is not None)
 
 
+def placed_tiles(entry: MoveEntry) -> list[int]:
+    """Ids of the tiles a move put on the tower (its "placed" events), in order."""
+    return [int(event.data["tile"]) for event in entry.events if event.kind == "placed"]
+
+
+def move_trajectory(entry: MoveEntry) -> Trajectory | None:
+    """The trajectory stored with a move, or None when it released no tile (or none was kept)."""
+    raw = (entry.extras or {}).get("trajectory")
+    return None if raw is None else Trajectory.from_json(raw)
+
+
 def _caption(index: int, entry: Any) -> MoveCaption:
     tile = slot = None
     verdict = "no placement"
@@ -111,18 +122,12 @@ def load_tower_replay(record: GameRecord) -> TowerReplay:
     tiles: list[TileFaces] = []
     trajectories: list[Trajectory | None] = []
     for index, entry in enumerate(record.moves):
-        for event in entry.events:
-            if event.kind == "placed":
-                tiles.append(setup.tile_set.tiles[int(event.data["tile"])])
-        raw = (entry.extras or {}).get("trajectory")
-        if raw is None:
-            trajectories.append(None)
-            continue
+        tiles.extend(setup.tile_set.tiles[tile] for tile in placed_tiles(entry))
         try:
-            traj = Trajectory.from_json(raw)
+            traj = move_trajectory(entry)
         except RecordError as exc:
             raise RecordError(f"move {index}: {exc}") from None
-        if traj.frames.shape[1] > len(tiles):
+        if traj is not None and traj.frames.shape[1] > len(tiles):
             raise RecordError(
                 f"move {index}: the trajectory has {traj.frames.shape[1]} tiles but only {len(tiles)} were placed")
         trajectories.append(traj)
