@@ -125,8 +125,11 @@ class TowerState(State):
 
     # --- rules --------------------------------------------------------------------------------------
     def bits_for(self, seat: int, rotation: int) -> tuple[int, int, int, int]:
-        tile = self.setup.tile_set.tiles[self.top_tile(seat)]
-        return visible_bits(tile.pattern(self.face_of(seat)), rotation)
+        """The edge bits ``seat``'s top tile would show turned by ``rotation``."""
+        return self.bits_for_tile(self.top_tile(seat), self.face_of(seat), rotation)
+
+    def bits_for_tile(self, tile: int, face: Face, rotation: int) -> tuple[int, int, int, int]:
+        return visible_bits(self.setup.tile_set.tiles[tile].pattern(face), rotation)
 
     def legal_placements(self) -> list[PlaceMove]:
         player = self.current_player
@@ -282,9 +285,6 @@ class TowerState(State):
         else:
             self._advance(player)
         return events
-
-    def bits_for_tile(self, tile: int, face: Face, rotation: int) -> tuple[int, int, int, int]:
-        return visible_bits(self.setup.tile_set.tiles[tile].pattern(face), rotation)
 
     def preview(
         self, move: PlaceMove, hand: np.random.Generator | None = None, noise_scale: float = 1.0
