@@ -19,6 +19,11 @@ def _p(seat: int) -> str:
     return f"player {seat + 1}"
 
 
+def _per_seat(values: list[Any], sign: str = "") -> str:
+    """``P1 3, P2 5, ...``: one number per seat, seats shown 1-based."""
+    return ", ".join(f"P{seat + 1} {sign}{value}" for seat, value in enumerate(values))
+
+
 def _ordinal(k: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
 
@@ -65,7 +70,7 @@ def describe_event(event: Event) -> str | None:
             "voting points (placed totals "
             + "/".join(map(str, d["placed_totals"]))
             + "): "
-            + ", ".join(f"P{i + 1} +{p}" for i, p in enumerate(d["points"]))
+            + _per_seat(d["points"], "+")
         )
     if kind == "discard_done":
         return f"{_p(d['player'])} discarded {d['cards']} placed cards face down"
@@ -77,10 +82,10 @@ def describe_event(event: Event) -> str | None:
             f"play points ({goal} tricks win; tricks "
             + "/".join(map(str, d["tricks"]))
             + "): "
-            + ", ".join(f"P{i + 1} +{p}" for i, p in enumerate(d["points"]))
+            + _per_seat(d["points"], "+")
         )
     if kind == "round_end":
-        return f"round {d['round']} over; totals " + ", ".join(f"P{i + 1} {t}" for i, t in enumerate(d["totals"]))
+        return f"round {d['round']} over; totals " + _per_seat(d["totals"])
     if kind == "deal":
         return (
             f"round {d['round']}/{d['rounds']}: {_p(d['dealer'])} deals {d['hand_size']} cards each "
@@ -88,23 +93,18 @@ def describe_event(event: Event) -> str | None:
         )
     if kind == "game_end":
         winners = ", ".join(_p(w) for w in d["winners"])
-        return (
-            "game over; totals "
-            + ", ".join(f"P{i + 1} {t}" for i, t in enumerate(d["totals"]))
-            + f"; winner(s): {winners}"
-        )
+        return f"game over; totals {_per_seat(d['totals'])}; winner(s): {winners}"
     return f"{kind}: {d}"
 
 
 def render_view(view: View) -> str:
     """A player's view as a few readable lines: hand, votes, trick, scores."""
     me = view["seat"]
-    n = view["num_players"]
     lines = [
         f"--- Round {view['round']}/{view['rounds']} ({view['phase']}) - you are player {me + 1}; "
         f"dealer player {view['dealer'] + 1} ---",
         "Your hand: " + (" ".join(view["hand"]) or "(empty)"),
-        "Cards in hands: " + ", ".join(f"P{i + 1} {k}" for i, k in enumerate(view["hand_sizes"])),
+        "Cards in hands: " + _per_seat(view["hand_sizes"]),
     ]
     voting = view["voting"]
     for res in voting["results"]:
@@ -123,9 +123,7 @@ def render_view(view: View) -> str:
     if view["contract"]:
         lines.append("Contract: " + contract_text(view["contract"]))
     if view["voting_points"]:
-        lines.append(
-            "Voting points this round: " + ", ".join(f"P{i + 1} {p}" for i, p in enumerate(view["voting_points"]))
-        )
+        lines.append("Voting points this round: " + _per_seat(view["voting_points"]))
     if view["phase"] == "discard":
         lines.append(
             "Your placed cards: " + " ".join(view["my_placed"]) + f"  (discard {3 - len(view['my_discards'])} more)"
@@ -133,8 +131,8 @@ def render_view(view: View) -> str:
     if view["phase"] == "play":
         trick = " ".join(f"P{seat + 1}:{card}" for seat, card in view["trick"]) or "(you lead)"
         lines.append(f"Trick {len(view['trick_history']) + 1}: {trick}")
-        lines.append("Tricks won: " + ", ".join(f"P{i + 1} {k}" for i, k in enumerate(view["tricks_won"])))
-    lines.append("Scores: " + ", ".join(f"P{i + 1} {view['totals'][i]}" for i in range(n)))
+        lines.append("Tricks won: " + _per_seat(view["tricks_won"]))
+    lines.append("Scores: " + _per_seat(view["totals"]))
     if view["current_player"] == me and view["phase"] in _HINTS:
         lines.append(_HINTS[view["phase"]])
     return "\n".join(lines)
