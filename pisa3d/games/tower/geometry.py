@@ -98,10 +98,6 @@ class Layout:
         position = np.array([cx, cy, base_z + self.side + self.thickness / 2])
         return np.concatenate([position, orientation(*self.ceiling_frame(), face, rotation)])
 
-    @property
-    def half_extents(self) -> tuple[float, float, float]:
-        return (self.side / 2, self.side / 2, self.thickness / 2)
-
 
 def orientation(up: np.ndarray, right: np.ndarray, normal: np.ndarray, face: Face, rotation: int) -> np.ndarray:
     """Quaternion (x, y, z, w) turning a tile so ``face`` looks along ``normal`` with its printed

@@ -25,10 +25,6 @@ class TowerSetup:
     rules: RuleParams
 
     @property
-    def half_extents(self) -> tuple[float, float, float]:
-        return self.tile_spec.half_extents
-
-    @property
     def noise(self) -> tuple[float, float, float]:
         o = self.options
         return o.noise_position_mm / 1000.0, o.noise_yaw_deg, o.noise_tilt_deg

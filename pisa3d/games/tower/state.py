@@ -315,7 +315,7 @@ class TowerState(State):
         """Height of the highest tile corner above the table, metres."""
         if len(self.poses) == 0:
             return 0.0
-        half = self.setup.half_extents
+        half = self.setup.tile_spec.half_extents
         return float(max(box_corners(pose, half)[:, 2].max() for pose in self.poses))
 
     def result(self) -> Result:
