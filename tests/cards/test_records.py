@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from pisa3d.core.errors import RecordError
 from pisa3d.core.match import play_match
 from pisa3d.core.record import digest_of, load_record, save_record
 from pisa3d.core.replay import verify_record
+from tests.processes import outputs_of_fresh_processes
 
 from .helpers import GAME
 
@@ -30,18 +29,13 @@ json.dump(body, sys.stdout, sort_keys=True)
 """
 
 
-def run_in_fresh_process() -> dict:
-    out = subprocess.run([sys.executable, "-c", GAME_SCRIPT], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
-
-
 def play(seed: int = 5, rounds: int = 1):
     agents = [GAME.agents["heuristic"](0, None)] + [GAME.agents["random"](s, None) for s in (1, 2, 3)]
     return play_match(GAME, agents, seed, {"rounds": rounds})
 
 
 def test_same_seed_same_game_in_two_processes() -> None:
-    first, second = run_in_fresh_process(), run_in_fresh_process()
+    first, second = (json.loads(out) for out in outputs_of_fresh_processes(GAME_SCRIPT))
     assert first == second
     assert len(first["moves"]) > 100
     here = play(seed=1234, rounds=2).record.body()
