@@ -304,7 +304,6 @@ class TowerState(State):
             return world.release(release, target, self.setup.thresholds)
         finally:
             world.restore(snap)
-            world.drop(snap)
 
     # --- reporting ------------------------------------------------------------------------------------
     def take_record_extras(self) -> dict[str, Any] | None:
