@@ -52,7 +52,7 @@ def play_gimignano(
     if svg is not None and svg.suffix.lower() not in _PICTURE_SUFFIXES:
         raise OptionsError(f"--svg {svg}: the picture file must end in .svg or .png")
     game = get_game("gimignano")
-    from ..games.gimignano.render_text import board_map, legend, status
+    from ..games.gimignano.render_text import board_map, render_view
     from ..games.gimignano.state import GimignanoState
 
     last_turn = [0]
@@ -82,9 +82,7 @@ def play_gimignano(
     final = outcome.final_state
     assert isinstance(final, GimignanoState)
     typer.echo("")
-    typer.echo(board_map(final))
-    typer.echo(legend(final))
-    typer.echo(status(final))
+    typer.echo(render_view(final))  # map, legend and standings
     typer.echo("")
     typer.echo(game.summarize(outcome.result, players))
     if svg is not None:
