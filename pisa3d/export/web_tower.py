@@ -37,15 +37,13 @@ def tower_scene(game: Game, record: GameRecord) -> dict[str, Any]:
             meshes.append(_mesh_json(tile_mesh(tile, replay.side, replay.thickness)))
         tile_mesh_index.append(mesh_of_tile[tile.id])
     states = [{"summary": "empty table"}]
-    for index in range(replay.num_moves):
-        poses = replay.settled(index)
-        height = next(
-            (e.data["height_mm"] for m in reversed(record.moves[: index + 1]) for e in m.events if e.kind == "placed"),
-            0.0,
-        )
-        fell = any(e.kind == "placed" and e.data.get("fell") for e in record.moves[index].events)
-        verdict = "the tower FELL" if fell else f"height {height:.1f} mm"
-        states.append({"summary": f"{len(poses)} tiles, {verdict}"})
+    height = 0.0  # of the tower after the latest placement so far
+    for index, entry in enumerate(record.moves):
+        placed = [e.data for e in entry.events if e.kind == "placed"]
+        if placed:
+            height = placed[0]["height_mm"]
+        verdict = "the tower FELL" if any(d.get("fell") for d in placed) else f"height {height:.1f} mm"
+        states.append({"summary": f"{len(replay.settled(index))} tiles, {verdict}"})
     return {
         "kind": "tower",
         "tile_extents": [replay.side, replay.side, replay.thickness],
