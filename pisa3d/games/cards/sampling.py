@@ -25,12 +25,14 @@ def _cards(texts: list[str]) -> list[Card]:
     return [parse_card(t) for t in texts]
 
 
-def _voids(view: dict[str, Any], num_players: int) -> list[set[int]]:
+def _voids(
+    history: list[tuple[int, list[Card]]], trick: list[tuple[int, Card]], num_players: int
+) -> list[set[int]]:
     """Suits each seat is known to hold none of: they once did not follow the led suit."""
     voids: list[set[int]] = [set() for _ in range(num_players)]
-    tricks = [(leader, _cards(cards)) for leader, cards in view["trick_history"]]
-    if view["trick"]:
-        tricks.append((view["trick"][0][0], _cards([c for _, c in view["trick"]])))
+    tricks = list(history)
+    if trick:
+        tricks.append((trick[0][0], [card for _, card in trick]))
     for leader, cards in tricks:
         led = cards[0] // VALUES_PER_SUIT
         for offset, card in enumerate(cards[1:], start=1):
@@ -96,9 +98,10 @@ def sample_state(view: dict[str, Any], player: int, rng: np.random.Generator) ->
     for r in state.revealed:
         known.update(r)
     known.update(_cards(view["my_discards"]))
-    played = [(seat, parse_card(card)) for seat, card in view["trick"]]
-    for leader, cards in view["trick_history"]:
-        played += [((leader + i) % n, parse_card(c)) for i, c in enumerate(cards)]
+    # The tricks, parsed once: they fix known cards, voids and the state's history.
+    history = [(leader, _cards(cards)) for leader, cards in view["trick_history"]]
+    trick = [(seat, parse_card(card)) for seat, card in view["trick"]]
+    played = trick + [((leader + i) % n, card) for leader, cards in history for i, card in enumerate(cards)]
     known.update(card for _, card in played)
     # My own face-down cards of the open voting round.
     hidden_vote_slots: list[tuple[int, int, int]] = []  # (index in placements, seat, option)
@@ -118,7 +121,7 @@ def sample_state(view: dict[str, Any], player: int, rng: np.random.Generator) ->
         if turn:
             state.turn_option, state.turn_count = parse_option(turn["option"]), turn["cards"]
     pool = [c for c in range(NUM_CARDS) if c not in known]
-    voids = _voids(view, n) if state._phase == PLAY else [set() for _ in range(n)]
+    voids = _voids(history, trick, n) if state._phase == PLAY else [set() for _ in range(n)]
 
     # Revealed cards of others: in front of them, discarded, or (after the discard) in hand.
     kept_from_revealed: dict[int, list[Card]] = {}
@@ -165,8 +168,8 @@ def sample_state(view: dict[str, Any], player: int, rng: np.random.Generator) ->
         state.set_contract()
     if state._phase == PLAY:
         state.leader = view["leader"]
-        state.trick = played[: len(view["trick"])]
-        state.trick_history = [(leader, tuple(_cards(cards))) for leader, cards in view["trick_history"]]
+        state.trick = trick
+        state.trick_history = [(leader, tuple(cards)) for leader, cards in history]
         state.trick_history_json = list(view["trick_history"])
         state.tricks_won = list(view["tricks_won"])
     if state._phase == DISCARD:
