@@ -28,6 +28,7 @@ from .input import (
     commands_from_keys,
     commands_from_mouse,
 )
+from .render import capture
 from .tile_bodies import TileBodies, create_table
 from .tower_replay import TowerReplay, load_tower_replay
 
@@ -143,11 +144,7 @@ class TowerWindow:
 
     def grab(self, width: int = 640, height: int = 480) -> np.ndarray:
         """An RGB image of the scene from the window's camera (for screenshots in docs and tests)."""
-        camera = self.camera(OrbitCamera())
-        view, projection = camera.view_matrix(), camera.projection_matrix(width, height)
-        _, _, rgba, _, _ = p.getCameraImage(width, height, view, projection, renderer=p.ER_BULLET_HARDWARE_OPENGL,
-                                            physicsClientId=self.client)
-        return np.reshape(np.asarray(rgba, dtype=np.uint8), (height, width, 4))[:, :, :3].copy()
+        return capture(self.client, self.camera(OrbitCamera()), width, height, p.ER_BULLET_HARDWARE_OPENGL)
 
     def close(self) -> None:
         if self.connected:

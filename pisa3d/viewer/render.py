@@ -8,7 +8,7 @@ import os
 import pkgutil
 import sys
 from collections.abc import Iterator
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pybullet as p
@@ -50,6 +50,14 @@ def _load_egl(client: int) -> bool:
     return plugin >= 0
 
 
+def capture(client: int, camera: OrbitCamera, width: int, height: int, renderer: int, **extra: Any) -> np.ndarray:
+    """An RGB image (height, width, 3) of ``client``'s scene seen by ``camera``; ``extra`` goes to
+    ``p.getCameraImage`` (light, shadows)."""
+    _, _, rgba, _, _ = p.getCameraImage(width, height, camera.view_matrix(), camera.projection_matrix(width, height),
+                                        renderer=renderer, physicsClientId=client, **extra)
+    return np.reshape(np.asarray(rgba, dtype=np.uint8), (height, width, 4))[:, :, :3].copy()
+
+
 class OffscreenRenderer:
     """A DIRECT-mode client holding only visual bodies, drawn to numpy images."""
 
@@ -69,11 +77,7 @@ class OffscreenRenderer:
         """An RGB image (height, width, 3) of the scene seen by ``camera``."""
         engine = p.ER_BULLET_HARDWARE_OPENGL if self.backend == "egl" else p.ER_TINY_RENDERER
         with _quiet_stdout():
-            _, _, rgba, _, _ = p.getCameraImage(
-                width, height, camera.view_matrix(), camera.projection_matrix(width, height), renderer=engine,
-                lightDirection=LIGHT_DIRECTION, shadow=0, physicsClientId=self.client,
-            )
-        return np.reshape(np.asarray(rgba, dtype=np.uint8), (height, width, 4))[:, :, :3].copy()
+            return capture(self.client, camera, width, height, engine, lightDirection=LIGHT_DIRECTION, shadow=0)
 
     def close(self) -> None:
         if self.client >= 0 and p.isConnected(self.client):
