@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
@@ -11,15 +9,9 @@ from pisa3d.core.match import play_match
 from pisa3d.games import get_game
 from pisa3d.games.tower.agents import CautiousAgent, SpoilerAgent, Trial
 from pisa3d.games.tower.moves import PASS, PlaceMove
+from tests.tower.tile_sets import uniform_tile_set
 
 GAME = get_game("tower")
-
-
-def tile_set(tmp_path, count: int, white: str, black: str) -> str:
-    path = tmp_path / "set.json"
-    path.write_text(json.dumps({"side_mm": 60, "thickness_mm": 4, "density_kg_m3": 700, "friction": 0.5,
-                                "tiles": [{"id": i, "white": white, "black": black} for i in range(count)]}))
-    return str(path)
 
 
 def trial(text: str, falls: int, disturbance: float) -> Trial:
@@ -49,7 +41,7 @@ def test_spoiler_topples_only_when_another_player_is_about_to_win():
 
 
 def test_look_ahead_bots_play_legal_moves_and_leave_the_game_alone(tmp_path):
-    state, _ = GAME.new_game(2, 3, {"tile_set": tile_set(tmp_path, 12, "1111", "1111")})
+    state, _ = GAME.new_game(2, 3, {"tile_set": uniform_tile_set(tmp_path, 12, "1111", "1111")})
     for text in ("W0N", "W0E", "W0S", "W0W"):
         state.apply(GAME.parse_move(text))
     before = state.poses.copy()
@@ -60,7 +52,7 @@ def test_look_ahead_bots_play_legal_moves_and_leave_the_game_alone(tmp_path):
 
 
 def test_look_ahead_bot_passes_when_it_must(tmp_path):
-    state, _ = GAME.new_game(2, 4, {"tile_set": tile_set(tmp_path, 8, "0000", "1111")})
+    state, _ = GAME.new_game(2, 4, {"tile_set": uniform_tile_set(tmp_path, 8, "0000", "1111")})
     state.apply(GAME.parse_move("W0N"))
     state.apply(GAME.parse_move("W0S"))
     assert CautiousAgent(0).choose(state.clone(), state.legal_moves(), np.random.default_rng(0)) == PASS
@@ -83,7 +75,7 @@ class ClumsyAgent:
 
 
 def test_a_rule_breaking_agent_is_penalised_not_an_exception(tmp_path):
-    options = {"tile_set": tile_set(tmp_path, 8, "1111", "1111")}
+    options = {"tile_set": uniform_tile_set(tmp_path, 8, "1111", "1111")}
     agents = [GAME.agents["builder"](0, GAME.options(options)), ClumsyAgent("C0 r0")]
     outcome = play_match(GAME, agents, seed=1, options=options)
     kinds = [(m.player, m.events[0].kind) for m in outcome.record.moves]

@@ -11,17 +11,10 @@ from pisa3d.core.errors import IllegalMoveError, OptionsError
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
 from pisa3d.games.tower.moves import PASS, PlaceMove
+from tests.tower.tile_sets import uniform_tile_set
 
 GAME = get_game("tower")
 QUIET_HANDS = {"noise_position_mm": 0.0, "noise_yaw_deg": 0.0, "noise_tilt_deg": 0.0}
-
-
-def tile_set(tmp_path, count: int, white: str, black: str) -> str:
-    path = tmp_path / f"set-{count}-{white}-{black}.json"
-    tiles = [{"id": i, "white": white, "black": black} for i in range(count)]
-    path.write_text(json.dumps({"side_mm": 60, "thickness_mm": 4, "density_kg_m3": 700, "friction": 0.5,
-                                "tiles": tiles}))
-    return str(path)
 
 
 def play(state, text: str):
@@ -48,7 +41,7 @@ def test_first_moves_are_the_base():
 
 
 def test_placement_event_and_settled_pose(tmp_path):
-    state, _ = GAME.new_game(2, 4, {"tile_set": tile_set(tmp_path, 8, "1111", "1111"), **QUIET_HANDS})
+    state, _ = GAME.new_game(2, 4, {"tile_set": uniform_tile_set(tmp_path, 8, "1111", "1111"), **QUIET_HANDS})
     events = play(state, "W0N r2")
     placed = events[0]
     assert placed.kind == "placed" and placed.data["fell"] is False and placed.data["move"] == "W0N r2"
@@ -61,7 +54,7 @@ def test_placement_event_and_settled_pose(tmp_path):
 
 
 def test_malformed_moves_are_errors_not_penalties(tmp_path):
-    state, _ = GAME.new_game(2, 4, {"tile_set": tile_set(tmp_path, 8, "1111", "1111"), **QUIET_HANDS})
+    state, _ = GAME.new_game(2, 4, {"tile_set": uniform_tile_set(tmp_path, 8, "1111", "1111"), **QUIET_HANDS})
     play(state, "W0N r0")
     with pytest.raises(IllegalMoveError, match="already holds a tile"):
         play(state, "W0N r1")
@@ -76,7 +69,7 @@ def test_malformed_moves_are_errors_not_penalties(tmp_path):
 
 def test_rule_breaking_placement_takes_the_penalty(tmp_path):
     # White faces all blank, black faces all stroked: colours cannot meet.
-    state, _ = GAME.new_game(2, 4, {"tile_set": tile_set(tmp_path, 8, "0000", "1111"), **QUIET_HANDS})
+    state, _ = GAME.new_game(2, 4, {"tile_set": uniform_tile_set(tmp_path, 8, "0000", "1111"), **QUIET_HANDS})
     play(state, "W0N r0")  # player 1, white
     top = state.stacks[1][0]
     events = play(state, "W0E r0")  # player 2, black, touches the blank N wall
@@ -92,7 +85,7 @@ def test_rule_breaking_placement_takes_the_penalty(tmp_path):
 
 
 def test_pass_is_the_only_move_when_nothing_fits_and_passes_end_in_a_draw(tmp_path):
-    state, _ = GAME.new_game(2, 4, {"tile_set": tile_set(tmp_path, 8, "0000", "1111"), **QUIET_HANDS})
+    state, _ = GAME.new_game(2, 4, {"tile_set": uniform_tile_set(tmp_path, 8, "0000", "1111"), **QUIET_HANDS})
     play(state, "W0N r0")  # white, blank
     play(state, "W0S r0")  # black, stroked, touches nothing
     # Every free side now touches a blank and a stroked wall: nobody can ever place again.
@@ -116,7 +109,7 @@ def test_pass_is_the_only_move_when_nothing_fits_and_passes_end_in_a_draw(tmp_pa
 
 
 def test_placing_the_last_tile_wins_at_once(tmp_path):
-    state, _ = GAME.new_game(2, 4, {"tile_set": tile_set(tmp_path, 6, "1111", "1111"), **QUIET_HANDS})
+    state, _ = GAME.new_game(2, 4, {"tile_set": uniform_tile_set(tmp_path, 6, "1111", "1111"), **QUIET_HANDS})
     for text in ("W0N", "W0E", "W0S", "W0W", "C0"):
         assert not state.is_over
         play(state, text)
@@ -132,7 +125,7 @@ def test_placing_the_last_tile_wins_at_once(tmp_path):
 
 def test_a_fall_makes_everyone_but_the_placer_win(tmp_path):
     # A huge hand tremor: the wall lands far from its slot and topples.
-    options = {"tile_set": tile_set(tmp_path, 12, "1111", "1111"), **QUIET_HANDS, "noise_tilt_deg": 5.0,
+    options = {"tile_set": uniform_tile_set(tmp_path, 12, "1111", "1111"), **QUIET_HANDS, "noise_tilt_deg": 5.0,
                "noise_position_mm": 3.0}
     state, _ = GAME.new_game(3, 2, options)
     for text in ("W0N", "W0E", "W0S", "W0W", "W1N", "W1E", "W1S", "W2N", "W2E", "W2S"):
@@ -153,7 +146,7 @@ def test_fall_threshold_option_is_used(tmp_path):
     # The hand misses the slot by millimetres; a 0.5 mm threshold counts that as a fall, 5 mm does not.
     verdicts = {}
     for limit in (0.5, 5.0):
-        options = {"tile_set": tile_set(tmp_path, 8, "1111", "1111"), **QUIET_HANDS, "noise_position_mm": 1.5,
+        options = {"tile_set": uniform_tile_set(tmp_path, 8, "1111", "1111"), **QUIET_HANDS, "noise_position_mm": 1.5,
                    "fall_distance_mm": limit}
         state, _ = GAME.new_game(2, 4, options)
         events = play(state, "W0N")
@@ -164,7 +157,7 @@ def test_fall_threshold_option_is_used(tmp_path):
 
 
 def test_clone_is_independent_and_replays_the_same_world(tmp_path):
-    state, _ = GAME.new_game(2, 4, {"tile_set": tile_set(tmp_path, 12, "1111", "1111")})
+    state, _ = GAME.new_game(2, 4, {"tile_set": uniform_tile_set(tmp_path, 12, "1111", "1111")})
     for text in ("W0N", "W0E", "W0S"):
         play(state, text)
     twin = state.clone()
@@ -178,7 +171,7 @@ def test_clone_is_independent_and_replays_the_same_world(tmp_path):
 
 
 def test_preview_leaves_the_state_unchanged(tmp_path):
-    state, _ = GAME.new_game(2, 4, {"tile_set": tile_set(tmp_path, 12, "1111", "1111"), **QUIET_HANDS})
+    state, _ = GAME.new_game(2, 4, {"tile_set": uniform_tile_set(tmp_path, 12, "1111", "1111"), **QUIET_HANDS})
     for text in ("W0N", "W0E", "W0S", "W0W"):
         play(state, text)
     look = state.clone()

@@ -16,17 +16,10 @@ from pisa3d.core.replay import verify_record
 from pisa3d.games import get_game
 from pisa3d.games.tower.physics import Trajectory
 from tests.processes import outputs_of_fresh_processes
+from tests.tower.tile_sets import uniform_tile_set
 
 GAME = get_game("tower")
 QUIET_HANDS = {"noise_position_mm": 0.0, "noise_yaw_deg": 0.0, "noise_tilt_deg": 0.0}
-
-
-def all_stroked_set(tmp_path, count: int = 48) -> str:
-    path = tmp_path / "stroked.json"
-    tiles = [{"id": i, "white": "1111", "black": "1111"} for i in range(count)]
-    path.write_text(json.dumps({"side_mm": 60, "thickness_mm": 4, "density_kg_m3": 700, "friction": 0.5,
-                                "tiles": tiles}))
-    return str(path)
 
 
 def builders(n: int):
@@ -53,7 +46,7 @@ def test_record_round_trip_and_verify(tmp_path):
 
 
 def test_verify_reports_an_altered_move_by_index(tmp_path):
-    options = {"tile_set": all_stroked_set(tmp_path, 12)}
+    options = {"tile_set": uniform_tile_set(tmp_path, 12)}
     outcome = play_match(GAME, builders(2), seed=2, options=options)
     record = outcome.record
     assert len(record.moves) >= 6
@@ -68,7 +61,7 @@ def test_verify_reports_an_altered_move_by_index(tmp_path):
 
 
 def test_verify_catches_an_edited_trajectory(tmp_path):
-    outcome = play_match(GAME, builders(2), seed=2, options={"tile_set": all_stroked_set(tmp_path, 8)})
+    outcome = play_match(GAME, builders(2), seed=2, options={"tile_set": uniform_tile_set(tmp_path, 8)})
     record = outcome.record
     record.moves[2].extras["trajectory"]["frames"][-1][0][0] += 0.001
     report = verify_record(GAME, record)
@@ -88,7 +81,7 @@ print(hashlib.sha256(out.final_state.poses.tobytes()).hexdigest(), len(out.final
 
 
 def test_seeded_noisy_game_is_bitwise_identical_in_two_processes(tmp_path):
-    tiles = all_stroked_set(tmp_path, 24)
+    tiles = uniform_tile_set(tmp_path, 24)
     results = [out.split()[-2:] for out in outputs_of_fresh_processes(_SUBPROCESS_GAME, tiles)]
     here = play_match(GAME, builders(3), seed=11, options={"tile_set": tiles}).final_state
     digest = hashlib.sha256(here.poses.tobytes()).hexdigest()
@@ -101,7 +94,7 @@ def test_seeded_noisy_game_is_bitwise_identical_in_two_processes(tmp_path):
 def test_noise_free_tall_tower_stands_to_the_end_and_its_record_is_small(tmp_path):
     """Builders place 45 tiles (9 full floors, about 0.58 m) without hand noise: every
     placement is legal and must stand; the last tile wins. The record stays well under 5 MB."""
-    options = {"tile_set": all_stroked_set(tmp_path), **QUIET_HANDS}
+    options = {"tile_set": uniform_tile_set(tmp_path, 48), **QUIET_HANDS}
     outcome = play_match(GAME, builders(4), seed=1, options=options)
     placed = [m.events[0].data for m in outcome.record.moves]
     assert all(e["fell"] is False for e in placed)
@@ -128,7 +121,7 @@ def test_record_of_a_full_default_game_is_compact(tmp_path):
 
 
 def test_release_poses_are_in_the_record_and_near_their_slot(tmp_path):
-    outcome = play_match(GAME, builders(2), seed=3, options={"tile_set": all_stroked_set(tmp_path, 8)})
+    outcome = play_match(GAME, builders(2), seed=3, options={"tile_set": uniform_tile_set(tmp_path, 8)})
     state = outcome.final_state
     releases = np.array([m.extras["release"] for m in outcome.record.moves])
     assert np.allclose(releases, np.array(state.releases), atol=1e-6)
