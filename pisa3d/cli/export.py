@@ -9,8 +9,6 @@ import typer
 from ..core.errors import OptionsError
 from ..core.record import load_record
 
-VIDEO_SUFFIXES = (".mp4", ".gif")
-
 
 def export(
     file: Path = typer.Argument(..., help="A record written by `pisa3d play ... --record FILE`."),
@@ -37,8 +35,6 @@ def export(
         write_page(record, html)
         typer.echo(f"Web page written to {html} ({html.stat().st_size / 1e6:.1f} MB, opens offline)")
     if video is not None:
-        if video.suffix.lower() not in VIDEO_SUFFIXES:
-            raise OptionsError(f"--video {video}: the name must end in .mp4 or .gif")
         from ..export.video import VideoSettings, export_video
 
         settings = VideoSettings(width=width, height=height, fps=fps, speed=speed, hold_seconds=hold,

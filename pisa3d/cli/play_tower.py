@@ -90,11 +90,7 @@ def play_tower(
                 else:  # above the progress bar, one line per event, never re-wrapped
                     progress.console.print(line, soft_wrap=True, markup=False, highlight=False)
 
-    try:
-        with progress:
-            outcome = run_match(game, players, seed, agent or ["random"], human, option, record, on_events=show,
-                                extra_options=extra)
-    except EOFError:
-        typer.echo("Input ended before the game did; the game was abandoned.", err=True)
-        raise typer.Exit(1) from None
+    with progress:  # run_match stops the game cleanly when a person's input ends
+        outcome = run_match(game, players, seed, agent or ["random"], human, option, record, on_events=show,
+                            extra_options=extra)
     typer.echo(game.summarize(outcome.result, players))

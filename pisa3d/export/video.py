@@ -18,6 +18,8 @@ from ..viewer.render import OffscreenRenderer, RendererChoice
 from ..viewer.tile_bodies import TileBodies, create_table
 from ..viewer.tower_replay import TowerReplay, load_tower_replay
 
+VIDEO_SUFFIXES = (".mp4", ".gif")
+
 
 @dataclass(frozen=True)
 class VideoSettings:
@@ -107,6 +109,8 @@ def export_video(record: GameRecord, path: str | Path, settings: VideoSettings =
     """Render the record to ``path`` (.mp4 or .gif); returns a one-line summary."""
     settings.check()
     path = Path(path)
+    if path.suffix.lower() not in VIDEO_SUFFIXES:
+        raise OptionsError(f"video {path}: the name must end in .mp4 or .gif")
     replay = load_tower_replay(record)
     plan = plan_frames(replay, settings)
     camera = framing_camera(replay.top, replay.side, settings.yaw_deg, settings.pitch_deg, settings.distance)

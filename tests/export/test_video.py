@@ -73,6 +73,9 @@ def test_bad_settings_and_games_are_refused(record_files: dict[str, Path], tmp_p
         export_video(record, tmp_path / "x.mp4", dataclasses.replace(SMALL, fps=0))
     with pytest.raises(RecordError, match="tower"):
         export_video(load_record(record_files["cards"]), tmp_path / "x.mp4", SMALL)
+    with pytest.raises(OptionsError, match=r"x.avi: the name must end in .mp4 or .gif"):
+        export_video(record, tmp_path / "x.avi", SMALL)
+    assert not (tmp_path / "x.avi").exists()
 
 
 @pytest.mark.slow
