@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -88,6 +88,10 @@ class Game(ABC):
     def describe_event(self, event: Event) -> str | None:
         """One line of narration for an event, or None for events not worth a line."""
         return f"{event.kind}: {event.data}"
+
+    def describe_events(self, events: Iterable[Event]) -> list[str]:
+        """The narration lines of ``events``, leaving out those not worth a line."""
+        return [line for event in events if (line := self.describe_event(event)) is not None]
 
     def render_view(self, view: View) -> str:
         """Text that shows a player their view (for the terminal agent)."""

@@ -90,14 +90,11 @@ def verify_record(game: Game, record: GameRecord, stop_at_first: bool = True) ->
 
 def narrate_record(game: Game, record: GameRecord) -> Iterator[str]:
     """Lines that tell the story of a record from its stored events (no re-play)."""
-    for event in record.setup_events:
-        if (line := game.describe_event(event)) is not None:
-            yield line
+    yield from game.describe_events(record.setup_events)
     for index, entry in enumerate(record.moves):
         yield f"[{index}] player {entry.player + 1}: {entry.move}"
-        for event in entry.events:
-            if (line := game.describe_event(event)) is not None:
-                yield "      " + line
+        for line in game.describe_events(entry.events):
+            yield "      " + line
     if record.result is not None:
         yield game.summarize(record.result, record.num_players)
 

@@ -32,12 +32,9 @@ def page_data(record: GameRecord) -> dict[str, Any]:
     """Everything the page shows: the record, its narration per move and the game's scene."""
     game = get_game(record.game_id)
 
-    def lines(events: list) -> list[str]:
-        return [line for e in events if (line := game.describe_event(e)) is not None]
-
     moves = []
     for entry in record.moves:
-        told = lines(entry.events)
+        told = game.describe_events(entry.events)
         moves.append(
             {
                 "player": entry.player,
@@ -47,7 +44,7 @@ def page_data(record: GameRecord) -> dict[str, Any]:
                 "summary": "; ".join(told),
             }
         )
-    setup = lines(record.setup_events)
+    setup = game.describe_events(record.setup_events)
     players = ", ".join(f"{p['seat'] + 1}: {p['agent']}" for p in record.header["players"])
     return {
         "title": f"{game.title}: {record.num_players} players, seed {record.seed}",

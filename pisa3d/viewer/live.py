@@ -192,7 +192,7 @@ def play_tower_gui(
                   for seat, agent in enumerate(agents)]
 
         def narrate(entry: MoveEntry) -> None:
-            lines = [line for e in entry.events if (line := game.describe_event(e)) is not None]
+            lines = game.describe_events(entry.events)
             if on_line is not None:
                 for line in lines:
                     on_line(line)
