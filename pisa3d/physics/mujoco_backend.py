@@ -1,0 +1,196 @@
+"""The MuJoCo backend of the physics contract (contract.py): the tower's second judge.
+
+The world is PyBullet's: the same tile box and mass (so the same inertia), table box, combined
+frictions, gravity, release (a new tile at rest) and settle / early-exit rule at the same
+simulated instants (settle_rule.py), so the two engines answer the same question. Only how
+contacts are solved is MuJoCo's own (assets/physics/mujoco.json says why it is stiff).
+
+History-free by construction: every question gets a fresh ``MjData`` (no warm start, no contact
+history) of a model compiled once per tile count; a model holds no state between questions, so a
+verdict is a bitwise function of (parameters, tile, states, release, target, thresholds).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from .contract import FallThresholds, TileSpec, Verdict, as_pose, as_states
+from .mujoco_params import MujocoParams
+from .settle_rule import run_settle
+
+# A free joint's qpos is x, y, z, qw, qx, qy, qz; the contract's poses are x, y, z, qx, qy, qz, qw.
+_QPOS_TO_POSE = [0, 1, 2, 4, 5, 6, 3]
+_POSE_TO_QPOS = [0, 1, 2, 6, 3, 4, 5]
+
+
+def _numbers(values: tuple[float, ...]) -> str:
+    return " ".join(repr(float(v)) for v in values)
+
+
+def model_xml(tile: TileSpec, params: MujocoParams, num_tiles: int) -> str:
+    """MJCF of the table and ``num_tiles`` free tiles (their states are set per question).
+
+    Friction: a tile on a tile gets the tile's coefficient; the table's geom has the higher
+    priority, so a tile on the table gets ``table_friction``: the combined values PyBullet applies.
+    condim 3 is sliding friction only (PyBullet's spinning and rolling friction are 0)."""
+    half = params.table_half_extents
+    tiles = "\n".join(
+        f'    <body name="tile{i}"><freejoint/>'
+        f'<geom type="box" size="{_numbers(tile.half_extents)}" mass="{tile.mass!r}"/></body>'
+        for i in range(num_tiles)
+    )
+    return f"""<mujoco model="pisa3d tower">
+  <option timestep="{params.timestep!r}" gravity="0 0 {-params.gravity!r}" cone="{params.cone}"
+          impratio="{params.impratio!r}" solver="{params.solver}" iterations="{params.iterations}"
+          ls_iterations="{params.ls_iterations}" tolerance="{params.tolerance!r}"
+          integrator="{params.integrator}"/>
+  <default>
+    <geom condim="3" friction="{tile.friction!r} 0 0" solref="{_numbers(params.solref)}"
+          solimp="{_numbers(params.solimp)}" margin="0" gap="0"/>
+  </default>
+  <worldbody>
+    <geom name="table" type="box" size="{_numbers(half)}" pos="0 0 {-half[2]!r}" priority="1"
+          friction="{params.table_friction!r} 0 0"/>
+{tiles}
+  </worldbody>
+</mujoco>"""
+
+
+@cache
+def _compiled(tile: TileSpec, params: MujocoParams, num_tiles: int) -> mujoco.MjModel:
+    return mujoco.MjModel.from_xml_string(model_xml(tile, params, num_tiles))
+
+
+def _rotate(quat: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """Rows of ``vectors`` turned by the matching unit quaternions (x, y, z, w)."""
+    u, w = quat[:, :3], quat[:, 3:4]
+    t = 2.0 * np.cross(u, vectors)
+    return vectors + w * t + np.cross(u, t)
+
+
+def _unrotate(quat: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    return _rotate(np.hstack([-quat[:, :3], quat[:, 3:4]]), vectors)
+
+
+class MujocoEngine:
+    """The tower's MuJoCo world as a history-free service (see the module docstring)."""
+
+    name = "mujoco"
+
+    def __init__(self, tile: TileSpec | None = None, params: MujocoParams | None = None) -> None:
+        self.tile = tile if tile is not None else TileSpec()
+        self.params = params if params is not None else MujocoParams()
+        self._rule = self.params.settle_rule
+
+    @property
+    def gravity(self) -> float:
+        return self.params.gravity
+
+    @property
+    def table_half_extents(self) -> tuple[float, float, float]:
+        return self.params.table_half_extents
+
+    # -- the contract ------------------------------------------------------------------------------
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "version": mujoco.__version__, "params": self.params.to_json()}
+
+    def settle(
+        self,
+        states: np.ndarray,
+        release: np.ndarray,
+        target: np.ndarray,
+        thresholds: FallThresholds,
+        *,
+        aftermath: bool = False,
+    ) -> Verdict:
+        states = as_states(states)
+        release = as_pose(release, "release pose")
+        target = as_pose(target, "target pose")
+        reference = np.vstack([states[:, :7], target[None, :]])
+        model, data = self._world(np.vstack([states, np.concatenate([release, np.zeros(6)])[None, :]]))
+
+        def step(steps: int) -> None:
+            mujoco.mj_step(model, data, nstep=steps)
+
+        return run_settle(self._rule, thresholds, reference, step, lambda: _poses(data), lambda: _states(data),
+                          aftermath=aftermath)
+
+    def clear_of(self, states: np.ndarray, pose: np.ndarray, clearance: float, max_rounds: int = 32) -> np.ndarray:
+        """Each round moves the pose along the normal of its deepest overlap (or too small a gap)
+        with the table or a tile, until none is left. Orientation is kept: PyBullet's rule, with
+        MuJoCo's signed distances."""
+        states = as_states(states)
+        pose = as_pose(pose).copy()
+        model, data = self._world(np.vstack([states, np.concatenate([pose, np.zeros(6)])[None, :]]))
+        probe = model.ngeom - 1  # the held tile's geom, created last
+        address = model.jnt_qposadr[model.njnt - 1]
+        fromto = np.zeros(6)
+        tolerance = 1e-7
+        for _ in range(max_rounds):
+            data.qpos[address:address + 3] = pose[:3]
+            mujoco.mj_kinematics(model, data)
+            deepest, normal = clearance - tolerance, None
+            for geom in range(probe):
+                gap = mujoco.mj_geomDistance(model, data, probe, geom, clearance, fromto)
+                if gap < deepest:
+                    # fromto runs from the held tile to the other geom; overlapping, it points out.
+                    direction = fromto[:3] - fromto[3:] if gap >= 0 else fromto[3:] - fromto[:3]
+                    length = float(np.linalg.norm(direction))
+                    if length > 0.0:
+                        deepest, normal = gap, direction / length
+            if normal is None:
+                return pose
+            pose[:3] += normal * (clearance - deepest)
+        return pose
+
+    def simulate(self, states: np.ndarray, seconds: float, gravity: tuple[float, float, float] | None = None
+                 ) -> np.ndarray:
+        model, data = self._world(as_states(states), gravity)
+        mujoco.mj_step(model, data, nstep=self._rule.steps_for(seconds))
+        return _states(data)
+
+    def table_friction(self) -> float:
+        """The coefficient MuJoCo applies to a tile on the table: the higher-priority geom's."""
+        model = _compiled(self.tile, self.params, 1)
+        table, tile = 0, 1
+        chosen = table if model.geom_priority[table] > model.geom_priority[tile] else tile
+        return float(model.geom_friction[chosen, 0])
+
+    def close(self) -> None:
+        """Nothing to free: no simulation outlives the question it answered."""
+
+    def __enter__(self) -> MujocoEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- states <-> MuJoCo ---------------------------------------------------------------------------
+    def _world(
+        self, states: np.ndarray, gravity: tuple[float, float, float] | None = None
+    ) -> tuple[mujoco.MjModel, mujoco.MjData]:
+        """A fresh simulation holding the table and exactly the tiles of ``states``."""
+        model = _compiled(self.tile, self.params, len(states))
+        model.opt.gravity[:] = gravity if gravity is not None else (0.0, 0.0, -self.params.gravity)
+        data = mujoco.MjData(model)
+        if len(states):
+            quat = states[:, 3:7] / np.linalg.norm(states[:, 3:7], axis=1, keepdims=True)
+            data.qpos[:] = np.hstack([states[:, :3], quat])[:, _POSE_TO_QPOS].ravel()
+            # A free joint's angular velocity is in the body frame; the contract's is in the world's.
+            data.qvel[:] = np.hstack([states[:, 7:10], _unrotate(quat, states[:, 10:13])]).ravel()
+        mujoco.mj_forward(model, data)
+        return model, data
+
+
+def _poses(data: mujoco.MjData) -> np.ndarray:
+    return data.qpos.reshape(-1, 7)[:, _QPOS_TO_POSE].copy()
+
+
+def _states(data: mujoco.MjData) -> np.ndarray:
+    poses = _poses(data)
+    qvel = data.qvel.reshape(-1, 6)
+    return np.hstack([poses, qvel[:, :3], _rotate(poses[:, 3:], qvel[:, 3:])])
