@@ -16,9 +16,9 @@ from ..core.errors import RecordError
 from ..core.record import GameRecord, MoveEntry
 from ..games import get_game
 from ..games.tower.options import TowerOptions
-from ..games.tower.physics.trajectory import Trajectory
 from ..games.tower.setup import TowerSetup, build_setup
 from ..games.tower.tiles import TileFaces
+from ..physics.trajectory import Trajectory
 
 
 @dataclass(frozen=True)

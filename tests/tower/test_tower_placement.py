@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pisa3d.games.tower.geometry import Side, load_layout, matrix_from_quaternion, quaternion_from_matrix
+from pisa3d.games.tower.geometry import Side, load_layout
 from pisa3d.games.tower.placement import carried_pose, ceiling_target
 from pisa3d.games.tower.tiles import Face
+from pisa3d.physics.poses import matrix_from_quaternion, quaternion_from_matrix
 
 A, T = 0.06, 0.004
 LAYOUT = load_layout("windmill", A, T)
