@@ -8,6 +8,7 @@ engine between games, clones and look-ahead changes no result.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -36,8 +37,29 @@ def _pybullet_params(overrides: Mapping[str, Any]) -> dict[str, Any]:
     return PyBulletParams.from_data(overrides).to_json()
 
 
-_FACTORIES: dict[str, EngineFactory] = {"pybullet": _pybullet}
-_RESOLVERS: dict[str, ParamsResolver] = {"pybullet": _pybullet_params}
+def _mujoco(tile: TileSpec, overrides: Mapping[str, Any]) -> PhysicsEngine:
+    _require_mujoco()
+    from .mujoco_backend import MujocoEngine
+    from .mujoco_params import MujocoParams
+
+    return MujocoEngine(tile, MujocoParams.from_data(overrides))
+
+
+def _mujoco_params(overrides: Mapping[str, Any]) -> dict[str, Any]:
+    _require_mujoco()
+    from .mujoco_params import MujocoParams
+
+    return MujocoParams.from_data(overrides).to_json()
+
+
+def _require_mujoco() -> None:
+    """MuJoCo is an optional extra: name what to install rather than fail on an import."""
+    if importlib.util.find_spec("mujoco") is None:
+        raise OptionsError("physics engine 'mujoco' needs the MuJoCo package: pip install 'pisa3d[mujoco]'")
+
+
+_FACTORIES: dict[str, EngineFactory] = {"pybullet": _pybullet, "mujoco": _mujoco}
+_RESOLVERS: dict[str, ParamsResolver] = {"pybullet": _pybullet_params, "mujoco": _mujoco_params}
 
 
 def register_engine(name: str, factory: EngineFactory, resolve_params: ParamsResolver) -> None:

@@ -119,3 +119,22 @@ def wall_on_wall(factor: float, engine: PhysicsEngine, clearance: float = STATIC
     upper = pose((0.0, factor * t / 2, 1.5 * h), WALL_ALONG_X)
     verdict = engine.settle(first.states, upper + np.array([0, 0, clearance, 0, 0, 0, 0]), upper, thresholds)
     return SceneOutcome(verdict.fell, verdict.max_rotation_deg, verdict)
+
+
+def ceiling_overhang(factor: float, engine: PhysicsEngine, clearance: float = STATICS_CLEARANCE) -> SceneOutcome:
+    """A ceiling lying on two parallel walls (a floor's two facing walls), pushed along them by
+    factor * L/2: at 1.0 its centre is above the walls' end faces."""
+    tile = engine.tile
+    thresholds = FallThresholds.for_tile(tile)
+    h, t = tile.side, tile.thickness
+    states = NO_TILES
+    for y in (-(h - t) / 2, (h - t) / 2):
+        wall = pose((0.0, y, h / 2), WALL_ALONG_X)
+        first = engine.settle(states, wall + np.array([0, 0, clearance, 0, 0, 0, 0]), wall, thresholds)
+        if first.fell:
+            raise RuntimeError("a lone upright wall fell: the engine parameters are broken")
+        states = first.states
+    ceiling = pose((factor * h / 2, 0.0, h + t / 2))
+    verdict = engine.settle(states, ceiling + np.array([0, 0, clearance, 0, 0, 0, 0]), ceiling, thresholds)
+    return SceneOutcome(verdict.fell, verdict.max_rotation_deg, verdict)
+

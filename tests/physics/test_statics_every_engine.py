@@ -1,0 +1,64 @@
+"""Every engine against exact statics limits, with the game's own release (0.25 mm clearance where
+a scene drops a tile onto another): each scene must stand at 0.95x of its limit and fail at 1.05x.
+``benchmarks/physics_engines.py --only statics`` bisects where each verdict flips."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+
+import pytest
+
+from pisa3d.physics import engine_names, make_engine
+from pisa3d.physics.validation import (
+    GAME_CLEARANCE,
+    ceiling_overhang,
+    harmonic_stack,
+    tile_on_slope,
+    tilted_wall,
+    tipping_angle,
+    wall_on_wall,
+)
+
+SCENES = {
+    "tilted wall atan(t/h)": (tilted_wall, {}),
+    "harmonic stack L/2k": (harmonic_stack, {"clearance": GAME_CLEARANCE}),
+    "slope atan(mu)": (tile_on_slope, {}),
+    "wall on wall t/2": (wall_on_wall, {"clearance": GAME_CLEARANCE}),
+    "ceiling overhang L/2": (ceiling_overhang, {"clearance": GAME_CLEARANCE}),
+}
+# Where an engine is known to miss (docs/tower-physics.md): PyBullet's wall on a wall flips at
+# about 0.90 of t/2 with a 0.25 mm drop (0.955 with none): the impact of the drop on a 4 mm edge.
+KNOWN_MISSES = {("pybullet", "wall on wall t/2", 0.95)}
+
+
+def engines() -> list:
+    out = []
+    for name in engine_names():
+        missing = name == "mujoco" and importlib.util.find_spec("mujoco") is None
+        out.append(pytest.param(name, marks=pytest.mark.skip(reason="pisa3d[mujoco] not installed")) if missing
+                   else name)
+    return out
+
+
+@pytest.fixture(scope="module", params=engines())
+def engine(request):
+    built = make_engine(request.param)
+    yield built
+    built.close()
+
+
+@pytest.mark.parametrize("factor", [0.95, 1.05])
+@pytest.mark.parametrize("scene_name", list(SCENES))
+def test_the_verdict_flips_at_the_statics_limit(request, engine, scene_name: str, factor: float) -> None:
+    if (engine.name, scene_name, factor) in KNOWN_MISSES:
+        # strict: once the engine gets it right, this test says so and the entry must go
+        request.applymarker(pytest.mark.xfail(strict=True, reason=f"{engine.name} misses it (docs/tower-physics.md)"))
+    scene, kwargs = SCENES[scene_name]
+    outcome = scene(factor, engine, **kwargs)
+    assert outcome.failed == (factor > 1.0), f"{engine.name}: {scene_name} at {factor}x, measure {outcome.measure}"
+
+
+def test_the_limits_are_the_textbook_values() -> None:
+    tile = make_engine("pybullet").tile
+    assert tipping_angle(tile) == pytest.approx(math.atan(tile.thickness / tile.side))
