@@ -67,7 +67,7 @@ def test_bad_engine_parameters_and_names_are_named() -> None:
         resolve_engine_params("pybullet", {"solver_iters": 3})
     with pytest.raises(OptionsError, match="timestep"):
         PyBulletParams(timestep=-1.0)
-    with pytest.raises(OptionsError, match="unknown physics engine 'bullet'; known engines: pybullet"):
+    with pytest.raises(OptionsError, match="unknown physics engine 'bullet'; known engines: mujoco, pybullet"):
         make_engine("bullet")
     with pytest.raises(OptionsError, match="distance"):
         FallThresholds(distance=0.0, angle_deg=10.0)

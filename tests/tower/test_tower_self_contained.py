@@ -72,7 +72,7 @@ def test_an_old_record_naming_engine_settings_by_file_is_refused_in_one_line(tmp
 
 
 def test_an_unknown_engine_and_bad_parameters_are_named() -> None:
-    with pytest.raises(OptionsError, match="unknown physics engine 'bullet'; known engines: pybullet"):
+    with pytest.raises(OptionsError, match="unknown physics engine 'bullet'; known engines: mujoco, pybullet"):
         GAME.options({"physics": "bullet"})
     with pytest.raises(OptionsError, match="unknown pybullet parameter"):
         GAME.options({"physics_params": {"stiffness": 1}})
