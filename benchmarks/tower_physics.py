@@ -6,6 +6,7 @@
     python benchmarks/tower_physics.py --only speed    # verdict time and overhead against raw stepping
     python benchmarks/tower_physics.py --only early    # early exit against a fixed 2 s horizon
     python benchmarks/tower_physics.py --only early --lift-only   # the same, tiles not cleared
+    python benchmarks/tower_physics.py --only forget   # what a history-free question costs before stepping
 
 Timings are medians of ``--repeats`` runs, each verdict compared with raw PyBullet stepping of
 the same world measured in the same run.
@@ -159,6 +160,31 @@ def report_speed(sizes: list[int], repeats: int, engine: PyBulletEngine) -> None
               f"{statistics.median(cpu_ratios):10.3f} {mo / steps * 1000:8.3f}")
 
 
+# -- ways to forget ---------------------------------------------------------------------------------
+def report_forget(sizes: list[int], repeats: int, engine: PyBulletEngine) -> None:
+    """What a history-free question costs before any step: the shipped rebuild (remove every tile
+    body, create them again) against resetSimulation or a new client plus the same rebuild."""
+    states, _, _ = tower_states(engine, max(sizes))
+    print(f"\nForgetting before a question, median of {repeats} (ms): the shipped rebuild against the alternatives")
+    print(f"{'tiles':>5} {'rebuild':>9} {'resetSimulation':>16} {'new client':>11}")
+    for size in sizes:
+        rebuild, reset, client = [], [], []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            engine.build(states[size])
+            rebuild.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            engine.reset_world()
+            engine.build(states[size])
+            reset.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            engine.close()
+            engine.build(states[size])
+            client.append(time.perf_counter() - start)
+        print(f"{size:5d} {statistics.median(rebuild) * 1000:9.2f} {statistics.median(reset) * 1000:16.2f} "
+              f"{statistics.median(client) * 1000:11.2f}")
+
+
 # -- early exit against a fixed horizon ----------------------------------------------------------
 def noisy_placements(
     engine: PyBulletEngine, states: list[np.ndarray], count: int, seed: int, clear: bool
@@ -216,7 +242,7 @@ def report_early_exit(count: int, max_tiles: int, seed: int, clear: bool, early:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=["margins", "tower", "speed", "early"], action="append")
+    parser.add_argument("--only", choices=["margins", "tower", "speed", "early", "forget"], action="append")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--placements", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
@@ -240,6 +266,8 @@ def main() -> None:
         report_tower(40, 1000, engine)
     if "speed" in parts:
         report_speed([4, 8, 16, 24, 32, 40, 48], args.repeats, engine)
+    if "forget" in parts:
+        report_forget([0, 4, 16, 48], args.repeats, engine)
     if "early" in parts:
         report_early_exit(args.placements, 30, args.seed, not args.lift_only, engine)
 
