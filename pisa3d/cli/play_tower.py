@@ -32,7 +32,8 @@ def play_tower(
     yaw_deg: float | None = typer.Option(None, "--yaw-deg", help="Hand yaw noise, sigma in degrees (default 1)."),
     tilt_deg: float | None = typer.Option(None, "--tilt-deg", help="Hand tilt noise, sigma in degrees (default 0.3)."),
     tiles: str | None = typer.Option(None, "--tiles", help="Tile set: a JSON file or a name under assets/tower/."),
-    fall_mm: float | None = typer.Option(None, "--fall-mm", help="Fall threshold: a tile moved farther (mm; default 1.25 tile thicknesses)."),
+    fall_mm: float | None = typer.Option(
+        None, "--fall-mm", help="Fall threshold: a tile moved farther (mm; default 1.25 tile thicknesses)."),
     fall_deg: float | None = typer.Option(None, "--fall-deg", help="Fall threshold: a tile turned more (degrees)."),
     option: list[str] = typer.Option(
         [], "--set",
