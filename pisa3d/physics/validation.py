@@ -22,6 +22,7 @@ IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
 # A wall in the x-z plane: the tile's local y axis turned to world z, thickness along world y.
 WALL_ALONG_X = quat_from_axis_angle([1.0, 0.0, 0.0], math.pi / 2)
 GAME_CLEARANCE = 0.00025  # the game's default release gap (assets/tower/options.json, 0.25 mm)
+GAME_DROP = 0.00002  # the game's default drop onto the support after lowering (options.json, 0.02 mm)
 # Statics scenes release tiles just above their support: a drop adds an impact, and the exact
 # limits are statics. (Game-like drops are measured separately: see docs/tower-physics.md.)
 STATICS_CLEARANCE = 0.00001
