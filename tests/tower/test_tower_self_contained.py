@@ -88,8 +88,10 @@ def test_an_unknown_engine_and_bad_parameters_are_named() -> None:
     ("friction", 5.0, "less than or equal to 1.5"),
 ])
 def test_tile_options_out_of_physical_reason_are_refused_with_the_range(option, value, allowed) -> None:
-    with pytest.raises(OptionsError, match=f"{option}.*{allowed}"):
+    with pytest.raises(OptionsError, match=f"{option}.*{allowed}") as info:
         GAME.options({option: value})
+    # one readable line: the tile set's contents and the engine's parameters are not spelled out
+    assert "\n" not in str(info.value) and len(str(info.value)) < 1200 and "tile_set (default {...})" in str(info.value)
 
 
 def test_tile_set_contents_out_of_range_name_the_field_and_the_range(tmp_path) -> None:
