@@ -32,13 +32,15 @@ def play_tower(
     yaw_deg: float | None = typer.Option(None, "--yaw-deg", help="Hand yaw noise, sigma in degrees (default 1)."),
     tilt_deg: float | None = typer.Option(None, "--tilt-deg", help="Hand tilt noise, sigma in degrees (default 0.3)."),
     tiles: str | None = typer.Option(None, "--tiles", help="Tile set: a JSON file or a name under assets/tower/."),
-    fall_mm: float | None = typer.Option(None, "--fall-mm", help="Fall threshold: a tile moved farther (mm)."),
+    fall_mm: float | None = typer.Option(
+        None, "--fall-mm", help="Fall threshold: a tile moved farther (mm; default 1.25 tile thicknesses)."),
     fall_deg: float | None = typer.Option(None, "--fall-deg", help="Fall threshold: a tile turned more (degrees)."),
     option: list[str] = typer.Option(
         [], "--set",
         help=SET_HELP + " Tower options: tile_set, layout, tile_side_mm, tile_thickness_mm, density_kg_m3, "
         "friction, noise_position_mm, noise_yaw_deg, noise_tilt_deg, clearance_mm, fall_distance_mm, "
-        "fall_angle_deg, engine (JSON object of engine.json names), record_trajectories.",
+        "fall_angle_deg, physics (engine name: pybullet), physics_params (JSON object of "
+        "assets/physics/pybullet.json names), record_trajectories.",
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the end, not every placement."),
     gui: bool = typer.Option(

@@ -142,6 +142,16 @@ class PyBulletEngine:
         if self._client >= 0:
             return
         self._client = pb.connect(pb.DIRECT)
+        self._configure()
+
+    def reset_world(self) -> None:
+        """``resetSimulation`` and set everything up again: another way to forget, slower than
+        the rebuild (benchmarks/tower_physics.py --only forget compares them)."""
+        self._connect()
+        pb.resetSimulation(physicsClientId=self._client)
+        self._configure()
+
+    def _configure(self) -> None:
         p = self.params
         pb.setGravity(0.0, 0.0, -p.gravity, physicsClientId=self._client)
         pb.setPhysicsEngineParameter(

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .contract import FallThresholds, PhysicsEngine, TileSpec, Verdict
-from .poses import quat_from_axis_angle, quat_multiply
+from .poses import matrix_from_quaternion, quat_from_axis_angle, quat_multiply
 
 IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
 # A wall in the x-z plane: the tile's local y axis turned to world z, thickness along world y.
 WALL_ALONG_X = quat_from_axis_angle([1.0, 0.0, 0.0], math.pi / 2)
 GAME_CLEARANCE = 0.00025  # the game's default release gap (assets/tower/options.json, 0.25 mm)
+GAME_DROP = 0.00002  # the game's default drop onto the support after lowering (options.json, 0.02 mm)
 # Statics scenes release tiles just above their support: a drop adds an impact, and the exact
 # limits are statics. (Game-like drops are measured separately: see docs/tower-physics.md.)
 STATICS_CLEARANCE = 0.00001
@@ -56,7 +57,7 @@ def tilted_wall(factor: float, engine: PhysicsEngine) -> SceneOutcome:
     tilt = quat_from_axis_angle([1.0, 0.0, 0.0], -angle)
     quat = quat_multiply(tilt, WALL_ALONG_X)
     centre_from_pivot = np.array([0.0, -t / 2, h / 2])
-    rot = np.array([[1, 0, 0], [0, math.cos(angle), math.sin(angle)], [0, -math.sin(angle), math.cos(angle)]])
+    rot = matrix_from_quaternion(tilt)
     pivot = np.array([0.0, t / 2, 1e-6])
     released = pose(tuple(pivot + rot @ centre_from_pivot), quat)
     upright = pose((0.0, 0.0, h / 2), WALL_ALONG_X)

@@ -11,6 +11,8 @@ import pytest
 
 from pisa3d.physics import TileSpec, make_engine
 from pisa3d.physics.validation import (
+    GAME_CLEARANCE,
+    GAME_DROP,
     SLIDE_DISTANCE,
     harmonic_offsets,
     harmonic_stack,
@@ -79,6 +81,19 @@ def test_a_wall_on_a_wall_shifted_inside_the_edge_stands(engine) -> None:
 
 def test_a_wall_on_a_wall_shifted_past_the_edge_falls(engine) -> None:
     assert wall_on_wall(1.1, engine).failed
+
+
+def test_a_wall_on_a_wall_set_down_as_the_game_does_is_judged_near_statics(engine) -> None:
+    """The game lowers a tile to 0.02 mm above its support (a 0.25 mm drop flipped at 0.90)."""
+    assert not wall_on_wall(0.94, engine, clearance=GAME_DROP).failed
+    assert wall_on_wall(1.05, engine, clearance=GAME_DROP).failed
+
+
+def test_the_game_drop_matches_the_tower_default() -> None:
+    from pisa3d.games import get_game
+
+    options = get_game("tower").options()
+    assert pytest.approx(options.drop_mm / 1000) == GAME_DROP and options.clearance_mm / 1000 == GAME_CLEARANCE
 
 
 @pytest.mark.slow

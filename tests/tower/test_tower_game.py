@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from importlib.metadata import version
 
 import numpy as np
 import pytest
@@ -24,7 +25,8 @@ def play(state, text: str):
 def test_deal_is_seeded_and_sized():
     state, events = GAME.new_game(3, 5)
     assert [len(s) for s in state.stacks] == [16, 16, 16]
-    assert events[0].data == {"players": 3, "tiles_each": 16, "left_out": 0, "tile_set": "default-48"}
+    assert events[0].data == {"players": 3, "tiles_each": 16, "left_out": 0, "tile_set": "default-48",
+                              "physics": f"pybullet {version('pybullet')}"}
     again, _ = GAME.new_game(3, 5)
     other, _ = GAME.new_game(3, 6)
     assert again.stacks == state.stacks and other.stacks != state.stacks

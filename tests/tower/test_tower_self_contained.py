@@ -88,8 +88,10 @@ def test_an_unknown_engine_and_bad_parameters_are_named() -> None:
     ("friction", 5.0, "less than or equal to 1.5"),
 ])
 def test_tile_options_out_of_physical_reason_are_refused_with_the_range(option, value, allowed) -> None:
-    with pytest.raises(OptionsError, match=f"{option}.*{allowed}"):
+    with pytest.raises(OptionsError, match=f"{option}.*{allowed}") as info:
         GAME.options({option: value})
+    # one readable line: the tile set's contents and the engine's parameters are not spelled out
+    assert "\n" not in str(info.value) and len(str(info.value)) < 1200 and "tile_set (default {...})" in str(info.value)
 
 
 def test_tile_set_contents_out_of_range_name_the_field_and_the_range(tmp_path) -> None:
@@ -112,3 +114,16 @@ def test_fall_thresholds_scale_with_the_tile() -> None:
     assert big.thresholds.angle_deg == small.thresholds.angle_deg == 10.0
     own = build_setup(GAME.options({"fall_distance_mm": 8.0}))
     assert own.thresholds.distance == pytest.approx(0.008)
+
+
+def test_a_big_tile_placed_steadily_does_not_fall(tmp_path) -> None:
+    """150 x 150 x 10 mm tiles: the base walls and a ceiling stand (a fixed 5 mm threshold would
+    call a tile this size fallen at its first wobble)."""
+    options = {"tile_set": uniform_tile_set(tmp_path, 8), "tile_side_mm": 150.0, "tile_thickness_mm": 10.0,
+               "noise_position_mm": 0.0, "noise_yaw_deg": 0.0, "noise_tilt_deg": 0.0, "record_trajectories": False}
+    state, _ = GAME.new_game(2, 1, options)
+    for text in ("W0N", "W0E", "W0S", "W0W", "C0"):
+        events = state.apply(GAME.parse_move(text))
+        assert [e.kind for e in events] == ["placed"], (text, events)
+    assert state.setup.thresholds.distance == pytest.approx(0.0125)
+    assert state.height() == pytest.approx(0.16, abs=0.001)

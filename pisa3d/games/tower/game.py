@@ -38,8 +38,10 @@ class TowerGame(Game):
         order = [int(t) for t in make_rng(seed, DEAL_STREAM).permutation(total)]
         stacks = [order[seat * per_player:(seat + 1) * per_player] for seat in range(num_players)]
         state = TowerState(setup, num_players, seed, stacks)
+        engine = state.engine.describe()  # the record names the engine's version (options hold its parameters)
         event = Event("deal", {"players": num_players, "tiles_each": per_player,
-                               "left_out": total - per_player * num_players, "tile_set": setup.tile_set.name})
+                               "left_out": total - per_player * num_players, "tile_set": setup.tile_set.name,
+                               "physics": f"{engine['name']} {engine['version']}"})
         return state, [event]
 
     # --- notation --------------------------------------------------------------------------------
@@ -71,7 +73,8 @@ class TowerGame(Game):
     def describe_event(self, event: Event) -> str | None:
         d = event.data
         if event.kind == "deal":
-            return f"Dealt {d['tiles_each']} tiles to each of {d['players']} players ({d['left_out']} left out)"
+            return (f"Dealt {d['tiles_each']} tiles to each of {d['players']} players ({d['left_out']} left out); "
+                    f"physics: {d['physics']}")
         if event.kind == "placed":
             verdict = "FELL" if d["fell"] else "stands"
             return (f"player {d['player'] + 1} puts tile {d['tile']} ({d['face']}) at {d['move']}: {verdict}, "

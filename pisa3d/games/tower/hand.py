@@ -8,7 +8,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...physics import PhysicsEngine
 from ...physics.poses import quat_from_axis_angle, quat_multiply
+
+DOWN = np.array([0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0])
+
+
+def lowered_release(
+    engine: PhysicsEngine, states: np.ndarray, pose: np.ndarray, clearance: float, drop: float
+) -> np.ndarray:
+    """Where the hand lets go of a tile meant for ``pose``: first moved ``clearance`` clear of the
+    table and every tile (a hand cannot push a tile into its neighbour), then lowered straight down
+    until it is ``drop`` above what it will rest on (still ``drop`` clear of everything). A hand
+    sets a tile down rather than dropping it: the impact of a 0.25 mm drop rocks a wall standing
+    on a wall off at 0.90 of its statics limit (docs/tower-physics.md)."""
+    held = engine.clear_of(states, pose, clearance)
+    if drop >= clearance:
+        return held
+    return engine.clear_of(states, held + (clearance - drop) * DOWN, drop)
 
 
 def apply_hand_noise(

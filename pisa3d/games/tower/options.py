@@ -70,6 +70,8 @@ class TowerOptions(GameOptions):
     noise_tilt_deg: float = Field(default_factory=lambda: _default("noise_tilt_deg"), ge=0, le=10)
     clearance_mm: float = Field(default_factory=lambda: _default("clearance_mm"), ge=0, le=5,
                                 description="release gap to the tiles a new tile will touch")
+    drop_mm: float = Field(default_factory=lambda: _default("drop_mm"), ge=0, le=5,
+                           description="the hand then lowers the tile until it is this far above its support")
     fall_distance_mm: float | None = Field(default=None, gt=0, le=100,
                                            description="fall distance; default 1.25 tile thicknesses (RULES.md)")
     fall_angle_deg: float | None = Field(default=None, gt=0, le=90,

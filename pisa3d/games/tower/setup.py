@@ -42,6 +42,10 @@ class TowerSetup:
     def clearance(self) -> float:
         return self.options.clearance_mm / 1000.0
 
+    @property
+    def drop(self) -> float:
+        return self.options.drop_mm / 1000.0
+
 
 def build_setup(options: TowerOptions) -> TowerSetup:
     return _build_setup_cached(json.dumps(options.model_dump(mode="json"), sort_keys=True))

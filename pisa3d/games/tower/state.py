@@ -21,7 +21,7 @@ from ...core.rng import make_rng
 from ...core.state import Move, Result, State, View
 from ...physics import PhysicsEngine, Verdict, box_corners, shared_engine
 from .geometry import visible_bits
-from .hand import apply_hand_noise
+from .hand import apply_hand_noise, lowered_release
 from .moves import PASS, PassMove, PlaceMove, TowerMove, max_floors
 from .placement import carried_pose, ceiling_target
 from .setup import TowerSetup
@@ -237,9 +237,8 @@ class TowerState(State):
         else:
             rng = make_rng(0)
             sigma_pos = sigma_yaw = sigma_tilt = 0.0
-        # A hand cannot push a tile into its neighbour: the noisy pose is moved clear of the tiles.
         noisy = apply_hand_noise(target, rng, sigma_pos, sigma_yaw, sigma_tilt)
-        return self.engine.clear_of(self.states, noisy, setup.clearance)
+        return lowered_release(self.engine, self.states, noisy, setup.clearance, setup.drop)
 
     def _place(self, player: int, move: PlaceMove) -> list[Event]:
         tile = self.top_tile(player)
