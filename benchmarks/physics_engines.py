@@ -22,10 +22,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from pisa3d.games.tower.hand import apply_hand_noise
+from rich.progress import track
+
+from pisa3d.core.agents import RandomAgent
+from pisa3d.core.match import play_match
+from pisa3d.games import get_game
+from pisa3d.games.tower.agents import CautiousAgent
+from pisa3d.games.tower.hand import apply_hand_noise, lowered_release
 from pisa3d.games.tower.windmill import build_windmill, windmill_layout, windmill_plan
+from pisa3d.physics import FallThresholds, PhysicsEngine, TileSpec, Verdict, make_engine
 from pisa3d.physics.validation import (
     GAME_CLEARANCE,
+    GAME_DROP,
     SceneOutcome,
     ceiling_overhang,
     harmonic_stack,
@@ -33,21 +41,14 @@ from pisa3d.physics.validation import (
     tilted_wall,
     wall_on_wall,
 )
-from rich.progress import track
-
-from pisa3d.core.agents import RandomAgent
-from pisa3d.core.match import play_match
-from pisa3d.games import get_game
-from pisa3d.games.tower.agents import CautiousAgent
-from pisa3d.physics import FallThresholds, PhysicsEngine, TileSpec, Verdict, make_engine
 
 ENGINES = ("pybullet", "mujoco")
 SCENES: dict[str, tuple[Callable[..., SceneOutcome], dict]] = {
     "tilted wall, atan(t/h)": (tilted_wall, {}),
-    "harmonic stack of 4, L/2k": (harmonic_stack, {"clearance": GAME_CLEARANCE}),
+    "harmonic stack of 4, L/2k": (harmonic_stack, {"clearance": GAME_DROP}),
     "tile on slope, atan(mu)": (tile_on_slope, {}),
-    "wall on wall, t/2": (wall_on_wall, {"clearance": GAME_CLEARANCE}),
-    "ceiling overhang, L/2": (ceiling_overhang, {"clearance": GAME_CLEARANCE}),
+    "wall on wall, t/2": (wall_on_wall, {"clearance": GAME_DROP}),
+    "ceiling overhang, L/2": (ceiling_overhang, {"clearance": GAME_DROP}),
 }
 
 
@@ -65,8 +66,8 @@ def flip_factor(scene: Callable[..., SceneOutcome], engine: PhysicsEngine, round
 
 
 def report_statics(rounds: int) -> None:
-    print(f"\nStatics: factor of the exact limit where the verdict flips ({rounds} bisection rounds, "
-          f"the game's 0.25 mm release where a tile lands on another)")
+    print(f"\nStatics: factor of the exact limit where the verdict flips ({rounds} bisection rounds; "
+          f"a tile landing on another is set down {GAME_DROP * 1000:g} mm above it, as the game does)")
     engines = {name: make_engine(name) for name in ENGINES}
     print(f"{'scene':28}" + "".join(f"{name:>12}" for name in engines))
     for label, (scene, kw) in SCENES.items():
@@ -159,7 +160,7 @@ def report_agreement(random_games: int, cautious_games: int, seed: int) -> None:
 # -- speed by tower size ----------------------------------------------------------------------------
 def report_speed(sizes: list[int], repeats: int, seed: int) -> None:
     """Verdict time of both engines for the next tile of a noise-free windmill of each size,
-    released with the rules' hand noise (1 mm, 1 deg, 0.3 deg) and cleared by PyBullet."""
+    released with the rules' hand noise (1 mm, 1 deg, 0.3 deg) and set down as the game does."""
     tile = TileSpec()
     pybullet = make_engine("pybullet", tile)
     engines = {name: make_engine(name, tile) for name in ENGINES}
@@ -175,8 +176,8 @@ def report_speed(sizes: list[int], repeats: int, seed: int) -> None:
         times: dict[str, list[float]] = {name: [] for name in engines}
         falls = dict.fromkeys(engines, 0)
         for _ in range(repeats):
-            release = pybullet.clear_of(towers[size], apply_hand_noise(slots[size], rng, 0.001, 1.0, 0.3),
-                                        GAME_CLEARANCE)
+            noisy = apply_hand_noise(slots[size], rng, 0.001, 1.0, 0.3)
+            release = lowered_release(pybullet, towers[size], noisy, GAME_CLEARANCE, GAME_DROP)
             for name, engine in engines.items():
                 t0 = time.perf_counter()
                 falls[name] += engine.settle(towers[size], release, slots[size], thresholds).fell

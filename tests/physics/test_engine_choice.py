@@ -16,7 +16,11 @@ from pisa3d.physics import engine_names, make_engine
 @pytest.fixture
 def without_mujoco(monkeypatch):
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None if name == "mujoco" else real(name, *args))
+
+    def find_spec(name: str, *args):
+        return None if name == "mujoco" else real(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
 
 
 def test_mujoco_is_a_known_engine_and_pybullet_the_default() -> None:
