@@ -6,13 +6,14 @@ simulated instants (settle_rule.py), so the two engines answer the same question
 contacts are solved is MuJoCo's own (assets/physics/mujoco.json says why it is stiff).
 
 History-free by construction: every question gets a fresh ``MjData`` (no warm start, no contact
-history) of a model compiled once per tile count; a model holds no state between questions, so a
-verdict is a bitwise function of (parameters, tile, states, release, target, thresholds).
+history) of a model compiled once per tile count and never changed afterwards, so a verdict is a
+bitwise function of (parameters, tile, states, release, target, thresholds).
 """
 
 from __future__ import annotations
 
-from functools import cache
+import copy
+from functools import lru_cache
 from typing import Any
 
 import mujoco
@@ -60,8 +61,9 @@ def model_xml(tile: TileSpec, params: MujocoParams, num_tiles: int) -> str:
 </mujoco>"""
 
 
-@cache
+@lru_cache(maxsize=256)
 def _compiled(tile: TileSpec, params: MujocoParams, num_tiles: int) -> mujoco.MjModel:
+    """Read-only once compiled: questions never change it (another gravity gets a copy)."""
     return mujoco.MjModel.from_xml_string(model_xml(tile, params, num_tiles))
 
 
@@ -175,7 +177,9 @@ class MujocoEngine:
     ) -> tuple[mujoco.MjModel, mujoco.MjData]:
         """A fresh simulation holding the table and exactly the tiles of ``states``."""
         model = _compiled(self.tile, self.params, len(states))
-        model.opt.gravity[:] = gravity if gravity is not None else (0.0, 0.0, -self.params.gravity)
+        if gravity is not None:
+            model = copy.copy(model)
+            model.opt.gravity[:] = gravity
         data = mujoco.MjData(model)
         if len(states):
             quat = states[:, 3:7] / np.linalg.norm(states[:, 3:7], axis=1, keepdims=True)
