@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -94,6 +95,7 @@ def make_engine(name: str = DEFAULT_ENGINE, tile: TileSpec | None = None,
 
 
 _pool: OrderedDict[str, PhysicsEngine] = OrderedDict()
+_pool_pid = os.getpid()
 
 
 def shared_engine(name: str, tile: TileSpec, params: Mapping[str, Any] | None = None) -> PhysicsEngine:
@@ -101,6 +103,12 @@ def shared_engine(name: str, tile: TileSpec, params: Mapping[str, Any] | None = 
     kept; the least recently used one is closed when another is needed. Callers must not keep
     the engine beyond the call that uses it (they ask again): that is what lets finished games
     hold no engine at all."""
+    global _pool_pid
+    if _pool_pid != os.getpid():
+        # A forked worker inherited its parent's engines: start its own (the copies are the
+        # parent's clients; leave them alone).
+        _pool.clear()
+        _pool_pid = os.getpid()
     key = json.dumps([name, tile.to_json(), dict(params or {})], sort_keys=True)
     engine = _pool.pop(key, None)
     if engine is None:

@@ -106,3 +106,19 @@ def test_three_hundred_kept_outcomes_keep_memory_flat(tmp_path) -> None:
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert live_clients() <= POOL_SIZE
     assert grown_mb < 60, grown_mb  # a client each would be about 28 MB x 300
+
+
+def _play_in_worker(seed: int) -> bytes:
+    state, _ = GAME.new_game(2, seed, NO_FRAMES)
+    for text in ("W0N", "W0E", "W0S"):
+        state.apply(GAME.parse_move(text))
+    return state.states.tobytes()
+
+
+def test_a_forked_worker_starts_its_own_engines_and_plays_alike() -> None:
+    import multiprocessing
+
+    here = _play_in_worker(1)  # the parent's pool now holds a connected engine
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        there = pool.map(_play_in_worker, [1, 1])
+    assert there == [here, here]
