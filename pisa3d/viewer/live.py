@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pybullet as p
 
-from ..core.agents import TerminalAgent
+from ..core.agents import TerminalAgent, build_agents
 from ..core.errors import PisaError
 from ..core.match import MatchOutcome, play_match
 from ..core.options import parse_option_assignments
@@ -25,13 +25,13 @@ from ..core.record import MoveEntry, save_record
 from ..core.state import Move
 from ..games import get_game
 from ..games.tower.moves import PASS, PlaceMove
+from ..games.tower.replay import move_trajectory, placed_tiles
 from ..games.tower.setup import build_setup
 from ..games.tower.tiles import TileSet
-from .camera import GUI_CLOSER, framing_camera
+from .camera import tower_bounds
 from .gui import FRAME_SECONDS, TowerWindow
 from .input import Command, Mode, PlacementCursor, apply_camera, apply_cursor
 from .tile_bodies import GHOST_ALPHA, create_tile_body, set_body_pose
-from .tower_replay import move_trajectory, placed_tiles
 
 PLAY_HELP = ("<- -> or left click: next slot   r or right click: rotate   enter: place   "
              "[ ] up/down z x: camera   q: quit")
@@ -53,9 +53,9 @@ class LiveTable:
         self.commands = commands or window.poll
         self.bodies: list[int] = []
         self.ghosts: dict[int, int] = {}
-        self.home = framing_camera(side, side, closer=GUI_CLOSER)
+        self.settled: list[np.ndarray] = []  # the tower after each move, for framing it whole
+        self.home = window.framing(tower_bounds(self.settled, side))
         self.camera = self.home
-        self.top = side
         window.set_camera(self.camera)
 
     def tick(self, mode: Mode) -> list[Command]:
@@ -101,9 +101,9 @@ class LiveTable:
             if sample == trajectory.num_frames - 1:
                 break
             time.sleep(FRAME_SECONDS)
-        self.top = max(self.top, float(trajectory.frames[-1][:, 2].max()) if trajectory.frames.shape[1] else 0.0)
+        self.settled.append(trajectory.frames[-1])
         # the tower grew: widen the home view, and follow it unless the person turned the camera
-        home = framing_camera(self.top, self.side, closer=GUI_CLOSER)
+        home = self.window.framing(tower_bounds(self.settled, self.side))
         if self.camera.is_near(self.home):
             self.camera = home
             self.window.set_camera(home)
@@ -180,8 +180,6 @@ def play_tower_gui(
     """
     game = get_game("tower")
     options = game.options({**(extra_options or {}), **parse_option_assignments(list(option_pairs))})
-    from ..cli.common import build_agents  # the CLI's own seating rules and messages
-
     agents: list[Any] = build_agents(game, num_players, agent_names or ["random"], humans, options)
     setup = build_setup(options)
     own_window = window is None

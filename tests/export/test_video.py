@@ -6,14 +6,15 @@ import dataclasses
 import math
 from pathlib import Path
 
-import imageio.v3 as iio
 import numpy as np
 import pytest
 
 from pisa3d.core.errors import OptionsError, RecordError
 from pisa3d.core.record import GameRecord, load_record
 from pisa3d.export.video import VideoSettings, export_video, plan_frames
-from pisa3d.viewer.tower_replay import load_tower_replay
+from pisa3d.games.tower.replay import load_tower_replay
+
+iio = pytest.importorskip("imageio.v3", reason="video export needs the video extra: pip install 'pisa3d[video]'")
 
 SMALL = VideoSettings(width=96, height=64, fps=10, speed=2.0, hold_seconds=0.2, renderer="tiny")
 
