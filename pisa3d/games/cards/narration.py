@@ -139,9 +139,9 @@ def render_view(view: View) -> str:
 
 
 _HINTS = {
-    "vote": "Type a number, or e.g. 'vote T2 R5' (one card a time, up to 3; 'done' ends your vote).",
-    "discard": "Type a number, or e.g. 'discard R5': three of your placed cards leave the game.",
-    "play": "Type a number, or e.g. 'play R5'; follow the led suit if you can.",
+    "vote": "Type a number, or e.g. 'vote T2 R5' (one card a time, up to 3; 'done' ends your vote); ? explains.",
+    "discard": "Type a number, or e.g. 'discard R5': three of your placed cards leave the game; ? explains.",
+    "play": "Type a number, or e.g. 'play R5'; follow the led suit if you can; ? explains.",
 }
 
 

@@ -87,6 +87,8 @@ def render_view(view: View) -> str:
         lines.append(f"  {p['slot']:>5} r{p['rotation']} tile {p['tile']:2d} {p['face']:5} edges {p['bits']} "
                      f"by player {p['player'] + 1}")
     lines.append("Stacks: " + ", ".join(f"player {i + 1}: {n}" for i, n in enumerate(view["stack_sizes"])))
+    if view["tile_in_hand"] is not None:
+        lines.append(hand_tile_text(view["tile_in_hand"]))
     return "\n".join(lines)
 
 
