@@ -25,7 +25,7 @@ from ..core.record import MoveEntry, save_record
 from ..core.state import Move
 from ..games import get_game
 from ..games.tower.moves import PASS, PlaceMove
-from ..games.tower.replay import move_trajectory, placed_tiles
+from ..games.tower.replay import move_caption, move_trajectory, placed_slots, placed_tiles
 from ..games.tower.setup import build_setup
 from ..games.tower.tiles import TileSet
 from .camera import tower_bounds
@@ -83,13 +83,13 @@ class LiveTable:
     def say(self, line: str, help_line: str = "") -> None:
         self.window.caption(line, help_line)
 
-    def show_move(self, entry: MoveEntry, line: str) -> None:
+    def show_move(self, entry: MoveEntry, line: str, fall: str = "") -> None:
         """Add the placed tile's body and play the release's trajectory, paced by simulated time."""
         for tile_id in placed_tiles(entry):
             tile = self.tile_set.tiles[tile_id]
             with self.window.paused_rendering():
                 self.bodies.append(create_tile_body(self.window.client, tile, self.side, self.thickness))
-        self.say(line)
+        self.window.caption(line, "", fall)
         trajectory = move_trajectory(entry)
         if trajectory is None:
             return
@@ -189,12 +189,18 @@ def play_tower_gui(
         agents = [GuiHumanAgent(table, seat) if isinstance(agent, TerminalAgent) else agent
                   for seat, agent in enumerate(agents)]
 
+        placed: list[tuple[int, str]] = []  # (tile, slot) in placement order, to name what fell
+        moves_shown: list[MoveEntry] = []
+
         def narrate(entry: MoveEntry) -> None:
             lines = game.describe_events(entry.events)
             if on_line is not None:
                 for line in lines:
                     on_line(line)
-            table.show_move(entry, lines[0] if lines else f"player {entry.player + 1}: {entry.move}")
+            placed.extend(placed_slots(entry))
+            moves_shown.append(entry)
+            caption = move_caption(len(moves_shown) - 1, entry, placed)
+            table.show_move(entry, caption.what, caption.fall or "")
 
         outcome = play_match(game, agents, seed, options, on_move=narrate)
         table.say(game.summarize(outcome.result, num_players))

@@ -74,13 +74,18 @@ def placed_tiles(entry: MoveEntry) -> list[int]:
     return [int(event.data["tile"]) for event in entry.events if event.kind == "placed"]
 
 
+def placed_slots(entry: MoveEntry) -> list[tuple[int, str]]:
+    """(tile, slot) of each tile a move put on the tower, in order (to name a tile that fell)."""
+    return [(int(e.data["tile"]), str(e.data["move"]).split(" ")[0]) for e in entry.events if e.kind == "placed"]
+
+
 def move_trajectory(entry: MoveEntry) -> Trajectory | None:
     """The trajectory stored with a move, or None when it released no tile (or none was kept)."""
     raw = (entry.extras or {}).get("trajectory")
     return None if raw is None else Trajectory.from_json(raw)
 
 
-def _caption(index: int, entry: MoveEntry, placed: Sequence[tuple[int, str]]) -> MoveCaption:
+def move_caption(index: int, entry: MoveEntry, placed: Sequence[tuple[int, str]]) -> MoveCaption:
     """``placed``: (tile, slot) of every tile placed up to and including this move."""
     lines, fall = [], None
     for event in entry.events:
@@ -107,9 +112,8 @@ def load_tower_replay(record: GameRecord) -> TowerReplay:
     placed: list[tuple[int, str]] = []
     for index, entry in enumerate(record.moves):
         tiles.extend(setup.tile_set.tiles[tile] for tile in placed_tiles(entry))
-        placed.extend((int(e.data["tile"]), str(e.data["move"]).split(" ")[0])
-                      for e in entry.events if e.kind == "placed")
-        captions.append(_caption(index, entry, placed))
+        placed.extend(placed_slots(entry))
+        captions.append(move_caption(index, entry, placed))
         try:
             traj = move_trajectory(entry)
         except RecordError as exc:
