@@ -106,17 +106,23 @@
       for (let k = frame.length; k < tileMeshes.length; k++) tileMeshes[k].visible = false;
     };
 
-    // Frame the whole final tower once, so the camera does not jump while scrubbing.
-    let top = side;
+    // Frame every tile the tower ever held once (a box round the settled poses after every
+    // move, padded by half a tile), so the camera does not jump while scrubbing: its bounding
+    // sphere fits the 40 degree view, as the viewer and the video frame it.
+    const lo = [-side / 2, -side / 2, 0], hi = [side / 2, side / 2, side];
     for (let i = 0; i < numMoves; i++) {
       const t = trajectoryOf(i);
-      if (t) for (const p of t.frames[t.frames.length - 1]) top = Math.max(top, p[2]);
+      if (t) for (const p of t.frames[t.frames.length - 1]) {
+        for (let a = 0; a < 3; a++) { lo[a] = Math.min(lo[a], p[a] - side / 2); hi[a] = Math.max(hi[a], p[a] + side / 2); }
+      }
     }
-    top = Math.min(top, side * 20);
+    const centre = lo.map((v, a) => (v + hi[a]) / 2);
+    const radius = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) / 2;
+    const dist = (radius / Math.sin((camera.fov / 2) * Math.PI / 180)) * 1.05;
+    const look = [0.8, -1.1, 0.5], norm = Math.hypot(...look);
     const controls = new OrbitControls(camera, renderer.domElement);
-    controls.target.set(0, 0, top / 2);
-    const dist = Math.max(top * 1.6, side * 4);
-    camera.position.set(dist * 0.8, -dist * 1.1, top / 2 + dist * 0.5);
+    controls.target.set(centre[0], centre[1], centre[2]);
+    camera.position.set(...centre.map((v, a) => v + (look[a] / norm) * dist));
     controls.update();
 
     const resize = () => {

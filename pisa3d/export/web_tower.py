@@ -42,9 +42,8 @@ def tower_scene(game: Game, record: GameRecord) -> dict[str, Any]:
         placed = [e.data for e in entry.events if e.kind == "placed"]
         if placed:
             height = placed[0]["height_mm"]
-        summary = f"{len(replay.settled(index))} tiles, height {height:.1f} mm"
-        fall = replay.captions[index].fall  # the narrator's label, naming what fell
-        states.append({"summary": f"{summary}; {fall}" if fall else summary})
+        # what happened (a fall too) is told by the move's narration beside this state summary
+        states.append({"summary": f"{len(replay.settled(index))} tiles, height {height:.1f} mm"})
     return {
         "kind": "tower",
         "tile_extents": [replay.side, replay.side, replay.thickness],
