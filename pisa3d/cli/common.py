@@ -8,6 +8,7 @@ from typing import Any
 
 import typer
 
+from ..core.agent_specs import build_agent
 from ..core.agents import Agent, TerminalAgent
 from ..core.errors import OptionsError
 from ..core.game import Game
@@ -28,9 +29,10 @@ def build_agents(
     humans: Sequence[int],
     options: Any,
 ) -> list[Agent]:
-    """One agent per seat: ``agent_names`` cycles over the seats, people take their seats."""
+    """One agent per seat: ``agent_names`` (``NAME`` or ``NAME:param=value,...``) cycles over the
+    seats, people take their seats; no names seats the game's default agent."""
     game.check_players(num_players)
-    names = list(agent_names) or ["random"]
+    names = list(agent_names) or [game.contract.default_agent]
     for seat in humans:
         if not 1 <= seat <= num_players:
             raise OptionsError(f"--human {seat}: seats run from 1 to {num_players}")
@@ -39,10 +41,7 @@ def build_agents(
         if seat + 1 in humans:
             agents.append(TerminalAgent(game))
             continue
-        name = names[seat % len(names)]
-        if name not in game.agents:
-            raise OptionsError(f"unknown agent {name!r} for {game.id}; choose from {', '.join(game.agents)}")
-        agents.append(game.agents[name](seat, options))
+        agents.append(build_agent(game, names[seat % len(names)], seat, options))
     return agents
 
 
