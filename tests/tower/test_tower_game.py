@@ -156,20 +156,6 @@ def test_fall_threshold_option_is_used(tmp_path):
     assert verdicts[0.5][0] == ["placed", "tower_fell"] and verdicts[5.0][0] == ["placed"]
 
 
-def test_clone_is_independent_and_replays_the_same_world(tmp_path):
-    state, _ = GAME.new_game(2, 4, {"tile_set": uniform_tile_set(tmp_path, 12, "1111", "1111")})
-    for text in ("W0N", "W0E", "W0S"):
-        play(state, text)
-    twin = state.clone()
-    assert twin.world is not state.world
-    assert np.array_equal(twin.world.poses(), state.poses)  # the rebuilt world is bit-identical
-    play(twin, "W0W")
-    assert len(state.placements) == 3 and len(twin.placements) == 4
-    assert state.stacks != twin.stacks
-    play(state, "W0W")
-    assert np.array_equal(state.poses, twin.poses)
-
-
 def test_preview_leaves_the_state_unchanged(tmp_path):
     state, _ = GAME.new_game(2, 4, {"tile_set": uniform_tile_set(tmp_path, 12, "1111", "1111"), **QUIET_HANDS})
     for text in ("W0N", "W0E", "W0S", "W0W"):

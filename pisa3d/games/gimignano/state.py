@@ -409,7 +409,7 @@ class GimignanoState(State):
             return f"{move}: it is {who}'s {self._phase} phase; {expected}"
         if isinstance(move, NoTower):
             return (
-                f"{who} must build this turn: the group of their last tower still holds a quartet; "
+                f"{move}: {who} must build this turn: the group of their last tower still holds a quartet; "
                 f"build on one of {self._listing()}"
             )
         if isinstance(move, PlaceStone | BuildTower):

@@ -17,7 +17,7 @@ import numpy as np
 from ...core.agent_specs import AgentRegistry, AgentSpec, random_spec
 from ...core.game import Game
 from ...core.mcts import mcts_spec
-from ...core.state import Move, View
+from ...core.state import Move, State, View
 from .moves import PassMove, PlaceMove
 from .state import TowerState
 
@@ -131,6 +131,12 @@ class BuilderAgent:
         return (ceilings or walls or list(legal_moves))[0]
 
 
+def standing_tower_evaluation(state: State) -> list[float]:
+    """A position cut short with the tower standing: nobody has won or lost yet, so an even share.
+    With one rollout move the search weighs what it cares about most: which placements fall."""
+    return [0.5] * state.num_players
+
+
 def _mcts_search_game() -> Game:
     from ...core.registry import get_game
 
@@ -145,5 +151,7 @@ AGENT_FACTORIES = AgentRegistry.of(
                          "cautious, but topples the tower when another player is about to win alone"),
     AgentSpec("builder", lambda seat, options: BuilderAgent(),
               "no physics: full floors, four walls then a ceiling (deterministic)"),
-    mcts_spec(_mcts_search_game, 20, "information-set MCTS over sampled stacks (slow: every playout is physics)"),
+    mcts_spec(_mcts_search_game, 24, "information-set MCTS over the hidden stack orders; playouts of one move "
+              "(each is a physics run), then the tower standing scores even", rollout_limit=1,
+              evaluate=standing_tower_evaluation),
 )
