@@ -50,6 +50,9 @@ class GameInfo:
     max_decisions: int
     """No game takes more decisions than this (an upper bound, as OpenSpiel's max_game_length)."""
     observation_shape: tuple[int, ...]
+    observation_low: float = 0.0
+    observation_high: float = 1.0
+    """Every entry of an observation lies in [observation_low, observation_high]."""
     observation_dtype: type = OBSERVATION_DTYPE
 
 

@@ -95,11 +95,16 @@ class Game(ABC):
         """Shape of ``state.observation(player)``, fixed for these players and options."""
         raise NotImplementedError(f"{self.id} does not declare an observation tensor")
 
+    def observation_bounds(self, num_players: int, options: GameOptions) -> tuple[float, float]:
+        """Least and greatest value of any entry of an observation (for a gymnasium Box)."""
+        return 0.0, 1.0
+
     def info(self, num_players: int, options: Mapping[str, Any] | GameOptions | None = None) -> GameInfo:
         """Every per-game fact learning libraries need, for these players and options."""
         self.check_players(num_players)
         opts = self.options(options)
         low, high = self.utility_bounds(num_players, opts)
+        low_obs, high_obs = self.observation_bounds(num_players, opts)
         return GameInfo(
             num_players=num_players,
             num_actions=self.num_actions(num_players, opts),
@@ -107,6 +112,8 @@ class Game(ABC):
             max_utility=float(high),
             max_decisions=self.max_decisions(num_players, opts),
             observation_shape=self.observation_shape(num_players, opts),
+            observation_low=low_obs,
+            observation_high=high_obs,
         )
 
     # --- agents and presentation ------------------------------------------------------------

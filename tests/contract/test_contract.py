@@ -219,6 +219,7 @@ def test_sample_state_reproduces_the_view(case: Case) -> None:
 
 def test_observation_shape_and_dtype_are_fixed(case: Case) -> None:
     shape = case.game.observation_shape(case.players, case.options)
+    info = case.game.info(case.players, case.options)
     seen = 0
     for seed in (12, 13):
         for state in walk(case, seed):
@@ -226,6 +227,7 @@ def test_observation_shape_and_dtype_are_fixed(case: Case) -> None:
                 obs = state.observation(player)
                 assert obs.shape == shape and obs.dtype == np.float32
                 assert np.isfinite(obs).all()
+                assert (info.observation_low <= obs).all() and (obs <= info.observation_high).all()
                 seen += 1
     assert seen > 20
 

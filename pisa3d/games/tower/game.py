@@ -17,6 +17,7 @@ from ...core.rng import make_rng
 from ...core.state import Move, Result, State, View
 from . import moves as notation
 from .agents import AGENT_FACTORIES
+from .observation import DISPLACEMENT_CLIP
 from .observation import layout as observation_layout
 from .options import TowerOptions
 from .setup import build_setup
@@ -84,6 +85,9 @@ class TowerGame(Game):
 
     def observation_layout(self, num_players: int, options: GameOptions) -> ObservationLayout:
         return observation_layout(num_players, self._tiles_in_play(num_players, options))
+
+    def observation_bounds(self, num_players: int, options: GameOptions) -> tuple[float, float]:
+        return -DISPLACEMENT_CLIP, DISPLACEMENT_CLIP
 
     def observation_shape(self, num_players: int, options: GameOptions) -> tuple[int, ...]:
         return self.observation_layout(num_players, options).shape

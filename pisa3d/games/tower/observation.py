@@ -20,6 +20,8 @@ from .physics.poses import quat_angle_between
 if TYPE_CHECKING:
     from .state import TowerState
 
+DISPLACEMENT_CLIP = 10.0
+"""Displacements and tilts are cut at ten times the fall thresholds (beyond one the tower fell)."""
 SLOT_FIELDS = 1 + 2 + ROTATIONS + 4 + 3 + 1
 """occupied, face one-hot, rotation one-hot, visible edge bits, displacement xyz, tilt."""
 
@@ -33,7 +35,7 @@ def layout(num_players: int, tiles_in_play: int) -> ObservationLayout:
               f"per slot, floor by floor (walls N, E, S, W, then the ceiling; {floors} floors), {SLOT_FIELDS} "
               "numbers: occupied 0/1; face one-hot white, black; rotation one-hot r0-r3; visible edge bits "
               "top, right, bottom, left; settled displacement x, y, z from the nominal slot pose / fall "
-              "distance; settled tilt from the nominal pose / fall angle"),
+              "distance; settled tilt from the nominal pose / fall angle (both cut at +-10)"),
         Field("owner", floors * SLOTS_PER_FLOOR * n, "per slot: one-hot relative seat that placed the tile"),
         Field("hand_face", 2, "one-hot face of the tile in hand (white, black); zero when over"),
         Field("hand_bits", 4, "visible edge bits of the tile in hand at r0 (top, right, bottom, left)"),
@@ -64,8 +66,10 @@ def observe(state: TowerState, player: int) -> np.ndarray:
         out[base + 3 + p.rotation] = 1.0
         out[base + 7:base + 11] = p.bits
         nominal, settled = state.nominal_poses[index], state.poses[index]
-        out[base + 11:base + 14] = (settled[:3] - nominal[:3]) / thresholds.distance
-        out[base + 14] = np.degrees(quat_angle_between(nominal[3:], settled[3:])) / thresholds.angle_deg
+        shift = (settled[:3] - nominal[:3]) / thresholds.distance
+        tilt = np.degrees(quat_angle_between(nominal[3:], settled[3:])) / thresholds.angle_deg
+        out[base + 11:base + 14] = np.clip(shift, -DISPLACEMENT_CLIP, DISPLACEMENT_CLIP)
+        out[base + 14] = min(float(tilt), DISPLACEMENT_CLIP)
         out[f["owner"].start + slot_index * n + rel(p.player)] = 1.0
     current = state.current_player
     if current is not None:
