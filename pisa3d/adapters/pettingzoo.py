@@ -21,14 +21,13 @@ raises IllegalMoveError saying why (a learning loop samples from the mask and ne
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 try:
     import gymnasium
     from pettingzoo import AECEnv
-    from pettingzoo.utils import AgentSelector
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError("pisa3d.adapters.pettingzoo needs the rl extra: pip install 'pisa3d[rl]'") from exc
 
@@ -46,7 +45,7 @@ def env(game_id: str, players: int | None = None, options: dict[str, Any] | None
 class PisaAECEnv(AECEnv):
     """One pisa3d game as an agent-environment-cycle environment."""
 
-    metadata = {"render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "is_parallelizable": False}
 
     def __init__(self, game: Game, players: int | None = None, options: dict[str, Any] | None = None,
                  seed: int | None = None, max_decisions: int | None = None, render_mode: str | None = None) -> None:
@@ -93,7 +92,6 @@ class PisaAECEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self._selector = AgentSelector(self.agents)
         self.agent_selection = self.possible_agents[self.game_state.current_player or 0]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

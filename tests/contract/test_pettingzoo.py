@@ -7,11 +7,11 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from pettingzoo.test import api_test, seed_test
 
-from pisa3d.adapters.pettingzoo import env  # noqa: E402
-from pisa3d.games import game_ids, get_game  # noqa: E402
-from tests.contract.helpers import MOVE_BUDGET  # noqa: E402
+from pisa3d.adapters.pettingzoo import env
+from pisa3d.games import game_ids, get_game
+from tests.contract.helpers import MOVE_BUDGET
 
 GAMES = game_ids()
 
