@@ -14,6 +14,13 @@ if TYPE_CHECKING:
 
 _TARGETS: dict[str, str] = {}
 _loaded: dict[str, Game] = {}
+BUILTIN_GAMES = "pisa3d.games"
+"""The package whose import registers the built-in games (named, not imported, by the core)."""
+
+
+def _with_builtins() -> dict[str, str]:
+    importlib.import_module(BUILTIN_GAMES)  # registers them once; later calls find it imported
+    return _TARGETS
 
 
 def register_game(game_id: str, target: str) -> None:
@@ -28,12 +35,12 @@ def unregister_game(game_id: str) -> None:
 
 
 def game_ids() -> list[str]:
-    return list(_TARGETS)
+    return list(_with_builtins())
 
 
 def get_game(game_id: str) -> Game:
     """The Game for ``game_id``; raises OptionsError listing the known ids."""
-    if game_id not in _TARGETS:
+    if game_id not in _with_builtins():
         raise OptionsError(f"unknown game {game_id!r}; known games: {', '.join(_TARGETS)}")
     if game_id not in _loaded:
         module_name, _, class_name = _TARGETS[game_id].partition(":")
