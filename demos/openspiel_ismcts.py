@@ -53,8 +53,8 @@ def play(name: str, params: dict, evaluator: object, simulations: int, seed: int
             print(f"  IS-MCTS (player 1) places {state.action_to_string(player, action)}")
         state.apply_action(int(action))
         decisions += 1
-    returns = state.returns()
-    print(f"{name}: {decisions} decisions; returns " + ", ".join(f"player {p + 1}: {r:g}" for p, r in enumerate(returns)))
+    returns = ", ".join(f"player {p + 1}: {r:g}" for p, r in enumerate(state.returns()))
+    print(f"{name}: {decisions} decisions; returns {returns}")
 
 
 def main() -> None:
