@@ -18,8 +18,14 @@ BUILTIN_GAMES = "pisa3d.games"
 """The package whose import registers the built-in games (named, not imported, by the core)."""
 
 
+_builtins_loaded = False
+
+
 def _with_builtins() -> dict[str, str]:
-    importlib.import_module(BUILTIN_GAMES)  # registers them once; later calls find it imported
+    global _builtins_loaded
+    if not _builtins_loaded:
+        _builtins_loaded = True
+        importlib.import_module(BUILTIN_GAMES)  # registers them
     return _TARGETS
 
 

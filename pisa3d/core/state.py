@@ -124,10 +124,10 @@ class State(ABC):
     def legal_action_mask(self) -> np.ndarray:
         """Booleans over the whole action space: True at the ids of ``legal_moves()``."""
         game, options = self.game, self.game_options
-        mask = np.zeros(game.num_actions(self.num_players, options), dtype=bool)
+        flags = bytearray(game.num_actions(self.num_players, options))  # item writes beat numpy's
         for move in self.legal_moves():
-            mask[game.action_id(move, self.num_players, options)] = True
-        return mask
+            flags[game.action_id(move, self.num_players, options)] = 1
+        return np.frombuffer(flags, dtype=bool)
 
     def returns(self) -> np.ndarray:
         """One number per player at the end, ordering the players as the winners are chosen (a

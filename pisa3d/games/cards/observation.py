@@ -57,57 +57,69 @@ def layout(num_players: int) -> ObservationLayout:
 
 
 def observe(state: CardsState, player: int) -> np.ndarray:
+    # Hot path of every learning loop: collect the indices of the ones in a list and write them
+    # with one numpy call (a numpy call per field costs more than all the Python here).
     n = state.num_players
     lay = layout(n)
-    out = lay.empty()
-    f = lay.slices
+    f = lay.starts
+    ones: list[int] = []
+    values: list[tuple[int, float]] = []
 
     def rel(seat: int) -> int:
         return (seat - player) % n
 
-    def mark(name: str, cards: list[int], block: int = 0) -> None:
-        start = f[name].start + block * NUM_CARDS
-        out[[start + c for c in cards]] = 1.0
+    def mark(name: str, cards: list[int] | tuple[int, ...], block: int = 0) -> None:
+        start = f[name] + block * NUM_CARDS
+        ones.extend(start + c for c in cards)
 
-    out[f["phase"].start + PHASES.index(state.phase)] = 1.0
+    ones.append(f["phase"] + PHASES.index(state.phase))
     if state.phase == "vote":
-        out[f["voting_round"].start + state.vote_round] = 1.0
+        ones.append(f["voting_round"] + state.vote_round)
         placed = state.placements[state.vote_round]
         mark("my_vote_cards", [card for seat, _, card in placed if seat == player])
-        start = f["votes_face_down"].start
+        counts: dict[int, int] = {}
+        start = f["votes_face_down"]
         for seat, option, _ in placed:
-            out[start + rel(seat) * NUM_OPTIONS + option] += 1.0 / 3
+            index = start + rel(seat) * NUM_OPTIONS + option
+            counts[index] = counts.get(index, 0) + 1
+        values.extend((index, count / 3) for index, count in counts.items())
         if state.turn_count:
-            out[f["turn_option"].start + state.turn_option] = 1.0  # type: ignore[operator]
-            out[f["turn_cards"].start] = state.turn_count / 3
+            ones.append(f["turn_option"] + state.turn_option)  # type: ignore[operator]
+            values.append((f["turn_cards"], state.turn_count / 3))
     mark("hand", state.hands[player])
     mark("my_placed", state.in_front[player])
     mark("my_discards", state.discarded[player])
     for seat in range(n):
         mark("revealed", state.revealed[seat], rel(seat))
-    for option in state.chosen:
-        out[f["chosen"].start + option] = 1.0
+    ones.extend(f["chosen"] + option for option in state.chosen)
     if len(state.chosen) == 3:
-        out[f["main_trump"].start + state.main] = 1.0
-        out[f["under_trump"].start + state.under] = 1.0
-        out[f["most_tricks_win"].start] = float(state.most_wins)
-        out[f["high_beats_low"].start] = float(state.high)
+        ones.append(f["main_trump"] + state.main)
+        ones.append(f["under_trump"] + state.under)
+        values.append((f["most_tricks_win"], float(state.most_wins)))
+        values.append((f["high_beats_low"], float(state.high)))
     for seat, card in state.trick:
-        mark("trick", [card], rel(seat))
-    mark("played", [card for _, cards in state.trick_history for card in cards])
+        ones.append(f["trick"] + rel(seat) * NUM_CARDS + card)
+    for _, cards in state.trick_history:
+        mark("played", cards)
     most = 3 * n * state.num_rounds
+    biggest_hand = max(SPEC.hand_size.values())
     for seat in range(n):
         r = rel(seat)
-        out[f["hand_sizes"].start + r] = len(state.hands[seat]) / max(SPEC.hand_size.values())
-        out[f["tricks_won"].start + r] = state.tricks_won[seat] / 14
-        out[f["discards"].start + r] = len(state.discarded[seat]) / 3
-        out[f["totals"].start + r] = state.totals[seat] / most
+        values.append((f["hand_sizes"] + r, len(state.hands[seat]) / biggest_hand))
+        values.append((f["tricks_won"] + r, state.tricks_won[seat] / 14))
+        values.append((f["discards"] + r, len(state.discarded[seat]) / 3))
+        values.append((f["totals"] + r, state.totals[seat] / most))
     rounds = state.num_rounds
-    out[f["round"].start] = min(state.round_index + 1, rounds) / rounds
-    out[f["round"].start + 1] = rounds / n
-    out[f["dealer"].start + rel(state.dealer)] = 1.0
+    values.append((f["round"], min(state.round_index + 1, rounds) / rounds))
+    values.append((f["round"] + 1, rounds / n))
+    ones.append(f["dealer"] + rel(state.dealer))
     if state.current_player is not None:
-        out[f["to_move"].start + rel(state.current_player)] = 1.0
+        ones.append(f["to_move"] + rel(state.current_player))
     if state.phase == "play":
-        out[f["leader"].start + rel(state.leader)] = 1.0
-    return out
+        ones.append(f["leader"] + rel(state.leader))
+    buffer = lay.buffer()
+    for index in ones:
+        buffer[index] = 1.0
+    for index, value in values:
+        buffer[index] = value
+    return lay.as_array(buffer)

@@ -18,7 +18,20 @@ from ...core.events import Event
 from ...core.options import GameOptions
 from ...core.state import Result, State, View
 from .cards import NUM_CARDS, SPEC, VALUES_PER_SUIT, Card, card_str, cards_str, value_of
-from .moves import DISCARD_MOVES, DONE, PLAY_MOVES, VOTE_MOVES, CardsMove, Discard, PlayCard, VoteCard, VoteDone
+from .moves import (
+    ACTION_OF,
+    DISCARD_MOVES,
+    DONE,
+    NUM_ACTIONS,
+    PLAY_MOVES,
+    VOTE_MOVES,
+    CardsMove,
+    Discard,
+    PlayCard,
+    VoteCard,
+    VoteDone,
+)
+from .observation import observe
 from .scoring import play_points, voting_points
 from .tricks import trick_winner_index
 from .views import private_view, public_view
@@ -462,6 +475,10 @@ class CardsState(State):
         return private_view(self, player)
 
     def observation(self, player: int) -> np.ndarray:
-        from .observation import observe
-
         return observe(self, player)
+
+    def legal_action_mask(self) -> np.ndarray:
+        flags = bytearray(NUM_ACTIONS)
+        for move in self.legal_moves():
+            flags[ACTION_OF[move]] = 1
+        return np.frombuffer(flags, dtype=bool)
