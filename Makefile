@@ -36,6 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/gimignano.py
 	$(BIN)/python benchmarks/tower_physics.py
 	$(BIN)/python benchmarks/tower.py
+	$(BIN)/python benchmarks/adapters.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

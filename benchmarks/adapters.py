@@ -104,18 +104,24 @@ LOOPS: dict[str, Loop] = {
 }
 
 
-def measure(loop: Loop, game_id: str, episodes: int, runs: int) -> float | None:
-    rates = []
-    try:
-        loop(game_id, 1, np.random.default_rng(99))  # warm-up: imports and caches are not speed
-    except ImportError as exc:
-        print(f"  (skipped: {exc})")
-        return None
+def measure_all(game_id: str, episodes: int, runs: int) -> dict[str, float]:
+    """Median decisions/s of each loop; the loops take turns within each run so that a machine
+    whose load changes slows them alike (the ratios are what to read)."""
+    loops = {}
+    for name, loop in LOOPS.items():
+        try:
+            loop(game_id, 1, np.random.default_rng(99))  # warm-up: imports and caches are not speed
+        except ImportError as exc:
+            print(f"  {name}: skipped ({exc})")
+            continue
+        loops[name] = loop
+    rates: dict[str, list[float]] = {name: [] for name in loops}
     for run in range(runs):
-        started = time.perf_counter()
-        decisions = loop(game_id, episodes, np.random.default_rng(run))
-        rates.append(decisions / (time.perf_counter() - started))
-    return statistics.median(rates)
+        for name, loop in loops.items():
+            started = time.perf_counter()
+            decisions = loop(game_id, episodes, np.random.default_rng(run))
+            rates[name].append(decisions / (time.perf_counter() - started))
+    return {name: statistics.median(values) for name, values in rates.items()}
 
 
 def main() -> None:
@@ -129,12 +135,10 @@ def main() -> None:
     for game_id in args.games:
         print(f"\n{game_id} ({get_game(game_id).default_players} players)")
         print(f"  {'loop':<18} {'decisions/s':>12} {'vs RL loop':>11} {'vs rules':>9}")
-        rates = {name: measure(loop, game_id, args.episodes, args.runs) for name, loop in LOOPS.items()}
+        rates = measure_all(game_id, args.episodes, args.runs)
         base_rl, base_rules = rates["library, RL loop"], rates["library, rules"]
         for name, rate in rates.items():
-            if rate is None:
-                continue
-            print(f"  {name:<18} {rate:>12,.0f} {rate / base_rl:>10.2f}x {rate / base_rules:>8.2f}x")  # type: ignore[operator]
+            print(f"  {name:<18} {rate:>12,.0f} {rate / base_rl:>10.2f}x {rate / base_rules:>8.2f}x")
 
 
 if __name__ == "__main__":

@@ -98,7 +98,7 @@ class PisaAECEnv(AECEnv):
         assert self.game_state is not None, "call reset() first"
         seat = self._seat[agent]
         state = self.game_state
-        mask = state.legal_action_mask().astype(np.int8) if state.current_player == seat else self._no_moves
+        mask = state.legal_action_mask().view(np.int8) if state.current_player == seat else self._no_moves
         return {"observation": state.observation(seat), "action_mask": mask}
 
     def step(self, action: Any) -> None:
