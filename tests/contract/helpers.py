@@ -100,5 +100,6 @@ def mutate_everything(obj: Any) -> None:
         obj.append("__mutated__")
 
 
-Swap = Callable[[State, int, np.random.Generator], bool]
-"""Changes, in place, something ``player`` cannot see; False when there is nothing to change."""
+Swap = Callable[[State, int, np.random.Generator], "set[int] | None"]
+"""Changes, in place, something ``player`` cannot see; returns the seats who can see the change
+(None when there is nothing to change)."""

@@ -1,7 +1,8 @@
 """For each game with hidden information: a change to a state that one player cannot see.
 
-The suite makes the change on a clone and checks that the player's view and observation stay
-exactly the same while someone else's view does change.
+Each swap returns the seats who can see the change (None when there was nothing to change); the
+suite makes it on a clone and checks that every other seat's view and observation stay exactly
+the same while the seats who can see it do see it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pisa3d.core import State
 from tests.contract.helpers import Swap
 
 
-def swap_unrevealed_cards(state: State, player: int, rng: np.random.Generator) -> bool:
+def swap_unrevealed_cards(state: State, player: int, rng: np.random.Generator) -> set[int] | None:
     """Swap a never-revealed card between the hands of two opponents of ``player``."""
     from pisa3d.games.cards.state import CardsState
 
@@ -22,14 +23,14 @@ def swap_unrevealed_cards(state: State, player: int, rng: np.random.Generator) -
     hidden_q = [c for c in state.hands[q] if c not in state.revealed[q]]
     hidden_r = [c for c in state.hands[r] if c not in state.revealed[r]]
     if not hidden_q or not hidden_r:
-        return False
+        return None
     a, b = hidden_q[int(rng.integers(len(hidden_q)))], hidden_r[int(rng.integers(len(hidden_r)))]
     state.hands[q] = sorted([c for c in state.hands[q] if c != a] + [b])
     state.hands[r] = sorted([c for c in state.hands[r] if c != b] + [a])
-    return True
+    return {q, r}
 
 
-def swap_unseen_stack_tiles(state: State, player: int, rng: np.random.Generator) -> bool:
+def swap_unseen_stack_tiles(state: State, player: int, rng: np.random.Generator) -> set[int] | None:
     """Swap two tiles nobody has seen in the stack of an opponent of ``player``."""
     from pisa3d.games.tower.state import TowerState
 
@@ -43,8 +44,8 @@ def swap_unseen_stack_tiles(state: State, player: int, rng: np.random.Generator)
             i, j = first, first + 1 + int(rng.integers(unseen - first - 1))
             stack = state.stacks[seat]
             stack[i], stack[j] = stack[j], stack[i]
-            return True
-    return False
+            return {seat}
+    return None
 
 
 SWAPS: dict[str, Swap] = {"cards": swap_unrevealed_cards, "tower": swap_unseen_stack_tiles}

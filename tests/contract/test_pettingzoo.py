@@ -18,7 +18,7 @@ GAMES = game_ids()
 
 def _cycles(game_id: str) -> int:
     # The tower runs physics for every placement: a few cycles (one game is rarely longer).
-    return 10 if game_id in MOVE_BUDGET else 1000
+    return 4 if game_id in MOVE_BUDGET else 1000
 
 
 @pytest.mark.parametrize("game_id", GAMES)
