@@ -70,3 +70,14 @@ def test_cards_information_states_hide_the_other_hands_and_resample_keeps_them()
         assert sample.legal_actions() == state.legal_actions()
     others = {s.information_state_string((player + 1) % 4) for s in samples}
     assert len(others) > 1, "the other players' hands were not redrawn"
+
+
+@pytest.mark.slow
+def test_the_ismcts_demo_plays_cards_and_the_tower() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "demos/openspiel_ismcts.py", "--simulations", "8", "--seed", "2"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "python_pisa_cards:" in done.stdout and "python_pisa_tower:" in done.stdout
