@@ -9,14 +9,12 @@ hiding what they must) and their samples, the observation tensor, returns and re
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from pisa3d.core import IllegalMoveError, load_record, play_match, save_record, verify_record
+from pisa3d.core import IllegalMoveError
 from pisa3d.core.agent_specs import agent_registry
-from pisa3d.core.errors import GameNotOverError
 from tests.contract.helpers import Case, case_ids, cases, fingerprint, mutate_everything, play_out, walk
 from tests.contract.hidden import SWAPS
 from tests.processes import outputs_of_fresh_processes
@@ -242,36 +240,3 @@ def test_observation_shape_and_dtype_are_fixed(case: Case) -> None:
                 assert (info.observation_low <= obs).all() and (obs <= info.observation_high).all()
                 seen += 1
     assert seen > 20
-
-
-def test_returns_order_players_as_the_winners_and_stay_in_bounds(case: Case) -> None:
-    info = case.game.info(case.players, case.options)
-    state = case.start(14)
-    with pytest.raises(GameNotOverError):
-        state.result()
-    with pytest.raises(GameNotOverError):
-        state.returns()
-    for seed in range(14, 17 if case.budget is None else 15):
-        decisions = 0
-        state = case.start(seed)
-        rng = np.random.default_rng(seed)
-        while not state.is_over:
-            moves = state.legal_moves()
-            state.apply(moves[int(rng.integers(len(moves)))])
-            decisions += 1
-        returns = state.returns()
-        assert returns.shape == (case.players,)
-        assert decisions <= info.max_decisions
-        assert (info.min_utility <= returns).all() and (returns <= info.max_utility).all()
-        winners = state.result().winners
-        if winners:
-            assert set(winners) == set(np.flatnonzero(returns == returns.max()).tolist())
-
-
-def test_a_match_record_saves_loads_and_verifies(case: Case, tmp_path: Path) -> None:
-    agents = [case.game.agents["random"](seat, case.options) for seat in range(case.players)]
-    outcome = play_match(case.game, agents, seed=15, options=case.options)
-    path = tmp_path / "game.json.gz"
-    save_record(outcome.record, path)
-    report = verify_record(case.game, load_record(path))
-    assert report.ok and report.moves_checked == len(outcome.record.moves) > 0
