@@ -20,8 +20,8 @@ from tests.contract.hidden import SWAPS
 from tests.processes import outputs_of_fresh_processes
 
 CASES = cases()
-# Games whose clones are known not to replay bit for bit (none since the tower's verdicts became
-# history-free, issue 9).
+# Games whose clones do not yet continue bit for bit (none since the tower's verdicts became
+# history-free, issue 9); a game listed here is expected to fail the clone test.
 CLONES_DRIFT: dict[str, str] = {}
 pytestmark = pytest.mark.parametrize("case", CASES, ids=case_ids())
 

@@ -1,8 +1,9 @@
 """What a tower player may know, and a full state rebuilt from it for search agents.
 
 Everything on the table is public: every placement with its nominal slot pose, the pose the hand
-aimed at, and every tile's settled pose and velocity (exact floats: JSON keeps them bit for
-bit), the skips, the moves so far. Stacks are face down: a player knows their own stack in order
+aimed at, and every tile's settled pose and velocity (exact floats: JSON keeps them bit for bit;
+the physics is a function of these states alone, so a rebuilt state continues exactly), the
+skips, the moves so far. Stacks are face down: a player knows their own stack in order
 (``my_stack``), and of every other stack which tiles it still holds but not in which order,
 except the tiles seen going under it (a pass or a penalty shows the tile), whose order at the
 bottom is known. ``sample_state`` deals the unseen part of each other stack in a random order and
@@ -61,10 +62,9 @@ def public_view(state: TowerState) -> View:
             for p in state.placements
         ],
         "poses": [_pose(pose) for pose in state.poses],
-        # every tile's pose and velocity: the physics truth the next verdict starts from
-        "states": [_pose(s) for s in state.states],
         "nominal_poses": [_pose(p) for p in state.nominal_poses],
         "targets": [_pose(p) for p in state.targets],
+        "states": [_pose(p) for p in state.states],
         "history": list(state.history),
         "is_over": state.is_over,
         "outcome": dict(state.outcome) if state.outcome is not None else None,
