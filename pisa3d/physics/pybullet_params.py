@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 from ..assets import load_json_asset
@@ -97,7 +97,7 @@ class PyBulletParams:
         """Every parameter as JSON data (the record header keeps it)."""
         return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v) for f in fields(self)}
 
-    @property
+    @cached_property  # built once per parameter set: a verdict should not pay for checking it again
     def settle_rule(self) -> SettleRule:
         return SettleRule(
             timestep=self.timestep, check_every_steps=self.check_every_steps,
