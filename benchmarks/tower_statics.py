@@ -13,10 +13,12 @@ The machine is shared: the cost part also times a fixed numpy reference in the s
 from __future__ import annotations
 
 import argparse
+import csv
 import platform
 import statistics
 import time
 from itertools import pairwise
+from pathlib import Path
 
 import numpy as np
 from rich.progress import track
@@ -72,8 +74,12 @@ def cost(repeats: int) -> None:
               f"{min(times) * 1000:7.3f} {reference_ms():13.2f}")
 
 
-def agreement(games: int, sigmas: list[float], agent: str) -> None:
+def agreement(games: int, sigmas: list[float], agent: str, stored: list[Path]) -> None:
     rows: list[tuple[float, bool, float]] = []
+    for path in stored:  # per-placement rows written by benchmarks/tower_bots.py
+        for row in csv.DictReader(path.open()):
+            if row["static_margin_mm"] not in ("", "None"):
+                rows.append((float(row["static_margin_mm"]), row["fell"] == "True", float(row["sigma_mm"])))
     for sigma in sigmas:
         defaults = GAME.options()
         scale = sigma / defaults.noise_position_mm
@@ -88,8 +94,10 @@ def agreement(games: int, sigmas: list[float], agent: str) -> None:
                     rows.append((event.data["static_margin_mm"], event.data["fell"], sigma))
     margins = np.array([r[0] for r in rows])
     fell = np.array([r[1] for r in rows])
-    print(f"\n## Margin before release against the simulation's verdict: {len(rows)} placements, "
-          f"{games} seeded 4-player games of {agent} bots at each hand noise {sigmas} mm")
+    source = f"{games} seeded 4-player games of {agent} bots at each hand noise {sigmas} mm"
+    if stored:
+        source += " and the placements stored in " + ", ".join(str(p) for p in stored)
+    print(f"\n## Margin before release against the simulation's verdict: {len(rows)} placements from {source}")
     print("| margin (mm) | placements | fell | fall rate | 95% interval |")
     print("|---|---:|---:|---:|---|")
     for low, high in pairwise(BINS):
@@ -113,13 +121,15 @@ def main() -> None:
     parser.add_argument("--sigmas", type=float, nargs="+", default=[0.0, 0.5, 1.0, 2.0],
                         help="hand noise, position sigma in mm (yaw and tilt scaled alike)")
     parser.add_argument("--agent", default="random", help="bot in every seat for the agreement games")
+    parser.add_argument("--placements", type=Path, nargs="*", default=[],
+                        help="also count the placements stored by benchmarks/tower_bots.py (*.placements.csv)")
     args = parser.parse_args()
     print(f"# tower statics benchmark ({platform.python_implementation()} {platform.python_version()}, "
           f"{platform.machine()})\n")
     if args.part in ("all", "cost"):
         cost(args.repeats)
     if args.part in ("all", "agreement"):
-        agreement(args.games, args.sigmas, args.agent)
+        agreement(args.games, args.sigmas, args.agent, args.placements)
 
 
 if __name__ == "__main__":

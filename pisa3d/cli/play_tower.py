@@ -22,9 +22,11 @@ def play_tower(
     seed: int = typer.Option(0, "--seed", help=SEED_HELP),
     agent: list[str] = typer.Option(
         [], "--agent", "-a",
-        help="Bot for the seats without a person: random, cautious (physics look-ahead, least disturbing "
-        "placement) or spoiler (topples the tower when another player is about to win). Repeat to cycle "
-        "over the seats (--agent cautious --agent random: seats 1, 3 cautious, 2, 4 random). Default: random.",
+        help="Bot for the seats without a person: random, careful (statics: the placement with the best "
+        "margins now and for the next placement, no simulation), cautious (careful, and tries the best few in "
+        "the physics engine when the margin is thin) or spoiler (cautious, but topples the tower when another "
+        "player is about to win). Repeat to cycle over the seats (--agent careful --agent random: seats 1, 3 "
+        "careful, 2, 4 random). Default: random.",
     ),
     human: list[int] = typer.Option([], "--human", help=HUMAN_HELP),
     record: Path | None = typer.Option(None, "--record", help=RECORD_HELP + " Holds every move's trajectory."),
