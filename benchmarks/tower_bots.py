@@ -2,7 +2,7 @@
 
     python benchmarks/tower_bots.py --tables careful cautious careful+random --sigmas 0 0.5 1 --games 8 \\
         --out /tmp/bots.csv            # play and append one row per game (and per placement)
-    python benchmarks/tower_bots.py --report /tmp/bots.csv   # the tables from stored rows
+    python benchmarks/tower_bots.py --report /tmp/bots.csv   # the tables from stored rows (several files too)
 
 A table is ``kind`` (every seat) or ``kind+kind`` (alternating seats); seat kinds rotate with the
 seed, so every kind plays every seat. Hand noise: position sigma in mm, yaw and tilt in
@@ -123,8 +123,8 @@ def _ci(k: int, n: int) -> str:
     return f"{k / n:.2f} ({ci.low:.2f}-{ci.high:.2f})"
 
 
-def report(path: Path) -> None:
-    rows = list(csv.DictReader(path.open()))
+def report(paths: list[Path]) -> None:
+    rows = [row for path in paths for row in csv.DictReader(path.open())]
     groups: dict[tuple[str, float], list[dict]] = defaultdict(list)
     for row in rows:
         groups[(row["table"], float(row["sigma_mm"]))].append(row)
@@ -137,31 +137,32 @@ def report(path: Path) -> None:
         last = sum(g["outcome"] == "last_tile" for g in games)
         draws = sum(g["outcome"] == "draw" for g in games)
         placements = [int(g["placements"]) for g in games]
-        seconds = [float(g.get("cpu_seconds") or g["seconds"]) for g in games]
+        seconds = [float(g["cpu_seconds"]) for g in games if g.get("cpu_seconds")]
         print(f"| {table} | {sigma:g} | {n} | {_ci(falls, n)} | {_ci(last, n)} | {draws} | "
               f"{statistics.median(placements):g} ({min(placements)}-{max(placements)}) | "
-              f"{statistics.median(seconds):.1f} |")
+              f"{f'{statistics.median(seconds):.1f}' if seconds else '-'} |")
     mixed = {key: games for key, games in groups.items() if "+" in key[0]}
     if mixed:
         print("\nMixed tables, falls by the kind that placed the toppling tile:")
         print("| table | sigma mm | kind | placements | falls caused | per placement |")
         print("|---|---:|---|---:|---:|---:|")
-        placements = list(csv.DictReader(path.with_suffix(".placements.csv").open()))
+        placements = [p for path in paths for p in csv.DictReader(path.with_suffix(".placements.csv").open())]
         for (table, sigma) in sorted(mixed, key=lambda k: (k[1], k[0])):
             for kind in table.split("+"):
                 mine = [p for p in placements if p["table"] == table and float(p["sigma_mm"]) == sigma
                         and p["kind"] == kind]
                 falls = sum(p["fell"] == "True" for p in mine)
                 print(f"| {table} | {sigma:g} | {kind} | {len(mine)} | {falls} | {falls / max(1, len(mine)):.3f} |")
-    fallen = [g for g in rows if g["outcome"] == "fall"]
+    fallen = [g for g in rows if g["outcome"] == "fall" and float(g["sigma_mm"]) == 0.0]
     if fallen:
-        print("\nWhere the falls happened (the toppling placement, its margin as aimed):")
-        print("| table | sigma mm | seed | placements | move | aimed margin mm |")
-        print("|---|---:|---:|---:|---|---:|")
-        for g in sorted(fallen, key=lambda g: (float(g["sigma_mm"]), g["table"], int(g["seed"]))):
-            if float(g["sigma_mm"]) == 0.0:
-                print(f"| {g['table']} | 0 | {g['seed']} | {g['placements']} | {g['last_move']} | "
-                      f"{g['last_target_margin_mm']} |")
+        print("\nFalls without hand noise: the toppling placement and its margin as aimed (statics):")
+        for table in sorted({g["table"] for g in fallen}):
+            mine = [g for g in fallen if g["table"] == table]
+            negative = sum(float(g["last_target_margin_mm"]) < 0 for g in mine)
+            print(f"- {table}: {len(mine)} falls, {negative} of them at a negative aimed margin; "
+                  + ", ".join(f"seed {g['seed']} {g['last_move']} after {g['placements']} placements "
+                              f"({float(g['last_target_margin_mm']):+.2f} mm)" for g in mine[:6])
+                  + (" ..." if len(mine) > 6 else ""))
 
 
 def main() -> None:
@@ -172,7 +173,7 @@ def main() -> None:
     parser.add_argument("--sigmas", type=float, nargs="+", default=[0.0, 0.5, 1.0], help="hand noise, mm")
     parser.add_argument("--games", type=int, default=8, help="seeded games per table and noise")
     parser.add_argument("--out", type=Path, help="CSV to append one row per game (and <out>.placements.csv)")
-    parser.add_argument("--report", type=Path, help="print the tables from a CSV written by --out")
+    parser.add_argument("--report", type=Path, nargs="+", help="print the tables from CSVs written by --out")
     parser.add_argument("--decisions", nargs="+", metavar="BOT",
                         help="only time these bots' decisions and whole games (first --sigmas value)")
     args = parser.parse_args()
@@ -185,10 +186,10 @@ def main() -> None:
                 if kind not in GAME.agents:
                     parser.error(f"unknown bot {kind!r}; bots: {', '.join(GAME.agents)}")
         play(args.tables, args.sigmas, args.games, args.out)
-    path = args.report or args.out
-    if path is None:
+    paths = args.report or ([args.out] if args.out else None)
+    if paths is None:
         parser.error("give --out to play games or --report to print stored ones")
-    report(path)
+    report(paths)
 
 
 if __name__ == "__main__":

@@ -50,6 +50,9 @@ def test_careful_builds_over_the_walls_of_a_thin_ceiling_and_the_spoiler_topples
     legal = state.legal_moves()
     careful = CarefulAgent(0).choose(state.clone(), legal, np.random.default_rng(0))
     assert str(careful.slot) in {"W2N", "W2E"}
+    ranked = StaticsPlanner(future_weight=10.0).rank(state, legal)  # however much the future weighs,
+    standing = [s.margin > 0 for s in ranked]  # a placement that falls now ranks below every other
+    assert standing == sorted(standing, reverse=True) and standing.count(False) == 2
     spoiler = SpoilerAgent(state.current_player)
     state.stacks[1 - state.current_player] = state.stacks[1 - state.current_player][:1]  # about to win alone
     assert spoiler.spoiling(state)

@@ -78,6 +78,8 @@ class StaticsPlanner:
             score = min(now, cap) + self.future_weight * min(future, cap)
             # Beyond the cap, a little preference for the sturdier placement breaks ties.
             score += 1e-3 * min(now, 20 * cap)
+            if now <= 0:  # it falls now: below every placement that stands, whatever comes next
+                score = now - (2 + self.future_weight) * cap
             scores.append(SlotScore(slot, now, future, score))
         return sorted(scores, key=lambda s: -s.score)
 
