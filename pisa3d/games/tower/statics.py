@@ -202,21 +202,23 @@ def hull_margins(hulls: np.ndarray, counts: np.ndarray, targets: np.ndarray) -> 
 # --- supports and groups -------------------------------------------------------------------------
 def supports_of(slots: Sequence[Slot]) -> list[tuple[int, ...]]:
     """Per tile, the indices of the tiles it rests on (TABLE for the table), from the slots."""
-    index = {slot: i for i, slot in enumerate(slots)}
+    # Keys as plain (floor, side number) tuples: hashing Slot dataclasses is slow.
+    keys = [(slot.floor, -1 if slot.side is None else int(slot.side)) for slot in slots]
+    index = {key: i for i, key in enumerate(keys)}
     walls: dict[int, list[int]] = {}
-    for i, slot in enumerate(slots):
-        if slot.side is not None:
-            walls.setdefault(slot.floor, []).append(i)
+    for i, (floor, side) in enumerate(keys):
+        if side >= 0:
+            walls.setdefault(floor, []).append(i)
     out: list[tuple[int, ...]] = []
-    for slot in slots:
-        if slot.side is None:
-            out.append(tuple(walls.get(slot.floor, ())))
-        elif slot.floor == 0:
+    for floor, side in keys:
+        if side < 0:
+            out.append(tuple(walls.get(floor, ())))
+        elif floor == 0:
             out.append((TABLE,))
         else:
-            below = index.get(Slot(slot.floor - 1))
+            below = index.get((floor - 1, -1))
             if below is None:
-                below = index.get(Slot(slot.floor - 1, slot.side))
+                below = index.get((floor - 1, side))
             out.append(() if below is None else (below,))
     return out
 
@@ -224,13 +226,14 @@ def supports_of(slots: Sequence[Slot]) -> list[tuple[int, ...]]:
 def exclusive_closures(supports: Sequence[tuple[int, ...]]) -> list[int]:
     """Per tile, a bit mask of the tile and everything it alone carries: the later tiles all of
     whose supports are already in the group (supports always come first in placement order)."""
-    masks = [sum(1 << s for s in sup if s != TABLE) if sup and TABLE not in sup else 0 for sup in supports]
+    masks = [sum(1 << s for s in sup) if sup and TABLE not in sup else 0 for sup in supports]
+    carried = [(j, m, 1 << j) for j, m in enumerate(masks) if m]  # only these can join a group
     out = []
     for i in range(len(supports)):
         group = 1 << i
-        for j in range(i + 1, len(supports)):
-            if masks[j] and masks[j] & ~group == 0:
-                group |= 1 << j
+        for j, mask, bit in carried:
+            if j > i and mask & ~group == 0:
+                group |= bit
         out.append(group)
     return out
 
@@ -239,9 +242,13 @@ def exclusive_closures(supports: Sequence[tuple[int, ...]]) -> list[int]:
 class Group:
     """Tiles judged as one rigid body, and the tiles whose support contacts carry it."""
 
-    name: str
+    root: Slot | int  # the tile's slot, or the floor number of a level
     members: int  # bit mask over tile indices
     resting: tuple[int, ...]  # tiles whose contacts with their supports are the group's base
+
+    @property
+    def name(self) -> str:
+        return str(self.root) if isinstance(self.root, Slot) else f"floor {self.root} and above"
 
 
 def _contacts(uppers: np.ndarray, supports: Sequence[int], tops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -306,7 +313,7 @@ class TowerStatics:
         n = len(self.slots)
         closures = exclusive_closures(self.supports)
         floors = 1 + max((s.floor for s in self.slots), default=-1)
-        self.groups = [Group(str(slot), closures[i], (i,)) for i, slot in enumerate(self.slots)]
+        self.groups = [Group(slot, closures[i], (i,)) for i, slot in enumerate(self.slots)]
         on_floor = [0] * (floors + 1)
         walls: list[list[int]] = [[] for _ in range(floors)]
         for i, slot in enumerate(self.slots):
@@ -317,7 +324,7 @@ class TowerStatics:
         levels = []
         for k in reversed(range(floors)):
             above |= on_floor[k]
-            levels.append(Group(f"floor {k} and above", above, tuple(walls[k])))
+            levels.append(Group(k, above, tuple(walls[k])))
         self.groups.extend(reversed(levels))
         self.margins = self._judge()
         self.tile_margins = self.margins[:n]
