@@ -44,8 +44,8 @@ def test_look_ahead_bots_play_legal_moves_and_leave_the_game_alone(tmp_path):
     for text in ("W0N", "W0E", "W0S", "W0W"):
         state.apply(GAME.parse_move(text))
     before = state.poses.copy()
-    for agent in (CautiousAgent(0, candidates=2, hand_samples=2, trust_mm=50.0),
-                  SpoilerAgent(0, candidates=2, trust_mm=50.0), CarefulAgent(0)):
+    for agent in (CautiousAgent(0, max_candidates=2, hand_samples=2, trust_mm=50.0),
+                  SpoilerAgent(0, max_candidates=2, trust_mm=50.0), CarefulAgent(0)):
         move = agent.choose(state.clone(), state.legal_moves(), np.random.default_rng(0))
         assert move in state.legal_moves()
     assert np.array_equal(state.poses, before) and len(state.placements) == 4

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pisa3d.core.agent_specs import build_agent
 from pisa3d.core.errors import OptionsError
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
@@ -83,27 +84,28 @@ def test_cautious_simulates_only_when_statics_is_unsure(tmp_path):
     assert counter.calls == 0
     unsure = state.clone()
     counter = Counting(unsure)
-    move = CautiousAgent(0, candidates=2, hand_samples=2, trust_mm=5.0).choose(unsure, legal,
+    move = CautiousAgent(0, max_candidates=2, hand_samples=2, trust_mm=5.0).choose(unsure, legal,
                                                                                 np.random.default_rng(0))
     assert counter.calls == 4 and move in legal
 
 
 def test_bot_parameters_are_keyword_arguments_checked_with_clear_errors():
     options = GAME.options()
-    agent = GAME.agents["cautious"](0, options, candidates=4, trust_mm=0.5, lookahead=False)
-    assert agent.params["candidates"] == 4 and agent.params["trust_mm"] == 0.5
+    agent = GAME.agents["cautious"](0, options, max_candidates=4, trust_mm=0.5, lookahead=False)
+    assert agent.params["max_candidates"] == 4 and agent.params["trust_mm"] == 0.5
     assert agent.params["lookahead"] is False
     assert GAME.agents["careful"](1, options).params == {"lookahead": True, "future_weight": 1.0, "cap_mm": 2.0}
     with pytest.raises(OptionsError, match="has no parameter 'depth'; parameters: lookahead"):
         GAME.agents["careful"](0, options, depth=2)
-    with pytest.raises(OptionsError, match="'candidates' must be an integer >= 1, got 0"):
-        GAME.agents["cautious"](0, options, candidates=0)
+    with pytest.raises(OptionsError, match="'max_candidates' must be an integer >= 1, got 0"):
+        GAME.agents["cautious"](0, options, max_candidates=0)
     with pytest.raises(OptionsError, match=r"'cap_mm' must be a number >= 0\.01"):
         GAME.agents["spoiler"](0, options, cap_mm=-1.0)
-    with pytest.raises(OptionsError, match="'lookahead' must be true or false"):
-        GAME.agents["careful"](0, options, lookahead="yes")
-    with pytest.raises(OptionsError, match="agent 'random' has no parameter 'x'; parameters: none"):
-        GAME.agents["random"](0, options, x=1)
+    with pytest.raises(OptionsError, match="'lookahead' must be bool, got 3"):
+        GAME.agents["careful"](0, options, lookahead=3)
+    with pytest.raises(OptionsError, match=r"'future_weight' must be a number >= 0, got -0\.5"):
+        build_agent(GAME, "careful:future_weight=-0.5", 0, options)
+    assert build_agent(GAME, "cautious:max_candidates=3,lookahead=false", 0, options).params["lookahead"] is False
 
 
 def test_careful_games_are_the_same_across_processes():

@@ -7,25 +7,25 @@ physics look-ahead uses ``state.preview`` (snapshot/restore on the clone's world
 tile with a steady hand and with shaky hands drawn from the bot's own generator: a bot cannot
 know how its hand will shake.
 
-Every bot's parameters are keyword arguments of its constructor with defaults; ``AGENT_FACTORIES``
-builds them as ``factory(seat, options, **params)`` and refuses unknown names or bad values with
-one line listing what is allowed.
+Every bot's parameters are keyword arguments of its constructor with defaults (declared through
+``AgentSpec.from_class``: ``game.agents["careful"](seat, options, cap_mm=1.5)`` in code,
+``--agent careful:cap_mm=1.5`` on the command line); out-of-range values are refused with one
+line saying what is allowed.
 """
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ...core.agents import RandomAgent
+from ...core.agent_specs import AgentRegistry, AgentSpec, random_spec
 from ...core.errors import OptionsError
-from ...core.game import AgentFactory
-from ...core.options import GameOptions
-from ...core.state import Move, View
+from ...core.game import Game
+from ...core.mcts import mcts_spec
+from ...core.state import Move, State, View
 from .moves import PlaceMove
 from .planning import SlotScore, StaticsPlanner
 from .state import TowerState
@@ -102,27 +102,27 @@ class CarefulAgent:
 
 class CautiousAgent(CarefulAgent):
     """Careful's statics first; when the safest placement's margin (as aimed, now) is under
-    ``trust_mm``, it tries the ``candidates`` best slots in the physics engine, each with
+    ``trust_mm``, it tries the ``max_candidates`` best slots in the physics engine, each with
     a steady hand and ``hand_samples - 1`` shaky ones (``shake`` times the rules' hand noise), and
     plays the one that toppled least, then scored best in statics, then moved the tower least."""
 
     name = "cautious"
 
     def __init__(
-        self, seat: int, candidates: int = 2, hand_samples: int = 2, shake: float = 1.0, trust_mm: float = 1.0,
+        self, seat: int, max_candidates: int = 2, hand_samples: int = 2, shake: float = 1.0, trust_mm: float = 1.0,
         lookahead: bool = True, future_weight: float = 1.0, cap_mm: float = 2.0,
     ) -> None:
         super().__init__(seat, lookahead, future_weight, cap_mm)
-        _check(self.name, "candidates", candidates, 1, integer=True)
+        _check(self.name, "max_candidates", max_candidates, 1, integer=True)
         _check(self.name, "hand_samples", hand_samples, 1, integer=True)
         _check(self.name, "shake", shake, 0.0)
         _check(self.name, "trust_mm", trust_mm, 0.0)
-        self.candidates, self.hand_samples = candidates, hand_samples
+        self.max_candidates, self.hand_samples = max_candidates, hand_samples
         self.shake, self.trust_mm = float(shake), float(trust_mm)
 
     @property
     def params(self) -> dict[str, Any]:
-        return {"candidates": self.candidates, "hand_samples": self.hand_samples, "shake": self.shake,
+        return {"max_candidates": self.max_candidates, "hand_samples": self.hand_samples, "shake": self.shake,
                 "trust_mm": self.trust_mm, **super().params}
 
     def trusted(self, best: SlotScore) -> bool:
@@ -155,7 +155,7 @@ class CautiousAgent(CarefulAgent):
             return legal_moves[0]
         if self.trusted(ranked[0]):
             return self.move_in(ranked[0], places, rng)
-        shortlist = [(self.move_in(s, places, rng), s.score) for s in ranked[: self.candidates]]
+        shortlist = [(self.move_in(s, places, rng), s.score) for s in ranked[: self.max_candidates]]
         return self.pick(state, self.trials(state, shortlist, rng)).move
 
 
@@ -168,11 +168,11 @@ class SpoilerAgent(CautiousAgent):
     name = "spoiler"
 
     def __init__(
-        self, seat: int, tiles_left: int = SPOILER_TILES_LEFT, candidates: int = 2, hand_samples: int = 2,
+        self, seat: int, tiles_left: int = SPOILER_TILES_LEFT, max_candidates: int = 2, hand_samples: int = 2,
         shake: float = 1.0, trust_mm: float = 1.0, lookahead: bool = True, future_weight: float = 1.0,
         cap_mm: float = 2.0,
     ) -> None:
-        super().__init__(seat, candidates, hand_samples, shake, trust_mm, lookahead, future_weight, cap_mm)
+        super().__init__(seat, max_candidates, hand_samples, shake, trust_mm, lookahead, future_weight, cap_mm)
         _check(self.name, "tiles_left", tiles_left, 0, integer=True)
         self.tiles_left = tiles_left
 
@@ -213,27 +213,29 @@ class BuilderAgent:
         return (ceilings or walls or list(legal_moves))[0]
 
 
-def _with_params(agent_class: type, build: Callable[..., Any]) -> AgentFactory:
-    """``factory(seat, options, **params)``: unknown parameter names refused with the allowed list."""
-    allowed = [p for p in inspect.signature(agent_class).parameters.values()
-               if p.name != "seat" and p.default is not inspect.Parameter.empty]
-
-    def factory(seat: int, options: GameOptions | None = None, **params: Any) -> Any:
-        known = {p.name for p in allowed}
-        unknown = sorted(set(params) - known)
-        if unknown:
-            listed = ", ".join(f"{p.name} (default {p.default!r})" for p in allowed) or "none"
-            raise OptionsError(f"agent {agent_class.name!r} has no parameter {unknown[0]!r}; parameters: {listed}")
-        return build(seat, **params)
-
-    factory.params = {p.name: p.default for p in allowed}  # type: ignore[attr-defined]
-    return factory
+def standing_tower_evaluation(state: State) -> list[float]:
+    """A position cut short with the tower standing: nobody has won or lost yet, so an even share.
+    With one rollout move the search weighs what it cares about most: which placements fall."""
+    return [0.5] * state.num_players
 
 
-AGENT_FACTORIES: Mapping[str, AgentFactory] = {
-    "random": _with_params(RandomAgent, lambda seat: RandomAgent()),
-    "careful": _with_params(CarefulAgent, CarefulAgent),
-    "cautious": _with_params(CautiousAgent, CautiousAgent),
-    "spoiler": _with_params(SpoilerAgent, SpoilerAgent),
-    "builder": _with_params(BuilderAgent, lambda seat: BuilderAgent()),
-}
+def _mcts_search_game() -> Game:
+    from ...core.registry import get_game
+
+    return get_game("tower")
+
+
+AGENT_FACTORIES = AgentRegistry.of(
+    random_spec(),
+    AgentSpec.from_class("careful", CarefulAgent,
+                         "statics only (no simulation): the placement with the best margins now and for the next"),
+    AgentSpec.from_class("cautious", CautiousAgent,
+                         "careful, and tries the best few in the physics engine when the margin is thin"),
+    AgentSpec.from_class("spoiler", SpoilerAgent,
+                         "cautious, but topples the tower when another player is about to win alone"),
+    AgentSpec("builder", lambda seat, options: BuilderAgent(),
+              "no physics: full floors, four walls then a ceiling (deterministic)"),
+    mcts_spec(_mcts_search_game, 24, "information-set MCTS over the hidden stack orders; playouts of one move "
+              "(each is a physics run), then the tower standing scores even", rollout_limit=1,
+              evaluate=standing_tower_evaluation),
+)
