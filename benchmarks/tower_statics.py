@@ -80,7 +80,7 @@ def agreement(games: int, sigmas: list[float], agent: str, stored: list[Path]) -
         for row in csv.DictReader(path.open()):
             if row["static_margin_mm"] not in ("", "None"):
                 rows.append((float(row["static_margin_mm"]), row["fell"] == "True", float(row["sigma_mm"])))
-    for sigma in sigmas:
+    for sigma in sigmas if games else []:
         defaults = GAME.options()
         scale = sigma / defaults.noise_position_mm
         options = GAME.options({"noise_position_mm": sigma, "noise_yaw_deg": defaults.noise_yaw_deg * scale,
@@ -94,9 +94,10 @@ def agreement(games: int, sigmas: list[float], agent: str, stored: list[Path]) -
                     rows.append((event.data["static_margin_mm"], event.data["fell"], sigma))
     margins = np.array([r[0] for r in rows])
     fell = np.array([r[1] for r in rows])
-    source = f"{games} seeded 4-player games of {agent} bots at each hand noise {sigmas} mm"
+    sources = [f"{games} seeded 4-player games of {agent} bots at each hand noise {sigmas} mm"] if games else []
     if stored:
-        source += " and the placements stored in " + ", ".join(str(p) for p in stored)
+        sources.append("the placements stored in " + ", ".join(str(p) for p in stored))
+    source = " and ".join(sources)
     print(f"\n## Margin before release against the simulation's verdict: {len(rows)} placements from {source}")
     print("| margin (mm) | placements | fell | fall rate | 95% interval |")
     print("|---|---:|---:|---:|---|")

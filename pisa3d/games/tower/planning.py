@@ -65,10 +65,19 @@ class StaticsPlanner:
         follow_ups: dict[Slot, list[int]] = {slot: [] for slot in slots}
         if self.lookahead:
             layout_poses: dict = {}
+            structure = Structure(state.placements)  # one copy: each candidate is added, then taken back
+            shifts = state.poses[:, :3] - np.asarray(state.nominal_poses).reshape(-1, 7)[:, :3]
+            index = {p.slot: i for i, p in enumerate(state.placements)}
             for slot in slots:
-                for nxt, pose in self._next_placements(state, slot, *aims[slot], layout_poses):
+                structure.add(Placement(-1, face, slot, 0, player, (0, 0, 0, 0)))
+                index[slot] = len(shifts)
+                nominal, target = aims[slot]
+                moved = np.vstack([shifts, target[:3] - nominal[:3]])
+                for nxt, pose in self._next_placements(state, structure, index, moved, layout_poses):
                     follow_ups[slot].append(len(hypotheticals))
-                    hypotheticals.append([(slot, aims[slot][1]), (nxt, pose)])
+                    hypotheticals.append([(slot, target), (nxt, pose)])
+                structure.pop()
+                del index[slot]
         margins = tower.with_added(hypotheticals)
         cap = self.cap_mm / MM
         scores = []
@@ -85,17 +94,11 @@ class StaticsPlanner:
 
     @staticmethod
     def _next_placements(
-        state: TowerState, slot: Slot, nominal: np.ndarray, target: np.ndarray, layout_poses: dict
+        state: TowerState, structure: Structure, index: dict[Slot, int], shifts: np.ndarray, layout_poses: dict
     ) -> list[tuple[Slot, np.ndarray]]:
-        """Slots the rules would allow after a tile in ``slot`` (any tile), each with its nominal
-        pose moved as far as its support has moved (the supports' small turns are left out: this is
-        a look-ahead, not the placement itself)."""
-        player = state.current_player
-        assert player is not None
-        structure = Structure([*state.placements, Placement(-1, state.face_of(player), slot, 0, player, (0, 0, 0, 0))])
-        shifts = np.vstack([state.poses[:, :3] - np.asarray(state.nominal_poses).reshape(-1, 7)[:, :3],
-                            target[:3] - nominal[:3]])
-        index = {p.slot: i for i, p in enumerate(structure.placements)}
+        """Slots the rules would allow next on ``structure`` (any tile), each with its nominal pose
+        moved as far as its support has moved (``shifts`` per placement; the supports' small turns
+        are left out: this is a look-ahead, not the placement itself)."""
         layout = state.setup.layout
         bases = layout.floor_base_heights(structure.ceilings(), structure.num_floors + 2)
         out = []
