@@ -9,11 +9,11 @@ from scipy.spatial import ConvexHull
 
 from pisa3d.games import get_game
 from pisa3d.games.tower.geometry import Side
-from pisa3d.games.tower.physics.poses import quat_from_axis_angle, quat_multiply
 from pisa3d.games.tower.setup import build_setup
 from pisa3d.games.tower.statics import TowerStatics, convex_hulls, hull_margins
 from pisa3d.games.tower.structure import Placement, Slot, Structure
 from pisa3d.games.tower.tiles import Face
+from pisa3d.physics.poses import quat_from_axis_angle, quat_multiply
 from tests.tower.tile_sets import uniform_tile_set
 
 GAME = get_game("tower")

@@ -1,11 +1,11 @@
 """Tower bots: random, careful (statics only), cautious (statics, then physics for the doubtful
 few), spoiler (topples the tower on purpose when another player is about to win alone), builder.
 
-The tower is in plain sight, so these bots ask for the state (``wants_state``): they get a clone
-and never touch the referee's world. Statics comes from planning.py (statics.py's judge); the
-physics look-ahead uses ``state.preview`` (snapshot/restore on the clone's world), releasing the
-tile with a steady hand and with shaky hands drawn from the bot's own generator: a bot cannot
-know how its hand will shake.
+The tower is in plain sight, so these bots ask for the state (``wants_state``): they get a clone.
+Statics comes from planning.py (statics.py's judge); the physics look-ahead uses ``preview``,
+which changes nothing (verdicts are history-free, so the tries cannot change what the real move
+will do), releasing the tile with a steady hand and with shaky hands drawn from the bot's own
+generator: a bot cannot know how its hand will shake.
 
 Every bot's parameters are keyword arguments of its constructor with defaults (declared through
 ``AgentSpec.from_class``: ``game.agents["careful"](seat, options, cap_mm=1.5)`` in code,
