@@ -1,32 +1,35 @@
-"""Tower bots: random, cautious (physics look-ahead, least disturbing placement) and spoiler
-(topples the tower on purpose when another player is about to win alone).
+"""Tower bots: random, careful (statics only), cautious (statics, then physics for the doubtful
+few), spoiler (topples the tower on purpose when another player is about to win alone), builder.
 
-The tower is in plain sight, so the look-ahead bots ask for the state (``wants_state``): they get a
-clone and try candidate placements with ``preview``, which changes nothing (verdicts are
-history-free, so the tries cannot change what the real move will do). Look-ahead releases the
-tile without hand noise: a bot cannot know how its hand will shake.
+The tower is in plain sight, so these bots ask for the state (``wants_state``): they get a clone.
+Statics comes from planning.py (statics.py's judge); the physics look-ahead uses ``preview``,
+which changes nothing (verdicts are history-free, so the tries cannot change what the real move
+will do), releasing the tile with a steady hand and with shaky hands drawn from the bot's own
+generator: a bot cannot know how its hand will shake.
+
+Every bot's parameters are keyword arguments of its constructor with defaults (declared through
+``AgentSpec.from_class``: ``game.agents["careful"](seat, options, cap_mm=1.5)`` in code,
+``--agent careful:cap_mm=1.5`` on the command line); out-of-range values are refused with one
+line saying what is allowed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ...core.agent_specs import AgentRegistry, AgentSpec, random_spec
+from ...core.errors import OptionsError
 from ...core.game import Game
 from ...core.mcts import mcts_spec
 from ...core.state import Move, State, View
-from .moves import PassMove, PlaceMove
+from .moves import PlaceMove
+from .planning import SlotScore, StaticsPlanner
 from .state import TowerState
 
-DEFAULT_CANDIDATES = 6
-DEFAULT_HAND_SAMPLES = 3
-# Look-ahead hands shake this many times as hard as the rules' hand noise. Measured (16 seeds,
-# docs/tower.md): 1.0 lets cautious bots place a median 13.5 tiles, 2.0 only 9.5 (every fragile
-# and robust try then falls alike).
-DEFAULT_SHAKE = 1.0
 SPOILER_TILES_LEFT = 2
 
 
@@ -35,30 +38,103 @@ class Trial:
     move: PlaceMove
     falls: int  # how many of the tries toppled the tower
     disturbance: float  # worst try's largest displacement or rotation, as a fraction of its threshold
+    score: float = 0.0  # the statics planner's score (higher is safer), breaks ties
 
 
-class LookaheadAgent:
-    """Shared machinery: trial placements on the state clone the bot was given."""
+def _tower_state(agent: object, view: View) -> TowerState:
+    if not isinstance(view, TowerState):
+        name = getattr(agent, "name", agent)
+        raise TypeError(f"{name} needs the tower state (wants_state), got {type(view).__name__}")
+    return view
 
-    name = "lookahead"
+
+def _check(agent: str, name: str, value: float, low: float, high: float | None = None, integer: bool = False) -> None:
+    """Refuse a parameter outside [low, high] (or of the wrong kind) with one clear line."""
+    kind = int if integer else (int, float)
+    ok = isinstance(value, kind) and not isinstance(value, bool) and np.isfinite(value) and value >= low
+    if ok and high is not None:
+        ok = value <= high
+    if not ok:
+        allowed = f"{'an integer' if integer else 'a number'} >= {low:g}"
+        allowed += f" and <= {high:g}" if high is not None else ""
+        raise OptionsError(f"agent {agent!r}: parameter {name!r} must be {allowed}, got {value!r}")
+
+
+class CarefulAgent:
+    """No physics: plays the legal placement that statics rates safest, now and for the next
+    placement after it (planning.py). ``lookahead`` False judges the placement alone;
+    ``future_weight`` weighs the next placement's worst margin; ``cap_mm`` is the margin beyond
+    which a placement counts as safe."""
+
+    name = "careful"
     wants_state = True
 
-    def __init__(self, seat: int, max_candidates: int = DEFAULT_CANDIDATES,
-                 hand_samples: int = DEFAULT_HAND_SAMPLES, shake: float = DEFAULT_SHAKE) -> None:
+    def __init__(self, seat: int, lookahead: bool = True, future_weight: float = 1.0, cap_mm: float = 2.0) -> None:
+        if not isinstance(lookahead, bool):
+            raise OptionsError(f"agent {self.name!r}: parameter 'lookahead' must be true or false, got {lookahead!r}")
+        _check(self.name, "future_weight", future_weight, 0.0)
+        _check(self.name, "cap_mm", cap_mm, 0.01)
         self.seat = seat
-        self.max_candidates = max_candidates
-        self.hand_samples = hand_samples
-        self.shake = shake
+        self.planner = StaticsPlanner(lookahead, float(future_weight), float(cap_mm))
 
-    def trials(self, state: TowerState, legal_moves: Sequence[Move], rng: np.random.Generator) -> list[Trial]:
-        candidates = [m for m in legal_moves if isinstance(m, PlaceMove)]
-        if len(candidates) > self.max_candidates:
-            picks = sorted(rng.choice(len(candidates), size=self.max_candidates, replace=False).tolist())
-            candidates = [candidates[i] for i in picks]
+    @property
+    def params(self) -> dict[str, Any]:
+        p = self.planner
+        return {"lookahead": p.lookahead, "future_weight": p.future_weight, "cap_mm": p.cap_mm}
+
+    def ranked(self, state: TowerState, legal_moves: Sequence[Move]) -> tuple[list[SlotScore], list[PlaceMove]]:
+        places = [m for m in legal_moves if isinstance(m, PlaceMove)]
+        return self.planner.rank(state, places), places
+
+    @staticmethod
+    def move_in(slot_score: SlotScore, places: Sequence[PlaceMove], rng: np.random.Generator | None) -> PlaceMove:
+        """One of the legal moves into the slot (rotations differ only in edges): drawn by ``rng``."""
+        moves = [m for m in places if m.slot == slot_score.slot]
+        return moves[int(rng.integers(len(moves)))] if rng is not None and len(moves) > 1 else moves[0]
+
+    def choose(self, view: View, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
+        state = _tower_state(self, view)
+        ranked, places = self.ranked(state, legal_moves)
+        if not ranked:
+            return legal_moves[0]  # pass: no placement is legal
+        return self.move_in(ranked[0], places, rng)
+
+
+class CautiousAgent(CarefulAgent):
+    """Careful's statics first; when the safest placement's margin (as aimed, now) is under
+    ``trust_mm``, it tries the ``max_candidates`` best slots in the physics engine, each with
+    a steady hand and ``hand_samples - 1`` shaky ones (``shake`` times the rules' hand noise), and
+    plays the one that toppled least, then scored best in statics, then moved the tower least."""
+
+    name = "cautious"
+
+    def __init__(
+        self, seat: int, max_candidates: int = 2, hand_samples: int = 2, shake: float = 1.0, trust_mm: float = 1.0,
+        lookahead: bool = True, future_weight: float = 1.0, cap_mm: float = 2.0,
+    ) -> None:
+        super().__init__(seat, lookahead, future_weight, cap_mm)
+        _check(self.name, "max_candidates", max_candidates, 1, integer=True)
+        _check(self.name, "hand_samples", hand_samples, 1, integer=True)
+        _check(self.name, "shake", shake, 0.0)
+        _check(self.name, "trust_mm", trust_mm, 0.0)
+        self.max_candidates, self.hand_samples = max_candidates, hand_samples
+        self.shake, self.trust_mm = float(shake), float(trust_mm)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"max_candidates": self.max_candidates, "hand_samples": self.hand_samples, "shake": self.shake,
+                "trust_mm": self.trust_mm, **super().params}
+
+    def trusted(self, best: SlotScore) -> bool:
+        return best.margin * 1000.0 >= self.trust_mm
+
+    def trials(
+        self, state: TowerState, moves: Sequence[tuple[PlaceMove, float]], rng: np.random.Generator
+    ) -> list[Trial]:
+        """Each (move, statics score) tried with a steady hand and ``hand_samples - 1`` shaky ones."""
         thresholds = state.setup.thresholds
         out = []
-        for move in candidates:
-            # A steady-hand try, then tries with shaky hands drawn from the bot's own generator.
+        for move, score in moves:
             hands = [None] + [rng for _ in range(self.hand_samples - 1)]
             falls, worst = 0, 0.0
             for hand in hands:
@@ -66,51 +142,58 @@ class LookaheadAgent:
                 falls += verdict.fell
                 worst = max(worst, verdict.max_displacement / thresholds.distance,
                             verdict.max_rotation_deg / thresholds.angle_deg)
-            out.append(Trial(move, falls, worst))
+            out.append(Trial(move, falls, worst, score))
         return out
 
-    def choose(self, view: View, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
-        if not isinstance(view, TowerState):
-            raise TypeError(f"{self.name} needs the tower state (wants_state), got {type(view).__name__}")
-        if len(legal_moves) == 1 and isinstance(legal_moves[0], PassMove):
-            return legal_moves[0]
-        trials = self.trials(view, legal_moves, rng)
-        return self.pick(view, trials).move
-
     def pick(self, state: TowerState, trials: list[Trial]) -> Trial:
-        return min(trials, key=lambda t: (t.falls, t.disturbance))
+        return min(trials, key=lambda t: (t.falls, -t.score, t.disturbance))
+
+    def choose(self, view: View, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
+        state = _tower_state(self, view)
+        ranked, places = self.ranked(state, legal_moves)
+        if not ranked:
+            return legal_moves[0]
+        if self.trusted(ranked[0]):
+            return self.move_in(ranked[0], places, rng)
+        shortlist = [(self.move_in(s, places, rng), s.score) for s in ranked[: self.max_candidates]]
+        return self.pick(state, self.trials(state, shortlist, rng)).move
 
 
-class CautiousAgent(LookaheadAgent):
-    """Tries up to ``max_candidates`` legal placements, each with a steady hand and
-    ``hand_samples - 1`` shaky ones, and plays the one that toppled least often and moved the tower
-    least in its worst try."""
-
-    name = "cautious"
-
-
-class SpoilerAgent(LookaheadAgent):
+class SpoilerAgent(CautiousAgent):
     """Cautious, except when another player holds at most ``tiles_left`` tiles (about to win alone)
-    while this player is not: then it prefers the placement most likely to topple the tower,
-    so that everyone but itself wins rather than that one player."""
+    while this player holds more: then it plays the placement statics rates least stable (the
+    most negative margin, now or for the next placement), so that everyone but itself wins rather
+    than that one player."""
 
     name = "spoiler"
 
     def __init__(
-        self, seat: int, max_candidates: int = DEFAULT_CANDIDATES, tiles_left: int = SPOILER_TILES_LEFT
+        self, seat: int, tiles_left: int = SPOILER_TILES_LEFT, max_candidates: int = 2, hand_samples: int = 2,
+        shake: float = 1.0, trust_mm: float = 1.0, lookahead: bool = True, future_weight: float = 1.0,
+        cap_mm: float = 2.0,
     ) -> None:
-        super().__init__(seat, max_candidates)
+        super().__init__(seat, max_candidates, hand_samples, shake, trust_mm, lookahead, future_weight, cap_mm)
+        _check(self.name, "tiles_left", tiles_left, 0, integer=True)
         self.tiles_left = tiles_left
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"tiles_left": self.tiles_left, **super().params}
 
     def spoiling(self, state: TowerState) -> bool:
         sizes = [len(s) for s in state.stacks]
         others = [n for seat, n in enumerate(sizes) if seat != self.seat]
         return min(others) <= self.tiles_left and sizes[self.seat] > min(others)
 
-    def pick(self, state: TowerState, trials: list[Trial]) -> Trial:
-        if self.spoiling(state):
-            return max(trials, key=lambda t: (t.falls, t.disturbance))
-        return super().pick(state, trials)
+    def choose(self, view: View, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
+        state = _tower_state(self, view)
+        if not self.spoiling(state):
+            return super().choose(state, legal_moves, rng)
+        ranked, places = self.ranked(state, legal_moves)
+        if not ranked:
+            return legal_moves[0]
+        weakest = min(ranked, key=lambda s: s.margin)  # the placement itself must topple it now
+        return self.move_in(weakest, places, rng)
 
 
 class BuilderAgent:
@@ -122,9 +205,8 @@ class BuilderAgent:
     wants_state = True
 
     def choose(self, view: View, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
-        if not isinstance(view, TowerState):
-            raise TypeError(f"{self.name} needs the tower state (wants_state), got {type(view).__name__}")
-        structure = view.structure
+        state = _tower_state(self, view)
+        structure = state.structure
         places = [m for m in legal_moves if isinstance(m, PlaceMove)]
         ceilings = [m for m in places if m.slot.side is None and len(structure.walls(m.slot.floor)) == 4]
         walls = [m for m in places if m.slot.side is not None and m.slot.floor == structure.open_floor]
@@ -145,8 +227,10 @@ def _mcts_search_game() -> Game:
 
 AGENT_FACTORIES = AgentRegistry.of(
     random_spec(),
+    AgentSpec.from_class("careful", CarefulAgent,
+                         "statics only (no simulation): the placement with the best margins now and for the next"),
     AgentSpec.from_class("cautious", CautiousAgent,
-                         "physics look-ahead: the placement that toppled least and moved the tower least"),
+                         "careful, and tries the best few in the physics engine when the margin is thin"),
     AgentSpec.from_class("spoiler", SpoilerAgent,
                          "cautious, but topples the tower when another player is about to win alone"),
     AgentSpec("builder", lambda seat, options: BuilderAgent(),

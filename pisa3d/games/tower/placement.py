@@ -9,6 +9,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...physics.poses import matrix_from_quaternion, quaternion_from_matrix
+from .geometry import Layout
+from .structure import Slot, Structure
+from .tiles import Face
 
 Pose = np.ndarray  # (7,) x, y, z, qx, qy, qz, qw
 
@@ -36,3 +39,25 @@ def ceiling_target(nominal_slot: Pose, walls_nominal: Sequence[Pose], walls_sett
         rot, shift = relative_move(nominal, settled)
         centres.append(rot @ nominal_slot[:3] + shift)
     return np.concatenate([np.mean(centres, axis=0), nominal_slot[3:]])
+
+
+def intended_pose(
+    layout: Layout, structure: Structure, nominal_poses: Sequence[Pose], poses: np.ndarray,
+    slot: Slot, face: Face, rotation: int,
+) -> tuple[Pose, Pose]:
+    """(nominal slot pose from the layout, target pose carried by the tower as it stands) of a
+    tile for ``slot`` on a tower of ``structure`` with these nominal and settled poses (placement
+    order)."""
+    bases = layout.floor_base_heights(structure.ceilings(), slot.floor + 1)
+    base_z = bases[slot.floor]
+    index = {p.slot: i for i, p in enumerate(structure.placements)}
+    if slot.side is None:
+        nominal = layout.ceiling_pose(base_z, face, rotation)
+        walls = [index[Slot(slot.floor, side)] for side in structure.walls(slot.floor)]
+        return nominal, ceiling_target(nominal, [nominal_poses[i] for i in walls], [poses[i] for i in walls])
+    nominal = layout.wall_pose(base_z, slot.side, face, rotation)
+    support = structure.support_of(slot)
+    if support is None:
+        return nominal, nominal.copy()
+    i = index[support]
+    return nominal, carried_pose(nominal, nominal_poses[i], poses[i])

@@ -24,8 +24,9 @@ from .geometry import visible_bits
 from .hand import apply_hand_noise, lowered_release
 from .moves import PASS, PassMove, PlaceMove, TowerMove, max_floors
 from .options import TowerOptions
-from .placement import carried_pose, ceiling_target
+from .placement import intended_pose
 from .setup import TowerSetup
+from .statics import placement_margin
 from .structure import Placement, Slot, Structure
 from .tiles import Face, face_of_seat
 
@@ -33,6 +34,10 @@ NOISE_STREAM = 11
 """RNG stream of the players' hands (the deal uses DEAL_STREAM, agents use stream 1)."""
 DEAL_STREAM = 10
 MM = 1000.0
+
+
+def _mm_or_none(metres: float) -> float | None:
+    return round(metres * MM, 3) if np.isfinite(metres) else None
 
 
 class TowerState(State):
@@ -223,23 +228,7 @@ class TowerState(State):
 
     def intended_pose(self, slot: Slot, face: Face, rotation: int) -> tuple[np.ndarray, np.ndarray]:
         """(nominal slot pose from the layout, target pose carried by the tower as it stands)."""
-        layout = self.setup.layout
-        bases = layout.floor_base_heights(self.structure.ceilings(), slot.floor + 1)
-        base_z = bases[slot.floor]
-        if slot.side is None:
-            nominal = layout.ceiling_pose(base_z, face, rotation)
-            walls = [self._index_of(Slot(slot.floor, side)) for side in self.structure.walls(slot.floor)]
-            target = ceiling_target(nominal, [self.nominal_poses[i] for i in walls], [self.poses[i] for i in walls])
-            return nominal, target
-        nominal = layout.wall_pose(base_z, slot.side, face, rotation)
-        support = self.structure.support_of(slot)
-        if support is None:
-            return nominal, nominal.copy()
-        index = self._index_of(support)
-        return nominal, carried_pose(nominal, self.nominal_poses[index], self.poses[index])
-
-    def _index_of(self, slot: Slot) -> int:
-        return self.placements.index(self.structure.by_slot[slot])
+        return intended_pose(self.setup.layout, self.structure, self.nominal_poses, self.poses, slot, face, rotation)
 
     def _release_for(
         self, player: int, target: np.ndarray, hand: np.random.Generator | None, noise_scale: float = 1.0
@@ -261,6 +250,7 @@ class TowerState(State):
         nominal, target = self.intended_pose(move.slot, face, move.rotation)
         hand = make_rng(self.seed, NOISE_STREAM, player, len(self.placements))
         release = self._release_for(player, target, hand)
+        aimed, released = (self.static_margin(move.slot, pose) for pose in (target, release))
         aftermath = self.setup.options.record_trajectories  # frames of the tower coming down, for replays
         verdict = self.engine.settle(self.states, release, target, self.setup.thresholds, aftermath=aftermath)
         self.stacks[player].pop(0)
@@ -279,6 +269,7 @@ class TowerState(State):
             "max_rotation_deg": round(verdict.max_rotation_deg, 4),
             "worst_tile": verdict.worst_tile, "steps": verdict.steps,
             "height_mm": round(self.height() * MM, 3),
+            "static_margin_mm": _mm_or_none(released), "target_margin_mm": _mm_or_none(aimed),
         })]
         if self.setup.options.record_trajectories:
             self._extras = {"release": [round(float(v), 7) for v in release],
@@ -293,6 +284,12 @@ class TowerState(State):
         else:
             self._advance(player)
         return events
+
+    def static_margin(self, slot: Slot, pose: np.ndarray) -> float:
+        """Static margin (metres, statics.py) of a tile at ``pose`` in ``slot`` on the tower as it
+        stands: the least of every tile group holding it. Negative: statics says it falls."""
+        slots = [p.slot for p in self.placements]
+        return placement_margin(slots, self.poses, slot, pose, self.setup.tile_spec.half_extents)
 
     def preview(
         self, move: PlaceMove, hand: np.random.Generator | None = None, noise_scale: float = 1.0

@@ -77,6 +77,12 @@ class Structure:
         self.placements.append(placement)
         self.by_slot[placement.slot] = placement
 
+    def pop(self) -> Placement:
+        """Take the last placement back (look-ahead: try a placement, then undo it)."""
+        placement = self.placements.pop()
+        del self.by_slot[placement.slot]
+        return placement
+
     # --- queries ----------------------------------------------------------------------------------
     def walls(self, floor: int) -> list[Side]:
         return [side for side in Side if Slot(floor, side) in self.by_slot]

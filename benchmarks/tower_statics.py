@@ -1,0 +1,137 @@
+"""The tower's statics judge (pisa3d/games/tower/statics.py): its cost, and how well its margin
+before release agrees with the simulation's verdict.
+
+    python benchmarks/tower_statics.py --part cost               # judge a 48-tile tower
+    python benchmarks/tower_statics.py --part agreement --games 200   # margin bins vs falls
+
+Agreement: seeded 4-player games (random bots by default: they build every kind of tower,
+good and bad), at several hand noises; every placement's ``static_margin_mm`` (the new tile at
+its release pose on the tower as it stood) against the simulation's verdict for that placement.
+The machine is shared: the cost part also times a fixed numpy reference in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import platform
+import statistics
+import time
+from itertools import pairwise
+from pathlib import Path
+
+import numpy as np
+from rich.progress import track
+from scipy.stats import binomtest
+
+from pisa3d.core.match import play_match
+from pisa3d.games import get_game
+from pisa3d.games.tower.geometry import Side
+from pisa3d.games.tower.setup import build_setup
+from pisa3d.games.tower.statics import TowerStatics
+from pisa3d.games.tower.structure import Slot
+from pisa3d.games.tower.tiles import Face
+
+GAME = get_game("tower")
+BINS = (-np.inf, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, np.inf)
+
+
+def windmill_tower(tiles: int) -> tuple[list[Slot], np.ndarray, tuple[float, ...]]:
+    """Slots and nominal poses of a windmill tower of ``tiles`` tiles, a ceiling on every floor."""
+    setup = build_setup(GAME.options())
+    slots: list[Slot] = []
+    floor = 0
+    while len(slots) < tiles:
+        slots += [Slot(floor, side) for side in Side] + [Slot(floor)]
+        floor += 1
+    slots = slots[:tiles]
+    bases = setup.layout.floor_base_heights([True] * (floor + 1), floor + 1)
+    poses = np.array([setup.layout.ceiling_pose(bases[s.floor], Face.WHITE, 0) if s.side is None
+                      else setup.layout.wall_pose(bases[s.floor], s.side, Face.WHITE, 0) for s in slots])
+    return slots, poses, setup.tile_spec.half_extents
+
+
+def reference_ms() -> float:
+    """CPU milliseconds of a fixed pure-Python workload: scales the figures of a loaded machine."""
+    start = time.process_time()
+    sum(range(10**6))
+    return (time.process_time() - start) * 1000
+
+
+def cost(repeats: int) -> None:
+    print("## Cost of judging a whole tower (nominal windmill poses, a ceiling on every floor)")
+    print("CPU time of this process (the machine is shared: wall time would count other jobs too);")
+    print("reference: CPU ms of sum(range(10**6)) in the same run, about 15 ms on an idle core")
+    print(f"{'tiles':>5} {'groups':>6} {'median ms':>10} {'min ms':>7} {'reference ms':>13}")
+    for tiles in (12, 24, 48):
+        slots, poses, half = windmill_tower(tiles)
+        times = []
+        for _ in range(repeats):
+            start = time.process_time()
+            judged = TowerStatics(slots, poses, half)
+            times.append(time.process_time() - start)
+        print(f"{tiles:5d} {len(judged.groups):6d} {statistics.median(times) * 1000:10.3f} "
+              f"{min(times) * 1000:7.3f} {reference_ms():13.2f}")
+
+
+def agreement(games: int, sigmas: list[float], agent: str, stored: list[Path]) -> None:
+    rows: list[tuple[float, bool, float]] = []
+    for path in stored:  # per-placement rows written by benchmarks/tower_bots.py
+        for row in csv.DictReader(path.open()):
+            if row["static_margin_mm"] not in ("", "None"):
+                rows.append((float(row["static_margin_mm"]), row["fell"] == "True", float(row["sigma_mm"])))
+    for sigma in sigmas if games else []:
+        defaults = GAME.options()
+        scale = sigma / defaults.noise_position_mm
+        options = GAME.options({"noise_position_mm": sigma, "noise_yaw_deg": defaults.noise_yaw_deg * scale,
+                                "noise_tilt_deg": defaults.noise_tilt_deg * scale, "record_trajectories": False})
+        for seed in track(range(games), description=f"sigma {sigma} mm"):
+            agents = [GAME.agents[agent](seat, options) for seat in range(4)]
+            outcome = play_match(GAME, agents, seed=seed, options=options)
+            for entry in outcome.record.moves:
+                event = entry.events[0]
+                if event.kind == "placed" and event.data["static_margin_mm"] is not None:
+                    rows.append((event.data["static_margin_mm"], event.data["fell"], sigma))
+    margins = np.array([r[0] for r in rows])
+    fell = np.array([r[1] for r in rows])
+    sources = [f"{games} seeded 4-player games of {agent} bots at each hand noise {sigmas} mm"] if games else []
+    if stored:
+        sources.append("the placements stored in " + ", ".join(str(p) for p in stored))
+    source = " and ".join(sources)
+    print(f"\n## Margin before release against the simulation's verdict: {len(rows)} placements from {source}")
+    print("| margin (mm) | placements | fell | fall rate | 95% interval |")
+    print("|---|---:|---:|---:|---|")
+    for low, high in pairwise(BINS):
+        inside = (margins > low) & (margins <= high)
+        n, k = int(inside.sum()), int(fell[inside].sum())
+        if n == 0:
+            continue
+        ci = binomtest(k, n).proportion_ci(method="wilson")
+        label = f"{low:g} to {high:g}".replace("-inf to ", "<= ").replace(" to inf", " <")
+        print(f"| {label} | {n} | {k} | {k / n:.3f} | {ci.low:.3f} - {ci.high:.3f} |")
+    negative, positive = margins <= 0, margins > 0
+    print(f"\nnegative margin that stood: {int((negative & ~fell).sum())} of {int(negative.sum())}; "
+          f"positive margin that fell: {int((positive & fell).sum())} of {int(positive.sum())}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--part", choices=["all", "cost", "agreement"], default="all")
+    parser.add_argument("--repeats", type=int, default=200, help="judgements timed per tower size")
+    parser.add_argument("--games", type=int, default=100, help="seeded games per hand noise")
+    parser.add_argument("--sigmas", type=float, nargs="+", default=[0.0, 0.5, 1.0, 2.0],
+                        help="hand noise, position sigma in mm (yaw and tilt scaled alike)")
+    parser.add_argument("--agent", default="random", help="bot in every seat for the agreement games")
+    parser.add_argument("--placements", type=Path, nargs="*", default=[],
+                        help="also count the placements stored by benchmarks/tower_bots.py (*.placements.csv)")
+    args = parser.parse_args()
+    print(f"# tower statics benchmark ({platform.python_implementation()} {platform.python_version()}, "
+          f"{platform.machine()})\n")
+    if args.part in ("all", "cost"):
+        cost(args.repeats)
+    if args.part in ("all", "agreement"):
+        agreement(args.games, args.sigmas, args.agent, args.placements)
+
+
+if __name__ == "__main__":
+    main()

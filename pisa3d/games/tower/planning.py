@@ -1,0 +1,121 @@
+"""Placement scores from the statics judge, for the bots: how safe a placement is now, and how safe
+the tower it leaves is for the next placement (no simulation).
+
+A placement's geometry depends on its slot only (rotation and face change which edges show, not
+where the box goes), so slots are scored, not moves. Each candidate slot is judged with the new
+tile at its target pose on the tower as it stands (settled poses); the look-ahead adds, for
+every slot the rules would then allow (whatever tile comes), a second tile at its target pose,
+and keeps the worst of those: a ceiling on two neighbouring walls, say, leaves walls on the far
+side of it that topple (statics.py, docs/tower-physics.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .moves import PlaceMove
+from .state import TowerState
+from .statics import TowerStatics
+from .structure import Placement, Slot, Structure
+from .tiles import Face
+
+MM = 1000.0
+
+
+@dataclass(frozen=True)
+class SlotScore:
+    """Statics of placing the current tile in ``slot`` (metres; inf: nothing to judge)."""
+
+    slot: Slot
+    margin: float  # least margin of any group holding the new tile, as aimed
+    future: float  # worst margin among the next placements the rules would allow after it
+    score: float  # what the planner ranks by (higher is safer)
+
+
+@dataclass(frozen=True)
+class StaticsPlanner:
+    """Ranks legal placements by statics. ``cap_mm`` caps each margin (beyond it a placement counts as
+    safe: 2 mm is a wall on its support); ``future_weight`` weighs the worst next placement
+    against the placement itself; ``lookahead`` False judges the placement alone."""
+
+    lookahead: bool = True
+    future_weight: float = 1.0
+    cap_mm: float = 2.0
+
+    def __post_init__(self) -> None:
+        if not (self.cap_mm > 0 and np.isfinite(self.cap_mm)):
+            raise ValueError(f"cap_mm must be a positive number of millimetres, got {self.cap_mm!r}")
+        if not (self.future_weight >= 0 and np.isfinite(self.future_weight)):
+            raise ValueError(f"future_weight must be zero or more, got {self.future_weight!r}")
+
+    def rank(self, state: TowerState, moves: Sequence[PlaceMove]) -> list[SlotScore]:
+        """Every slot among ``moves`` scored, best first (ties keep the moves' order)."""
+        player = state.current_player
+        if player is None or not moves:
+            return []
+        slots = list(dict.fromkeys(m.slot for m in moves))
+        face = state.face_of(player)
+        placed = [p.slot for p in state.placements]
+        tower = TowerStatics(placed, state.poses, state.setup.tile_spec.half_extents)
+        aims = {slot: state.intended_pose(slot, face, 0) for slot in slots}
+        hypotheticals = [[(slot, aims[slot][1])] for slot in slots]
+        follow_ups: dict[Slot, list[int]] = {slot: [] for slot in slots}
+        if self.lookahead:
+            layout_poses: dict = {}
+            structure = Structure(state.placements)  # one copy: each candidate is added, then taken back
+            shifts = state.poses[:, :3] - np.asarray(state.nominal_poses).reshape(-1, 7)[:, :3]
+            index = {p.slot: i for i, p in enumerate(state.placements)}
+            for slot in slots:
+                structure.add(Placement(-1, face, slot, 0, player, (0, 0, 0, 0)))
+                index[slot] = len(shifts)
+                nominal, target = aims[slot]
+                moved = np.vstack([shifts, target[:3] - nominal[:3]])
+                for nxt, pose in self._next_placements(state, structure, index, moved, layout_poses):
+                    follow_ups[slot].append(len(hypotheticals))
+                    hypotheticals.append([(slot, target), (nxt, pose)])
+                structure.pop()
+                del index[slot]
+        margins = tower.with_added(hypotheticals)
+        cap = self.cap_mm / MM
+        scores = []
+        for k, slot in enumerate(slots):
+            now = margins[k][0]
+            future = min((min(margins[i]) for i in follow_ups[slot]), default=np.inf)
+            score = min(now, cap) + self.future_weight * min(future, cap)
+            # Beyond the cap, a little preference for the sturdier placement breaks ties.
+            score += 1e-3 * min(now, 20 * cap)
+            if now <= 0:  # it falls now: below every placement that stands, whatever comes next
+                score = now - (2 + self.future_weight) * cap
+            scores.append(SlotScore(slot, now, future, score))
+        return sorted(scores, key=lambda s: -s.score)
+
+    @staticmethod
+    def _next_placements(
+        state: TowerState, structure: Structure, index: dict[Slot, int], shifts: np.ndarray, layout_poses: dict
+    ) -> list[tuple[Slot, np.ndarray]]:
+        """Slots the rules would allow next on ``structure`` (any tile), each with its nominal pose
+        moved as far as its support has moved (``shifts`` per placement; the supports' small turns
+        are left out: this is a look-ahead, not the placement itself)."""
+        layout = state.setup.layout
+        bases = layout.floor_base_heights(structure.ceilings(), structure.num_floors + 2)
+        out = []
+        for nxt in structure.candidate_slots():
+            if not structure.slot_rules(nxt, state.setup.rules).legal:
+                continue
+            key = (nxt, bases[nxt.floor])
+            if key not in layout_poses:
+                layout_poses[key] = (layout.ceiling_pose(bases[nxt.floor], Face.WHITE, 0) if nxt.side is None
+                                     else layout.wall_pose(bases[nxt.floor], nxt.side, Face.WHITE, 0))
+            pose = layout_poses[key].copy()
+            if nxt.side is None:
+                carriers = [index[Slot(nxt.floor, side)] for side in structure.walls(nxt.floor)]
+            else:
+                support = structure.support_of(nxt)
+                carriers = [] if support is None else [index[support]]
+            if carriers:
+                pose[:3] += shifts[carriers].mean(0)
+            out.append((nxt, pose))
+        return out

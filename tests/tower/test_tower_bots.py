@@ -1,0 +1,129 @@
+"""The statics bots: careful sees the two-neighbour ceiling trap, cautious simulates only when
+statics is unsure, spoiler picks the weakest placement, and every bot's parameters are checked."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pisa3d.core.agent_specs import build_agent
+from pisa3d.core.errors import OptionsError
+from pisa3d.core.match import play_match
+from pisa3d.games import get_game
+from pisa3d.games.tower.agents import CarefulAgent, CautiousAgent, SpoilerAgent
+from pisa3d.games.tower.planning import StaticsPlanner
+from tests.processes import outputs_of_fresh_processes
+from tests.tower.tile_sets import uniform_tile_set
+
+GAME = get_game("tower")
+
+
+def noise_free(tmp_path, count: int = 16) -> dict:
+    return {"tile_set": uniform_tile_set(tmp_path, count), "noise_position_mm": 0.0, "noise_yaw_deg": 0.0,
+            "noise_tilt_deg": 0.0}
+
+
+def tower(tmp_path, moves: list[str], players: int = 2):
+    state, _ = GAME.new_game(players, 1, noise_free(tmp_path))
+    for text in moves:
+        assert not state.apply(GAME.parse_move(text))[0].data["fell"]
+    return state
+
+
+BASE = ["W0N", "W0E", "W0S", "W0W"]
+
+
+def test_careful_sees_the_two_neighbour_ceiling_trap(tmp_path):
+    state = tower(tmp_path, [*BASE, "W1N", "W1E"])
+    legal = state.legal_moves()
+    ranked = {str(s.slot): s for s in StaticsPlanner().rank(state, legal)}
+    assert set(ranked) == {"W1S", "W1W", "C1"}
+    trap = ranked["C1"]
+    assert 1.2 < trap.margin * 1000 < 1.37  # stands by itself (1.36 mm nominal; the walls settled)...
+    assert trap.future < -0.005  # ...but a wall on its far side would topple it
+    assert all(ranked[w].future > 0 and ranked[w].margin > 0.0019 for w in ("W1S", "W1W"))
+    move = CarefulAgent(0).choose(state.clone(), legal, np.random.default_rng(0))
+    assert str(move.slot) in {"W1S", "W1W"}
+
+
+def test_careful_builds_over_the_walls_of_a_thin_ceiling_and_the_spoiler_topples_it(tmp_path):
+    state = tower(tmp_path, [*BASE, "W1N", "W1E", "C1"])
+    legal = state.legal_moves()
+    careful = CarefulAgent(0).choose(state.clone(), legal, np.random.default_rng(0))
+    assert str(careful.slot) in {"W2N", "W2E"}
+    ranked = StaticsPlanner(future_weight=10.0).rank(state, legal)  # however much the future weighs,
+    standing = [s.margin > 0 for s in ranked]  # a placement that falls now ranks below every other
+    assert standing == sorted(standing, reverse=True) and standing.count(False) == 2
+    spoiler = SpoilerAgent(state.current_player)
+    state.stacks[1 - state.current_player] = state.stacks[1 - state.current_player][:1]  # about to win alone
+    assert spoiler.spoiling(state)
+    spoiled = spoiler.choose(state.clone(), legal, np.random.default_rng(0))
+    assert str(spoiled.slot) in {"W2S", "W2W"}
+    assert state.clone().apply(spoiled)[0].data["fell"]
+
+
+class Counting:
+    """Counts the physics look-ahead calls a bot makes on a real state."""
+
+    def __init__(self, state) -> None:
+        self.calls = 0
+        self.real = state.preview
+        state.preview = self
+
+    def __call__(self, *args, **kwargs):
+        self.calls += 1
+        return self.real(*args, **kwargs)
+
+
+def test_cautious_simulates_only_when_statics_is_unsure(tmp_path):
+    state = tower(tmp_path, [*BASE, "W1N"])
+    legal = state.legal_moves()
+    sure = state.clone()
+    counter = Counting(sure)
+    CautiousAgent(0).choose(sure, legal, np.random.default_rng(0))  # best margin 2 mm >= 1 mm
+    assert counter.calls == 0
+    unsure = state.clone()
+    counter = Counting(unsure)
+    move = CautiousAgent(0, max_candidates=2, hand_samples=2, trust_mm=5.0).choose(unsure, legal,
+                                                                                np.random.default_rng(0))
+    assert counter.calls == 4 and move in legal
+
+
+def test_bot_parameters_are_keyword_arguments_checked_with_clear_errors():
+    options = GAME.options()
+    agent = GAME.agents["cautious"](0, options, max_candidates=4, trust_mm=0.5, lookahead=False)
+    assert agent.params["max_candidates"] == 4 and agent.params["trust_mm"] == 0.5
+    assert agent.params["lookahead"] is False
+    assert GAME.agents["careful"](1, options).params == {"lookahead": True, "future_weight": 1.0, "cap_mm": 2.0}
+    with pytest.raises(OptionsError, match="has no parameter 'depth'; parameters: lookahead"):
+        GAME.agents["careful"](0, options, depth=2)
+    with pytest.raises(OptionsError, match="'max_candidates' must be an integer >= 1, got 0"):
+        GAME.agents["cautious"](0, options, max_candidates=0)
+    with pytest.raises(OptionsError, match=r"'cap_mm' must be a number >= 0\.01"):
+        GAME.agents["spoiler"](0, options, cap_mm=-1.0)
+    with pytest.raises(OptionsError, match="'lookahead' must be bool, got 3"):
+        GAME.agents["careful"](0, options, lookahead=3)
+    with pytest.raises(OptionsError, match=r"'future_weight' must be a number >= 0, got -0\.5"):
+        build_agent(GAME, "careful:future_weight=-0.5", 0, options)
+    assert build_agent(GAME, "cautious:max_candidates=3,lookahead=false", 0, options).params["lookahead"] is False
+
+
+def test_careful_games_are_the_same_across_processes():
+    code = ("import numpy as np\nfrom pisa3d.games import get_game\n"
+            "g = get_game('tower'); o = g.options({'noise_position_mm': 0.5, 'record_trajectories': False})\n"
+            "state, _ = g.new_game(3, 4, o); agents = [g.agents['careful'](s, o) for s in range(3)]\n"
+            "rng = np.random.default_rng(5)\n"
+            "for _ in range(10):\n"
+            "    state.apply(agents[state.current_player].choose(state.clone(), state.legal_moves(), rng))\n"
+            "print(state.history, state.poses.tolist())")
+    first, second = outputs_of_fresh_processes(code)
+    assert first == second and "W0" in first
+
+
+@pytest.mark.slow
+def test_a_table_of_careful_bots_finishes_most_noise_free_games():
+    options = GAME.options({"noise_position_mm": 0.0, "noise_yaw_deg": 0.0, "noise_tilt_deg": 0.0,
+                            "record_trajectories": False})
+    outcomes = [play_match(GAME, [GAME.agents["careful"](s, options) for s in range(4)], seed=seed,
+                           options=options).result.details["outcome"] for seed in range(3)]
+    assert outcomes.count("last_tile") >= 2, outcomes
