@@ -22,7 +22,7 @@ from ...core.rng import make_rng
 from ...core.state import Move, Result, State, View
 from .geometry import visible_bits
 from .moves import PASS, PassMove, PlaceMove, TowerMove, max_floors
-from .physics import PlacementVerdict, TowerWorld, box_corners
+from .physics import PlacementVerdict, TowerWorld, box_corners, pose_differences
 from .placement import carried_pose, ceiling_target, release_pose
 from .setup import TowerSetup
 from .structure import Placement, Slot, Structure
@@ -264,6 +264,11 @@ class TowerState(State):
         self.poses = np.array(verdict.poses, dtype=np.float64)
         self.non_placements_in_row = 0
         self._legal = None
+        # How far (across the table) and how much turned the hand let go from where the tile was
+        # meant to go: the drawn noise, plus any slide clear of neighbours. Experiments relate it
+        # to the verdict; the lift by the clearance is left out.
+        hand_offset = float(np.hypot(*(release[:2] - target[:2])))
+        _, hand_turn = pose_differences(target, release)
         events = [Event("placed", {
             "player": player, "tile": tile, "face": face.label, "move": str(move),
             "fell": verdict.fell,
@@ -271,6 +276,7 @@ class TowerState(State):
             "max_rotation_deg": round(verdict.max_rotation_deg, 4),
             "worst_tile": verdict.worst_tile, "steps": verdict.steps,
             "height_mm": round(self.height() * MM, 3),
+            "hand_offset_mm": round(hand_offset * MM, 4), "hand_turn_deg": round(float(hand_turn), 4),
         })]
         if self.setup.options.record_trajectories:
             self._extras = {"release": [round(float(v), 7) for v in release],
