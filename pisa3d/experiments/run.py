@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -26,7 +26,7 @@ class Runner(Protocol):
 
     def describe(self) -> dict[str, Any]: ...
 
-    def run(self, trials: Sequence[dict[str, Any]], stop: Callable[[], bool] = ...) -> Iterator[dict[str, Any]]: ...
+    def run(self, trials: Sequence[dict[str, Any]]) -> Iterator[dict[str, Any]]: ...
 
 
 @dataclass
@@ -101,5 +101,6 @@ def run_experiment(
     summary = RunSummary(len(trials), already, ran, falls, status, time.perf_counter() - start)
     if status == "interrupted":
         console.print(f"Interrupted: {already + ran} of {len(trials)} trials stored in {out}. "
-                      f"Resume with:\n  {resume_command or f'pisa3d experiment run {out}'}", highlight=False)
+                      f"Resume with:\n  {resume_command or f'pisa3d experiment run {out}'}", highlight=False,
+                      soft_wrap=True, markup=False)  # one copyable line, never re-wrapped
     return summary

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,11 +73,9 @@ class LocalRunner:
     def describe(self) -> dict[str, Any]:
         return {"backend": "process", "workers": self.workers}
 
-    def run(self, trials: Sequence[TrialJson], stop: Callable[[], bool] = lambda: False) -> Iterator[RowsJson]:
+    def run(self, trials: Sequence[TrialJson]) -> Iterator[RowsJson]:
         if self.workers == 1:  # in this process: no pool to start, and tracebacks stay readable
             for trial in trials:
-                if stop():
-                    return
                 yield play_trial(trial, self.records_dir)
             return
         pending = list(reversed(trials))
@@ -85,7 +83,7 @@ class LocalRunner:
         pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint)
         try:
             while pending or in_flight:
-                while pending and len(in_flight) < self.workers * IN_FLIGHT_PER_WORKER and not stop():
+                while pending and len(in_flight) < self.workers * IN_FLIGHT_PER_WORKER:
                     in_flight.add(pool.submit(play_trial, pending.pop(), self.records_dir))
                 if not in_flight:
                     return
@@ -128,7 +126,7 @@ class RayRunner:
     def describe(self) -> dict[str, Any]:
         return {"backend": "ray", "address": self.address or "local", "workers": self.workers}
 
-    def run(self, trials: Sequence[TrialJson], stop: Callable[[], bool] = lambda: False) -> Iterator[RowsJson]:
+    def run(self, trials: Sequence[TrialJson]) -> Iterator[RowsJson]:
         ray = self._ray()
         started_here = not ray.is_initialized()
         if started_here:
@@ -145,7 +143,7 @@ class RayRunner:
         in_flight: list[Any] = []
         try:
             while pending or in_flight:
-                while pending and len(in_flight) < slots and not stop():
+                while pending and len(in_flight) < slots:
                     in_flight.append(remote.remote(pending.pop(), self.records_dir))
                 if not in_flight:
                     return

@@ -128,6 +128,7 @@ def trial_key(cell: Cell, seed: int) -> str:
 
 
 def expand_trials(spec: ExperimentSpec, cells: list[Cell] | None = None) -> list[Trial]:
-    """All trials of the spec, cell by cell, seeds in order."""
+    """All trials of the spec, seed by seed over the cells: a run stopped part-way has every cell
+    at (nearly) the same number of seeds, so its partial report compares like with like."""
     cells = cells if cells is not None else resolve_cells(spec)
-    return [Trial(trial_key(cell, seed), cell, seed) for cell in cells for seed in spec.seed_values()]
+    return [Trial(trial_key(cell, seed), cell, seed) for seed in spec.seed_values() for cell in cells]

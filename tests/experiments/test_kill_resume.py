@@ -48,3 +48,25 @@ def test_sigkill_then_resume_stores_exactly_the_uninterrupted_rows(tmp_path):
     assert len(games) == 12 and len({g["key"] for g in games}) == 12
     assert (games, placements) == all_rows(clean)
     assert not list(killed.rglob("*.tmp"))
+
+
+def test_ctrl_c_keeps_finished_trials_and_prints_the_resume_command(tmp_path):
+    spec = write_spec(tmp_path)
+    out = tmp_path / "exp"
+    proc = _start(spec, out, workers=2)
+    deadline = time.monotonic() + 120
+    while _parts(out) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert proc.poll() is None, "the run finished before Ctrl-C; the test proves nothing"
+    os.killpg(proc.pid, signal.SIGINT)  # what the terminal sends to the run and its workers
+    assert proc.wait(timeout=60) == 130
+    message = proc.stderr.read().decode()
+    assert "Traceback" not in message
+    assert f"Resume with:\n  pisa3d experiment run {out} --workers=2" in message
+    stored = len(all_rows(out)[0])
+    assert stored >= 2 and f"Interrupted: {stored} of 12 trials stored" in message
+    resumed = subprocess.run([sys.executable, "-m", "pisa3d", "experiment", "run", str(out), "--workers=2"],
+                             capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{12 - stored} trials played" in resumed.stdout and f"{stored} already stored" in resumed.stdout
+    assert len({g["key"] for g in all_rows(out)[0]}) == len(all_rows(out)[0]) == 12

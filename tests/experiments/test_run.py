@@ -89,8 +89,8 @@ def test_a_stop_keeps_finished_trials_and_the_rest_run_on_resume(tmp_path):
     loaded = load_spec(spec)
 
     class StopAfterThree(LocalRunner):
-        def run(self, trials, stop=lambda: False):
-            for count, rows in enumerate(super().run(trials, stop), start=1):
+        def run(self, trials):
+            for count, rows in enumerate(super().run(trials), start=1):
                 yield rows
                 if count == 3:
                     raise KeyboardInterrupt  # what Ctrl-C raises in the driver
