@@ -75,7 +75,12 @@ def load_games(root: Path) -> tuple[pd.DataFrame, list[str]]:
     for axis in axes:
         column = [p.get(axis) for p in params]
         games[axis] = [json.dumps(v) if isinstance(v, list | dict) else v for v in column]
-    games["label"] = [cell_label(p, axes) for p in params] if len(games) else []
+    # Axes that step with an earlier one (zipped) say nothing new in a cell's name: left out.
+    named: list[str] = []
+    for axis in axes:
+        if not any(_zipped(games, axis, earlier) for earlier in named):
+            named.append(axis)
+    games["label"] = [cell_label(p, named) for p in params] if len(games) else []
     return games, axes
 
 
@@ -250,7 +255,7 @@ def plot_bars(table: pd.DataFrame, category: str, value: str, series: str | None
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize="small", title=series or None)
+    ax.legend(fontsize="small", title="cell" if series == "label" else series)
     ax.grid(alpha=0.3, axis="y")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
