@@ -305,8 +305,8 @@ def write_report(root: Path, out: Path) -> Path:
              f"Game `{spec['game']}`, {len(games)} games in {len(summary)} cell(s); agents "
              f"{', '.join(sorted({a for agents in games['agents'] for a in agents}))}"
              f"{' (seats rotated)' if spec.get('rotate_seats') else ''}. "
-             f"pisa3d {meta.get('pisa3d_version', '?')}, {meta.get('engine', {}).get('name', '?')} "
-             f"{meta.get('engine', {}).get('version', '?')}. Made by `pisa3d experiment report {root}`; "
+             f"pisa3d {meta.get('pisa3d_version', '?')}{_engine_text(meta)}. "
+             f"Made by `pisa3d experiment report {root}`; "
              "intervals are 95% (Wilson for shares, Kaplan-Meier for survival).", ""]
     if spec["game"] == "tower":
         lines += _tower_sections(games, placements, summary, axes, out, name)
@@ -315,6 +315,11 @@ def write_report(root: Path, out: Path) -> Path:
     path = out / "report.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def _engine_text(meta: dict[str, Any]) -> str:
+    engine = meta.get("engine")
+    return f", {engine['name']} {engine['version']}" if engine else ""
 
 
 def _tower_sections(games: pd.DataFrame, placements: pd.DataFrame, summary: pd.DataFrame, axes: Sequence[str],

@@ -68,7 +68,7 @@ def run_experiment(
         if records:
             runner.records_dir = str(w.records_dir)
         w.write_spec(spec.to_json(), source, cells)
-        w.start_run({"trials_planned": len(todo), "command": resume_command, **runner.describe()})
+        w.start_run(spec.game, {"trials_planned": len(todo), "command": resume_command, **runner.describe()})
         ran, falls, status = 0, 0, "done"
         buffer: list[dict[str, Any]] = []
         last_flush = time.monotonic()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
+from pisa3d import __version__
 from pisa3d.cli import app
 from pisa3d.core.errors import OptionsError
 from pisa3d.experiments.run import run_experiment
@@ -117,6 +119,14 @@ def test_cli_runs_resumes_from_the_directory_and_reports(tmp_path):
     again = RUNNER.invoke(app, ["experiment", "run", str(out), "--seeds", "3", "-j", "1"])
     assert again.exit_code == 0, again.output
     assert "2 trials played" in again.output and "4 already stored" in again.output
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["pisa3d_version"] == __version__ and meta["engine"]["name"] == "pybullet" and meta["engine"]["version"]
+    assert meta["machine"]["cpus"] and meta["machine"]["hostname"]
+    assert [(r["status"], r["trials_run"], r["workers"]) for r in meta["runs"]] == [("done", 4, 1), ("done", 2, 1)]
+    assert all(r["start"] <= r["end"] for r in meta["runs"])
+    stored = json.loads((out / "spec.json").read_text())
+    assert stored["spec"]["seeds"] == 3 and len(stored["cells"]) == 2
+    assert all(c["options"]["noise_tilt_deg"] == 0.3 for c in stored["cells"])  # every option resolved
 
 
 def test_cli_mistakes_exit_2_with_one_line(tmp_path):
