@@ -113,3 +113,17 @@ def test_hand_offset_is_the_drawn_noise(tmp_path):
     # x and y each drawn with sigma 2 mm: the offset across the table is Rayleigh, mean sigma sqrt(pi / 2).
     assert len(shaky) > 60
     assert abs(shaky.mean() / (2.0 * np.sqrt(np.pi / 2)) - 1) < 0.2
+
+
+def test_a_played_trial_leaves_no_physics_world_open(tmp_path):
+    import pybullet as pb
+
+    def open_clients() -> set[int]:
+        return {i for i in range(256) if pb.getConnectionInfo(physicsClientId=i)["isConnected"]}
+
+    before = open_clients()
+    spec = _small_tower(tmp_path, ["cautious:max_candidates=2,hand_samples=1"], 2, 1.0, 2)
+    for trial in expand_trials(spec):
+        rows = play_trial(trial.to_json())
+        assert set(rows) == {"key", "game", "placements"}  # plain rows, no state or outcome
+        assert open_clients() == before  # closed at once, not left to garbage collection
