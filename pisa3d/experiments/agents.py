@@ -3,9 +3,9 @@ TOML table ``{name = "mcts", iterations = 200}``, turned into agents for a game.
 
 A parameter is one of the agent's constructor arguments that the built agent keeps under the
 same name (``MCTSAgent.iterations``, ``CautiousAgent.hand_samples``). The games' factories take
-only (seat, options) today, so the agent is built by its factory and the parameter then set on
-it, after checking the name and the type; a factory that takes keyword arguments gets them
-directly instead.
+only (seat, options) today, so the agent is built by its factory, the name and type of each
+parameter checked, and the agent built again by its own constructor with the parameters
+changed; a factory that takes keyword arguments gets them directly instead.
 """
 
 from __future__ import annotations
@@ -113,5 +113,15 @@ def build_agent(game: Game, spec: AgentSpec, seat: int, options: GameOptions) ->
                 f"agent {spec.name!r} parameter {key!r}: {value!r} is not a {type(current).__name__} "
                 f"(default {current!r})"
             )
-        setattr(agent, key, float(value) if isinstance(current, float) else value)
-    return agent
+    return _rebuilt(agent, {k: float(v) if isinstance(allowed[k], float) else v for k, v in spec.params.items()})
+
+
+def _rebuilt(agent: Any, params: Mapping[str, Any]) -> Any:
+    """The agent built again by its own constructor, with ``params`` changed: the constructor's
+    checks (MCTS refuses 0 iterations) and anything it derives from them stay right."""
+    if not params:
+        return agent
+    signature = inspect.signature(type(agent).__init__)
+    names = [n for n, p in signature.parameters.items()
+             if n != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    return type(agent)(**{**{n: getattr(agent, n) for n in names if hasattr(agent, n)}, **params})

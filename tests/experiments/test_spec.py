@@ -74,6 +74,7 @@ def test_agent_parameters_from_strings_and_tables_reach_the_agents(tmp_path):
     ({"game": "tower", "agents": ["cautious:depth=3"]}, ["no parameter 'depth'", "max_candidates (default 6)"]),
     ({"game": "tower", "agents": ["cautious:shake=high"]}, ["'shake'", "not a float"]),
     ({"game": "tower", "players": 9}, ["9 players is not allowed", "choose 2 to 8"]),
+    ({"game": "cards", "agents": ["mcts:iterations=0"]}, ["iterations must be a whole number >= 1"]),
     ({"game": "tower", "seeds": 0}, ["'seeds'", "at least 1"]),
     ({"game": "tower", "seeds": {"start": 5}}, ["seeds: give {start, stop}"]),
     ({"game": "tower", "zip": [["noise_position_mm"]]}, ["zip names 'noise_position_mm', not in [sweep]"]),
