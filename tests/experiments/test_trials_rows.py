@@ -103,7 +103,7 @@ def test_tower_rows_agree_with_the_games_events(tmp_path):
 
 def test_hand_offset_is_the_drawn_noise(tmp_path):
     offsets = {}
-    for noise, seeds in ((0.0, 3), (2.0, 8)):
+    for noise, seeds in ((0.0, 3), (2.0, 10)):
         spec = _small_tower(tmp_path, ["random"], 4, noise, seeds, fall_distance_mm=50.0, fall_angle_deg=60.0,
                             noise_yaw_deg=0.0, noise_tilt_deg=0.0)
         rows = [p for trial in expand_trials(spec) for p in play_trial(trial.to_json())["placements"]]
@@ -111,7 +111,7 @@ def test_hand_offset_is_the_drawn_noise(tmp_path):
     steady, shaky = offsets[0.0], offsets[2.0]
     assert np.median(steady) < 0.01
     # x and y each drawn with sigma 2 mm: the offset across the table is Rayleigh, mean sigma sqrt(pi / 2).
-    assert len(shaky) > 60
+    assert len(shaky) >= 50
     assert abs(shaky.mean() / (2.0 * np.sqrt(np.pi / 2)) - 1) < 0.2
 
 
