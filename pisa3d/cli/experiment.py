@@ -38,7 +38,7 @@ def run(
                                        help="Worker processes (default: every core). With --backend ray: the "
                                        "CPUs of a local Ray instance."),
     backend: str = typer.Option("process", "--backend", help="process (a local process pool) or ray (Ray tasks; "
-                                "pip install 'pisa3d[ray]')."),
+                                "pip install 'pisa3d\\[ray]')."),
     address: str | None = typer.Option(None, "--address", help="Ray cluster address (e.g. ray://head:10001 or "
                                        "auto); default: start a local Ray instance."),
     batch: int = typer.Option(64, "--batch", min=1, help="Store rows every this many finished trials (and at "
