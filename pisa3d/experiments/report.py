@@ -126,22 +126,26 @@ def cell_summary(games: pd.DataFrame, placements: pd.DataFrame, axes: Sequence[s
     return pd.DataFrame(rows)
 
 
-def hazard_by_kind(placements: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
-    """Falls per placement of each kind (optionally per value of ``by``), with Wilson intervals."""
+def hazard_table(placements: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """Falls per placement for each value of ``keys``, with Wilson intervals."""
     rows = []
-    keys = [by, "kind"] if by else ["kind"]
-    for values, group in placements.groupby(keys, sort=False):
+    for values, group in placements.groupby(list(keys), sort=True):
         values = values if isinstance(values, tuple) else (values,)
         falls, n = int(group["fell"].sum()), len(group)
         share, low, high = wilson(falls, n)
         rows.append({**dict(zip(keys, values, strict=True)), "placements": n, "falls": falls, "hazard": share,
                      "low": low, "high": high})
-    table = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
+
+
+def hazard_by_kind(placements: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
+    """Falls per placement of each kind (optionally per value of ``by``), kinds in report order."""
+    table = hazard_table(placements, [by, "kind"] if by else ["kind"])
     if len(table):
         order = {k: i for i, k in enumerate(PLACEMENT_KINDS)}
-        table = table.sort_values([*([by] if by else []), "kind"], key=lambda s: s.map(order) if s.name == "kind"
-                                  else s).reset_index(drop=True)
-    return table
+        table["order"] = table["kind"].map(lambda k: order.get(k, len(order)))
+        table = table.sort_values([*([by] if by else []), "order"], kind="stable").drop(columns="order")
+    return table.reset_index(drop=True)
 
 
 def win_rates(games: pd.DataFrame, by_seat: bool) -> pd.DataFrame:
@@ -375,7 +379,42 @@ def _tower_sections(games: pd.DataFrame, placements: pd.DataFrame, summary: pd.D
                                            "text": "falls per placement"}), "",
                   "![hazard by kind](hazard_by_kind.png)", ""]
         hazard_by_kind(placements, by="label").to_csv(out / "hazard_by_kind.csv", index=False)
+        on_ceilings = walls_on_ceilings(placements)
+        if len(on_ceilings):
+            table = hazard_by_kind(on_ceilings.assign(kind=on_ceilings["ceiling_kind"]))
+            table["what"] = table["kind"].map(lambda k: KIND_LABELS.get(k, k))
+            table["text"] = [_pct(*r) for r in table[["hazard", "low", "high"]].to_numpy()]
+            first = on_ceilings[on_ceilings["first_on_floor"]]
+            later = on_ceilings[~on_ceilings["first_on_floor"]]
+            lines += ["Walls on a ceiling, by what holds that ceiling up:", "",
+                      markdown_table(table, {"what": "the ceiling below", "placements": "walls", "falls": "falls",
+                                             "text": "falls per placement"}), "",
+                      f"The first wall on a ceiling (standing alone on it) fell in "
+                      f"{_pct(*wilson(int(first['fell'].sum()), len(first)))} of {len(first)} placements; later "
+                      f"walls on a ceiling (beside a wall already there) in "
+                      f"{_pct(*wilson(int(later['fell'].sum()), len(later)))} of {len(later)}.", ""]
+        floors = hazard_table(placements, ["floor"])
+        floors["text"] = [_pct(*r) for r in floors[["hazard", "low", "high"]].to_numpy()]
+        lines += ["Falls per placement by floor (0 = on the table):", "",
+                  markdown_table(floors, {"floor": "floor", "placements": "placements", "falls": "falls",
+                                          "text": "falls per placement"}), ""]
     return lines
+
+
+def walls_on_ceilings(placements: pd.DataFrame) -> pd.DataFrame:
+    """Every wall placed on a ceiling, with the kind of that ceiling's placement and whether the
+    wall was the first on its floor (standing alone on the ceiling)."""
+    rows = []
+    for _, game in placements.groupby("key", sort=False):
+        kind_of = dict(zip(game["slot"], game["kind"], strict=True))
+        seen_floors: set[int] = set()
+        for _, p in game.sort_values("index").iterrows():
+            if p["slot"].startswith("W"):
+                if p["kind"] == "wall_on_ceiling":
+                    rows.append({"ceiling_kind": kind_of.get(f"C{p['floor'] - 1}", "?"), "fell": bool(p["fell"]),
+                                 "first_on_floor": p["floor"] not in seen_floors})
+                seen_floors.add(int(p["floor"]))
+    return pd.DataFrame(rows)
 
 
 def _zipped(games: pd.DataFrame, a: str, b: str) -> bool:

@@ -96,3 +96,21 @@ def test_cards_report_gives_win_rates_per_agent_and_seat(tmp_path):
 def test_report_of_an_empty_or_missing_experiment_is_one_line(tmp_path):
     with pytest.raises(OptionsError, match="not an experiment directory"):
         write_report(tmp_path, tmp_path / "r")
+
+
+def test_walls_on_ceilings_know_their_ceiling_and_whether_they_stood_alone():
+    from pisa3d.experiments.report import walls_on_ceilings
+
+    slots = [("W0N", "wall_on_table"), ("W0E", "wall_on_table"), ("C0", "ceiling_on_2_neighbouring"),
+             ("W1S", "wall_on_ceiling"), ("W1W", "wall_on_ceiling"), ("W0S", "wall_on_table")]
+    game = pd.DataFrame({"key": "g", "index": range(len(slots)), "slot": [s for s, _ in slots],
+                         "kind": [k for _, k in slots], "floor": [int(s[1]) for s, _ in slots],
+                         "fell": [False] * 4 + [True, False]})
+    other = game.assign(key="h", kind=game["kind"].replace("ceiling_on_2_neighbouring", "ceiling_on_3"))
+    rows = walls_on_ceilings(pd.concat([game, other.iloc[::-1]]))  # row order must not matter
+    assert rows.to_dict("records") == [
+        {"ceiling_kind": "ceiling_on_2_neighbouring", "fell": False, "first_on_floor": True},
+        {"ceiling_kind": "ceiling_on_2_neighbouring", "fell": True, "first_on_floor": False},
+        {"ceiling_kind": "ceiling_on_3", "fell": False, "first_on_floor": True},
+        {"ceiling_kind": "ceiling_on_3", "fell": True, "first_on_floor": False},
+    ]
