@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from .contract import GameContract, GameInfo
 from .errors import OptionsError
 from .events import Event
 from .options import GameOptions, validate_options
@@ -15,6 +16,7 @@ from .state import Move, Result, State, View
 
 if TYPE_CHECKING:
     from .agents import Agent
+    from .terminal import MenuGroup
 
 AgentFactory = Callable[[int, GameOptions], "Agent"]
 """Builds an agent for a seat from the game's options."""
@@ -29,6 +31,8 @@ class Game(ABC):
     max_players: ClassVar[int]
     default_players: ClassVar[int]
     options_model: ClassVar[type[GameOptions]]
+    contract: ClassVar[GameContract]
+    """Chance, information, default agent: declared next to each game's class."""
 
     # --- set-up -----------------------------------------------------------------------------
     def options(self, values: Mapping[str, Any] | GameOptions | None = None) -> GameOptions:
@@ -79,11 +83,46 @@ class Game(ABC):
     @abstractmethod
     def move_from_action(self, action: int, num_players: int, options: GameOptions) -> Move: ...
 
+    # --- the declared facts per (players, options) ------------------------------------------
+    def utility_bounds(self, num_players: int, options: GameOptions) -> tuple[float, float]:
+        """The least and the most a player's ``returns()`` entry can be."""
+        raise NotImplementedError(f"{self.id} does not declare its utility bounds")
+
+    def max_decisions(self, num_players: int, options: GameOptions) -> int:
+        """No game of these players and options takes more decisions than this."""
+        raise NotImplementedError(f"{self.id} does not declare its longest game")
+
+    def observation_shape(self, num_players: int, options: GameOptions) -> tuple[int, ...]:
+        """Shape of ``state.observation(player)``, fixed for these players and options."""
+        raise NotImplementedError(f"{self.id} does not declare an observation tensor")
+
+    def observation_bounds(self, num_players: int, options: GameOptions) -> tuple[float, float]:
+        """Least and greatest value of any entry of an observation (for a gymnasium Box)."""
+        return 0.0, 1.0
+
+    def info(self, num_players: int, options: Mapping[str, Any] | GameOptions | None = None) -> GameInfo:
+        """Every per-game fact learning libraries need, for these players and options."""
+        self.check_players(num_players)
+        opts = self.options(options)
+        low, high = self.utility_bounds(num_players, opts)
+        low_obs, high_obs = self.observation_bounds(num_players, opts)
+        return GameInfo(
+            num_players=num_players,
+            num_actions=self.num_actions(num_players, opts),
+            min_utility=float(low),
+            max_utility=float(high),
+            max_decisions=self.max_decisions(num_players, opts),
+            observation_shape=self.observation_shape(num_players, opts),
+            observation_low=low_obs,
+            observation_high=high_obs,
+        )
+
     # --- agents and presentation ------------------------------------------------------------
     @property
     @abstractmethod
     def agents(self) -> Mapping[str, AgentFactory]:
-        """Agent kinds by name; always includes "random"."""
+        """Agent kinds by name (AgentSpec values, called as ``spec(seat, options, **params)``);
+        always includes "random"."""
 
     def describe_event(self, event: Event) -> str | None:
         """One line of narration for an event, or None for events not worth a line."""
@@ -102,6 +141,25 @@ class Game(ABC):
         lines = [f"Player {seat + 1}: {score:g}" for seat, score in enumerate(result.scores)]
         lines.append("Winners: " + ", ".join(f"player {w + 1}" for w in result.winners))
         return "\n".join(lines)
+
+    # --- the terminal (core.terminal.TerminalAgent) ---------------------------------------
+    def phase_help(self, view: View) -> str:
+        """The answer to ``help`` at a prompt: the rules of the current phase in two or three
+        lines, what scores, and the move notation."""
+        return f"{self.title}: type the number of a listed move, or the move itself."
+
+    def prompt_header(self, view: View) -> str:
+        """Printed right above every prompt, so the hand and the phase stay in sight."""
+        return ""
+
+    def move_menu(self, view: View, legal_moves: Sequence[Move]) -> Sequence[MenuGroup] | None:
+        """The legal moves grouped for a two-step choice (e.g. a voting card, then a card);
+        None: one numbered list."""
+        return None
+
+    def forced_move(self, view: View, legal_moves: Sequence[Move]) -> Move | None:
+        """The move to make without asking, when the choice changes nothing (None: ask)."""
+        return legal_moves[0] if len(legal_moves) == 1 else None
 
     def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:
         """A full state consistent with ``player``'s view, hidden parts drawn at random.

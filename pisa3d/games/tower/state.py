@@ -22,11 +22,12 @@ from ...core.rng import make_rng
 from ...core.state import Move, Result, State, View
 from .geometry import visible_bits
 from .moves import PASS, PassMove, PlaceMove, TowerMove, max_floors
+from .options import TowerOptions
 from .physics import PlacementVerdict, TowerWorld, box_corners, pose_differences
 from .placement import carried_pose, ceiling_target, release_pose
 from .setup import TowerSetup
 from .structure import Placement, Slot, Structure
-from .tiles import Face, face_of_seat, pattern_text
+from .tiles import Face, face_of_seat
 
 NOISE_STREAM = 11
 """RNG stream of the players' hands (the deal uses DEAL_STREAM, agents use stream 1)."""
@@ -35,6 +36,8 @@ MM = 1000.0
 
 
 class TowerState(State):
+    game_id = "tower"
+
     def __init__(self, setup: TowerSetup, num_players: int, seed: int, stacks: list[list[int]]) -> None:
         self.setup = setup
         self.num_players = num_players
@@ -54,6 +57,12 @@ class TowerState(State):
         self._legal: list[TowerMove] | None = None
         self._world: TowerWorld | None = None
         self.tiles_in_play = sum(len(s) for s in stacks)
+        # Per stack: how many tiles at its top nobody has seen yet (a pass or penalty shows one).
+        self.unseen = [len(s) for s in stacks]
+
+    @property
+    def options(self) -> TowerOptions:
+        return self.setup.options
 
     # --- copies ---------------------------------------------------------------------------------
     def clone(self) -> TowerState:
@@ -70,6 +79,7 @@ class TowerState(State):
         other.outcome = dict(self.outcome) if self.outcome is not None else None
         other._current = self._current
         other.tiles_in_play = self.tiles_in_play
+        other.unseen = list(self.unseen)
         if self._world is not None:
             other._world = self._world.copy()
         return other
@@ -205,6 +215,11 @@ class TowerState(State):
     def _tile_to_bottom(self, player: int) -> None:
         stack = self.stacks[player]
         stack.append(stack.pop(0))
+        self._top_seen(player)
+
+    def _top_seen(self, player: int) -> None:
+        """The top tile of ``player``'s stack left it face up (placed, or shown and put under)."""
+        self.unseen[player] = max(0, self.unseen[player] - 1)
 
     def _after_non_placement(self, player: int) -> list[Event]:
         self.non_placements_in_row += 1
@@ -256,6 +271,7 @@ class TowerState(State):
         release = self._release_for(player, target, hand)
         verdict = self.world.release(release, target, self.setup.thresholds)
         self.stacks[player].pop(0)
+        self._top_seen(player)
         bits = self.bits_for_tile(tile, face, move.rotation)
         self.structure.add(Placement(tile, face, move.slot, move.rotation, player, bits))
         self.nominal_poses.append(nominal)
@@ -324,8 +340,7 @@ class TowerState(State):
         return float(max(box_corners(pose, half)[:, 2].max() for pose in self.poses))
 
     def result(self) -> Result:
-        if self.outcome is None:
-            raise IllegalMoveError("the game is not over yet")
+        self.check_over()
         winners = tuple(self.outcome["winners"])
         if self.outcome["kind"] == "draw":
             scores = tuple(0.5 for _ in range(self.num_players))
@@ -341,31 +356,17 @@ class TowerState(State):
         }
         return Result(scores, winners, details)
 
-    def view(self, player: int) -> View:
-        current = self.current_player
-        hand = None
-        if current is not None:
-            tile = self.setup.tile_set.tiles[self.top_tile(current)]
-            hand = {"tile": tile.id, "face": self.face_of(current).label,
-                    "visible_pattern": pattern_text(tile.pattern(self.face_of(current)))}
-        return {
-            "game": "tower",
-            "player": player,
-            "face": self.face_of(player).label,
-            "current_player": current,
-            "tile_in_hand": hand,
-            "stack_sizes": [len(s) for s in self.stacks],
-            "skip_next": list(self.skip_next),
-            "turns_without_placement": self.non_placements_in_row,
-            "open_floor": self.structure.open_floor,
-            "floors": self.structure.num_floors,
-            "height_mm": round(self.height() * MM, 3),
-            "placements": [
-                {"tile": p.tile, "face": p.face.label, "slot": str(p.slot), "rotation": p.rotation,
-                 "player": p.player, "bits": pattern_text(p.bits)}
-                for p in self.placements
-            ],
-            "poses": [[round(float(v), 7) for v in pose] for pose in self.poses],
-            "history": list(self.history),
-            "is_over": self.is_over,
-        }
+    def public_view(self) -> View:
+        from .views import public_view
+
+        return public_view(self)
+
+    def private_view(self, player: int) -> View:
+        from .views import private_view
+
+        return private_view(self, player)
+
+    def observation(self, player: int) -> np.ndarray:
+        from .observation import observe
+
+        return observe(self, player)
