@@ -32,14 +32,12 @@ IN_FLIGHT_PER_WORKER = 2
 
 def play_trial(trial: TrialJson, records_dir: str | None = None) -> RowsJson:
     """Play one trial to the end and return its rows (and write its record if asked)."""
-    from .agents import build_agent
-
     game = get_game(trial["game"])
     options = dict(trial["options"])
     if records_dir is not None and "record_trajectories" in options:
         options["record_trajectories"] = True  # `pisa3d view` replays the stored trajectories
     resolved = game.options(options)
-    agents = [build_agent(game, parse_agent(a), seat, resolved) for seat, a in enumerate(trial["seating"])]
+    agents = [parse_agent(a).build(game, seat, resolved) for seat, a in enumerate(trial["seating"])]
     start = time.perf_counter()
     outcome = play_match(game, agents, trial["seed"], resolved)
     wall_s = time.perf_counter() - start

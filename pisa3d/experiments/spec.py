@@ -35,7 +35,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..core.errors import OptionsError
-from .agents import AgentSpec, parse_agent
+from .agents import AgentChoice, parse_agent
 
 DEFAULT_SEEDS = 100
 SPEC_KEYS = ("name", "game", "players", "agents", "rotate_seats", "seeds", "zip", "options", "sweep")
@@ -96,7 +96,7 @@ class ExperimentSpec(_Strict):
     def seed_values(self) -> list[int]:
         return list(range(self.seeds)) if isinstance(self.seeds, int) else self.seeds.values()
 
-    def lineup(self) -> list[AgentSpec]:
+    def lineup(self) -> list[AgentChoice]:
         return [parse_agent(a) for a in self.agents]
 
     def axes(self) -> dict[str, list[Any]]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..core.errors import OptionsError
 from ..games import get_game
-from .agents import AgentSpec, build_agent, parse_agent
+from .agents import AgentChoice, parse_agent
 from .spec import ExperimentSpec
 
 KEY_LENGTH = 16
@@ -36,19 +36,20 @@ class Cell:
     params: dict[str, Any]  # the sweep axes' values for this cell
     game: str
     players: int
-    lineup: tuple[AgentSpec, ...]
+    lineup: tuple[AgentChoice, ...]
     rotate_seats: bool
     options: dict[str, Any]  # fully resolved
+    agents: tuple[dict[str, Any], ...]  # the line-up with every agent parameter resolved
 
     def identity(self) -> dict[str, Any]:
         """What makes a cell this cell: everything that decides how its games are played."""
         return {
             "game": self.game, "players": self.players, "rotate_seats": self.rotate_seats,
-            "agents": [a.to_json() for a in self.lineup],
+            "agents": list(self.agents),
             "options": {k: v for k, v in self.options.items() if k not in PRESENTATION_OPTIONS},
         }
 
-    def seating(self, seed: int) -> tuple[AgentSpec, ...]:
+    def seating(self, seed: int) -> tuple[AgentChoice, ...]:
         """The agent at each seat for the game with ``seed`` (the line-up cycles over the seats,
         and turns one seat per seed when seats rotate)."""
         full = [self.lineup[i % len(self.lineup)] for i in range(self.players)]
@@ -65,7 +66,7 @@ class Trial:
     seed: int
 
     @property
-    def seating(self) -> tuple[AgentSpec, ...]:
+    def seating(self) -> tuple[AgentChoice, ...]:
         return self.cell.seating(self.seed)
 
     def to_json(self) -> dict[str, Any]:
@@ -77,8 +78,8 @@ class Trial:
         }
 
 
-def _apply_axis(key: str, value: Any, players: int | None, lineup: list[AgentSpec], options: dict[str, Any]
-                ) -> tuple[int | None, list[AgentSpec]]:
+def _apply_axis(key: str, value: Any, players: int | None, lineup: list[AgentChoice], options: dict[str, Any]
+                ) -> tuple[int | None, list[AgentChoice]]:
     if key == "players":
         return value, lineup
     if key == "agents":
@@ -93,7 +94,7 @@ def _apply_axis(key: str, value: Any, players: int | None, lineup: list[AgentSpe
                 raise OptionsError(f"sweep {key!r}: the agent list has {len(lineup)} entries; use agent1 to "
                                    f"agent{len(lineup)}")
             spec = lineup[index]
-            lineup[index] = AgentSpec(spec.name, {**spec.params, param: value})
+            lineup[index] = AgentChoice(spec.name, {**spec.params, param: value})
         return players, lineup
     options[key] = value
     return players, lineup
@@ -114,12 +115,13 @@ def resolve_cells(spec: ExperimentSpec) -> list[Cell]:
         if len(lineup) > players:
             raise OptionsError(f"{len(lineup)} agents for {players} players: give at most one agent per seat")
         resolved = game.options(options)
+        lineup = [agent.checked(game) for agent in lineup]
         for seat, agent in enumerate(lineup):
-            build_agent(game, agent, seat, resolved)  # refuses unknown agents and parameters now, not mid-run
+            agent.build(game, seat, resolved)  # refuses bad agents and parameters now, not mid-run
         partial = Cell("", params, spec.game, players, tuple(lineup), spec.rotate_seats,
-                       resolved.model_dump(mode="json"))
+                       resolved.model_dump(mode="json"), tuple(a.resolved(game) for a in lineup))
         cells.append(Cell(stable_hash(partial.identity(), 12), params, partial.game, players, partial.lineup,
-                          spec.rotate_seats, partial.options))
+                          spec.rotate_seats, partial.options, partial.agents))
     return cells
 
 

@@ -56,7 +56,7 @@ def test_wilson_interval_holds_the_share():
 def test_tower_report_matches_the_rows(tmp_path):
     spec = write_spec(tmp_path)
     out = tmp_path / "exp"
-    loaded = load_spec(spec, ["seeds=6"])
+    loaded = load_spec(spec, ["seeds=4"])
     run_experiment(loaded.spec, loaded.source, out, LocalRunner(1))
     report = write_report(out, out / "report")
     text = report.read_text()
@@ -69,7 +69,7 @@ def test_tower_report_matches_the_rows(tmp_path):
     games = pd.DataFrame(stored_rows(out))
     for _, row in summary.iterrows():
         group = games[games["cell"] == row["cell"]]
-        assert row["games"] == len(group) == 6
+        assert row["games"] == len(group) == 4
         assert row["fall_share"] == pytest.approx((group["outcome"] == "fall").mean())
         assert row["placements_median"] == pytest.approx(group["placements"].median())
         assert row["falls_per_placement"] == pytest.approx(group["fell"].sum() / group["placements"].sum())

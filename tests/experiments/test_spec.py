@@ -54,11 +54,10 @@ def test_agent_parameters_from_strings_and_tables_reach_the_agents(tmp_path):
     cells = resolve_cells(spec)
     assert [c.lineup[0].params["iterations"] for c in cells] == [10, 20, 30]
     assert all(c.lineup[0].params["exploration"] == 0.5 for c in cells)
-    from pisa3d.experiments.agents import build_agent
     from pisa3d.games import get_game
 
     game = get_game("cards")
-    agent = build_agent(game, cells[1].lineup[0], 0, game.options(cells[1].options))
+    agent = cells[1].lineup[0].build(game, 0, game.options(cells[1].options))
     assert agent.iterations == 20 and agent.exploration == 0.5
 
 
@@ -71,8 +70,8 @@ def test_agent_parameters_from_strings_and_tables_reach_the_agents(tmp_path):
     ({"game": "tower", "sweep": {"noise_position_mm": {"start": 0, "stop": 1}}}, ["missing key 'num'"]),
     ({"game": "tower", "sweep": {"seeds": [1, 2]}}, ["'seeds' cannot be swept"]),
     ({"game": "tower", "agents": ["genius"]}, ["unknown agent 'genius'", "choose from random, cautious"]),
-    ({"game": "tower", "agents": ["cautious:depth=3"]}, ["no parameter 'depth'", "max_candidates (default 6)"]),
-    ({"game": "tower", "agents": ["cautious:shake=high"]}, ["'shake'", "not a float"]),
+    ({"game": "tower", "agents": ["cautious:depth=3"]}, ["no parameter 'depth'", "max_candidates (int, default 6)"]),
+    ({"game": "tower", "agents": ["cautious:shake=high"]}, ["'shake' must be float", "high"]),
     ({"game": "tower", "players": 9}, ["9 players is not allowed", "choose 2 to 8"]),
     ({"game": "cards", "agents": ["mcts:iterations=0"]}, ["iterations must be a whole number >= 1"]),
     ({"game": "tower", "seeds": 0}, ["'seeds'", "at least 1"]),
