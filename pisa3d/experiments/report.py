@@ -189,7 +189,11 @@ def numeric_axes(games: pd.DataFrame, axes: Sequence[str]) -> list[str]:
     return out
 
 
-def plot_fall_rate(summary: pd.DataFrame, axis: str, others: Sequence[str], path: Path, title: str) -> None:
+def plot_fall_rate(summary: pd.DataFrame, axis: str, others: Sequence[str], path: Path, title: str,
+                   columns: tuple[str, str, str] = ("fall_share", "fall_low", "fall_high"),
+                   ylabel: str = "games ended by a fall (%)") -> None:
+    """A share against a numeric axis with its interval as error bars, one line per other factor."""
+    share, low, high = columns
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     groups = summary.groupby(list(others), sort=False) if others else [((), summary)]
@@ -197,12 +201,15 @@ def plot_fall_rate(summary: pd.DataFrame, axis: str, others: Sequence[str], path
         group = group.sort_values(axis)
         values = values if isinstance(values, tuple) else (values,)
         label = ", ".join(f"{o}={_short(v)}" for o, v in zip(others, values, strict=True)) or "all games"
-        y = group["fall_share"].to_numpy()
-        err = np.vstack([y - group["fall_low"].to_numpy(), group["fall_high"].to_numpy() - y])
+        y = group[share].to_numpy()
+        err = np.vstack([y - group[low].to_numpy(), group[high].to_numpy() - y])
         ax.errorbar(group[axis], 100 * y, yerr=100 * err, marker="o", capsize=3, label=label)
     ax.set_xlabel(_axis_label(axis))
-    ax.set_ylabel("games ended by a fall (%)")
-    ax.set_ylim(-2, 102)
+    ax.set_ylabel(ylabel)
+    if share == "fall_share":
+        ax.set_ylim(-2, 102)
+    else:
+        ax.set_ylim(bottom=0)
     ax.set_title(title)
     ax.legend(title="95% Wilson intervals", fontsize="small")
     ax.grid(alpha=0.3)
@@ -350,7 +357,11 @@ def _tower_sections(games: pd.DataFrame, placements: pd.DataFrame, summary: pd.D
         others = [a for a in axes if a != axis and summary[a].nunique() > 1 and not _zipped(games, axis, a)]
         png = f"fall_rate_vs_{_file_safe(axis)}.png"
         plot_fall_rate(summary, axis, others, out / png, f"{name}: fall rate against {axis}")
-        lines += [f"## Fall rate against {axis}", "", f"![fall rate against {axis}]({png})", ""]
+        per_placement = f"falls_per_placement_vs_{_file_safe(axis)}.png"
+        plot_fall_rate(summary, axis, others, out / per_placement, f"{name}: falls per placement against {axis}",
+                       ("falls_per_placement", "fpp_low", "fpp_high"), "placements that fell (%)")
+        lines += [f"## Fall rate against {axis}", "", f"![fall rate against {axis}]({png})", "",
+                  f"![falls per placement against {axis}]({per_placement})", ""]
     cells = list(summary["cell"])[:MAX_CURVES]
     curves = {}
     for cell in cells:

@@ -62,7 +62,8 @@ def test_tower_report_matches_the_rows(tmp_path):
     text = report.read_text()
     for png in re.findall(r"!\[[^]]*\]\(([^)]+)\)", text):
         assert (out / "report" / png).stat().st_size > 5000, png
-    assert {"fall_rate_vs_noise_position_mm.png", "survival.png", "hazard_by_kind.png"} <= {
+    assert {"fall_rate_vs_noise_position_mm.png", "falls_per_placement_vs_noise_position_mm.png", "survival.png",
+            "hazard_by_kind.png"} <= {
         p.name for p in (out / "report").glob("*.png")}
     assert "fall_rate_vs_noise_yaw_deg" not in text  # it steps with noise_position_mm: the same curve
     summary = pd.read_csv(out / "report" / "summary.csv")
