@@ -39,6 +39,10 @@ class RunSummary:
     seconds: float
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def unique_trials(trials: Sequence[Trial]) -> list[Trial]:
     """Trials with distinct keys (two sweep values may resolve to the same game)."""
     return list({t.key: t for t in trials}.values())
@@ -78,6 +82,8 @@ def run_experiment(
             TextColumn("falls {task.fields[falls]}"), console=console,
         )
         task = progress.add_task("trials", total=len(trials), completed=already, rate="", falls=0)
+        # `kill PID` stops as cleanly as Ctrl-C (a run started in the background ignores Ctrl-C).
+        previous_term = signal.signal(signal.SIGTERM, _interrupt)
         try:
             with progress:
                 for rows in runner.run([t.to_json() for t in todo]):
@@ -93,11 +99,13 @@ def run_experiment(
             status = "interrupted"
         finally:
             previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not lose rows
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
             try:
                 w.write_batch(buffer)
                 w.end_run(status, ran)
             finally:
                 signal.signal(signal.SIGINT, previous)
+                signal.signal(signal.SIGTERM, previous_term)
     summary = RunSummary(len(trials), already, ran, falls, status, time.perf_counter() - start)
     if status == "interrupted":
         console.print(f"Interrupted: {already + ran} of {len(trials)} trials stored in {out}. "

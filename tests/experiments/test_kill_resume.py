@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from .helpers import all_rows, write_spec
 
 KILLS_AFTER_BATCHES = (1, 3, 5)  # each resumed run is killed again a little further on
@@ -50,7 +52,8 @@ def test_sigkill_then_resume_stores_exactly_the_uninterrupted_rows(tmp_path):
     assert not list(killed.rglob("*.tmp"))
 
 
-def test_ctrl_c_keeps_finished_trials_and_prints_the_resume_command(tmp_path):
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_keeps_finished_trials_and_prints_the_resume_command(tmp_path, stop_signal):
     spec = write_spec(tmp_path)
     out = tmp_path / "exp"
     proc = _start(spec, out, workers=2)
@@ -58,7 +61,10 @@ def test_ctrl_c_keeps_finished_trials_and_prints_the_resume_command(tmp_path):
     while _parts(out) < 2 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     assert proc.poll() is None, "the run finished before Ctrl-C; the test proves nothing"
-    os.killpg(proc.pid, signal.SIGINT)  # what the terminal sends to the run and its workers
+    if stop_signal == signal.SIGINT:
+        os.killpg(proc.pid, signal.SIGINT)  # what the terminal sends to the run and its workers
+    else:
+        proc.send_signal(signal.SIGTERM)  # `kill PID` of a run in the background
     assert proc.wait(timeout=60) == 130
     message = proc.stderr.read().decode()
     assert "Traceback" not in message
