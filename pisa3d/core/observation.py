@@ -68,7 +68,7 @@ class ObservationLayout:
 
 
 def _print_layouts() -> None:
-    from ..games import game_ids, get_game
+    from .registry import game_ids, get_game
 
     for game_id in game_ids():
         game = get_game(game_id)
