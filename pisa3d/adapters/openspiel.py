@@ -11,7 +11,8 @@ exactly the library's game with seed s). Nobody observes the seed: a player know
 view shows, and the information-state string is that view as canonical JSON (the views keep all
 a player has seen, so it has perfect recall). The observation tensor is ``state.observation``;
 actions are the game's dense action ids; returns come at the end from ``state.returns()``.
-Serialisation is OpenSpiel's own for python games (the pickled state, tower physics world included).
+Serialisation is OpenSpiel's own for python games (the pickled state; a tower state is plain
+data and holds no physics client).
 
 Game parameters: ``players`` (default: the game's), ``num_seeds`` and ``options`` (the game's
 options as ``key:value`` pairs joined by ``;``, e.g. ``"rounds:1"``: OpenSpiel's game strings

@@ -133,6 +133,6 @@ class PisaAECEnv(AECEnv):
         return self.game.render_view(self.game_state.view(seat))
 
     def close(self) -> None:
-        close = getattr(self.game_state, "close", None)  # the tower frees its physics world
+        close = getattr(self.game_state, "close", None)  # a state that holds resources frees them
         if close is not None:
             close()

@@ -20,10 +20,9 @@ from tests.contract.hidden import SWAPS
 from tests.processes import outputs_of_fresh_processes
 
 CASES = cases()
-CLONES_DRIFT = {
-    "tower": "a tower clone's physics world does not continue bit for bit like the original (settled poses "
-             "differ by 1e-15 m to 1e-5 m after one noisy placement); history-free verdicts (issue 9) fix it",
-}
+# Games whose clones do not yet continue bit for bit (none since the tower's verdicts became
+# history-free, issue 9); a game listed here is expected to fail the clone test.
+CLONES_DRIFT: dict[str, str] = {}
 pytestmark = pytest.mark.parametrize("case", CASES, ids=case_ids())
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from importlib.metadata import version
 
 import numpy as np
 import pytest
@@ -25,7 +26,8 @@ def play(state, text: str):
 def test_deal_is_seeded_and_sized():
     state, events = GAME.new_game(3, 5)
     assert [len(s) for s in state.stacks] == [16, 16, 16]
-    assert events[0].data == {"players": 3, "tiles_each": 16, "left_out": 0, "tile_set": "default-48"}
+    assert events[0].data == {"players": 3, "tiles_each": 16, "left_out": 0, "tile_set": "default-48",
+                              "physics": f"pybullet {version('pybullet')}"}
     again, _ = GAME.new_game(3, 5)
     other, _ = GAME.new_game(3, 6)
     assert again.stacks == state.stacks and other.stacks != state.stacks
@@ -192,12 +194,12 @@ def test_preview_leaves_the_state_unchanged(tmp_path):
     for text in ("W0N", "W0E", "W0S", "W0W"):
         play(state, text)
     look = state.clone()
-    before = look.world.poses()
+    before = look.states.copy()
     verdict = look.preview(PlaceMove(GAME.parse_move("C0").slot, 0))
     assert not verdict.fell and verdict.poses.shape == (5, 7)
-    assert look.world.num_tiles == 4 and np.array_equal(look.world.poses(), before)
+    assert np.array_equal(look.states, before)
     assert len(look.placements) == 4
-    # Exact restore: the looked-ahead clone continues bit for bit like the untouched game.
+    # History-free verdicts: the looked-ahead clone continues bit for bit like the untouched game.
     play(look, "C0")
     play(state, "C0")
     assert np.array_equal(look.poses, state.poses)

@@ -2,9 +2,9 @@
 (topples the tower on purpose when another player is about to win alone).
 
 The tower is in plain sight, so the look-ahead bots ask for the state (``wants_state``): they get a
-clone with its own copy of the world and try candidate placements on it with snapshot/restore;
-the referee's world is never touched. Look-ahead releases the tile without hand noise: a bot
-cannot know how its hand will shake.
+clone and try candidate placements with ``preview``, which changes nothing (verdicts are
+history-free, so the tries cannot change what the real move will do). Look-ahead releases the
+tile without hand noise: a bot cannot know how its hand will shake.
 """
 
 from __future__ import annotations

@@ -47,8 +47,10 @@ class TowerGame(Game):
         order = [int(t) for t in make_rng(seed, DEAL_STREAM).permutation(total)]
         stacks = [order[seat * per_player:(seat + 1) * per_player] for seat in range(num_players)]
         state = TowerState(setup, num_players, seed, stacks)
+        engine = state.engine.describe()  # the record names the engine's version (options hold its parameters)
         event = Event("deal", {"players": num_players, "tiles_each": per_player,
-                               "left_out": total - per_player * num_players, "tile_set": setup.tile_set.name})
+                               "left_out": total - per_player * num_players, "tile_set": setup.tile_set.name,
+                               "physics": f"{engine['name']} {engine['version']}"})
         return state, [event]
 
     # --- notation --------------------------------------------------------------------------------

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...core.observation import Field, ObservationLayout
+from ...physics.poses import quat_angle_between
 from .moves import ROTATIONS, SLOTS_PER_FLOOR, max_floors
-from .physics.poses import quat_angle_between
 
 if TYPE_CHECKING:
     from .state import TowerState

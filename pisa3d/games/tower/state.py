@@ -1,12 +1,11 @@
-"""A tower game in progress: plain data (stacks, placements, poses) plus the rules that advance it.
+"""A tower game in progress: plain data (stacks, placements, every tile's pose and velocity) plus
+the rules that advance it.
 
-The PyBullet world is a service kept beside the data, never part of it: the settled world is
-kept between moves (a tower rebuilt from stored poses alone jumps: it needs the tiles' settled
-velocities and creation order too, which the world keeps). A clone gets an exact copy of the
-world (``TowerWorld.copy``) or, if none was built yet, rebuilds one lazily by re-releasing every
-tile from the start, which PyBullet reproduces bit for bit. Look-ahead (``preview``) uses the
-world's exact snapshot/restore, so the game stays a deterministic function of
-(options, seed, moves) whatever the agents tried.
+The physics engine is a service, never part of the state: each placement asks the process's
+shared engine (``pisa3d.physics.shared_engine``) to settle the release from ``self.states``, and
+verdicts are history-free (pisa3d/physics/contract.py), so a clone, a state rebuilt in another
+process, or one whose look-ahead (``preview``) judged other releases continues bit for bit like
+the original. A state holds no engine, so neither does a finished game or its outcome.
 """
 
 from __future__ import annotations
@@ -20,11 +19,12 @@ from ...core.errors import IllegalMoveError
 from ...core.events import Event
 from ...core.rng import make_rng
 from ...core.state import Move, Result, State, View
+from ...physics import PhysicsEngine, Verdict, box_corners, pose_differences, shared_engine
 from .geometry import visible_bits
+from .hand import apply_hand_noise, lowered_release
 from .moves import PASS, PassMove, PlaceMove, TowerMove, max_floors
 from .options import TowerOptions
-from .physics import PlacementVerdict, TowerWorld, box_corners, pose_differences
-from .placement import carried_pose, ceiling_target, release_pose
+from .placement import carried_pose, ceiling_target
 from .setup import TowerSetup
 from .structure import Placement, Slot, Structure
 from .tiles import Face, face_of_seat
@@ -46,8 +46,7 @@ class TowerState(State):
         self.structure = Structure()
         self.nominal_poses: list[np.ndarray] = []  # slot pose at placement time (layout heights)
         self.targets: list[np.ndarray] = []  # intended pose on the tower as it stood
-        self.releases: list[np.ndarray] = []  # where the hand let go
-        self.poses = np.zeros((0, 7))  # settled poses, placement order
+        self.states = np.zeros((0, 13))  # every tile's settled pose and velocity, placement order
         self.skip_next = [False] * num_players
         self.non_placements_in_row = 0
         self.history: list[str] = []
@@ -55,7 +54,6 @@ class TowerState(State):
         self._current: int | None = 0
         self._extras: dict[str, Any] | None = None
         self._legal: list[TowerMove] | None = None
-        self._world: TowerWorld | None = None
         self.tiles_in_play = sum(len(s) for s in stacks)
         # Per stack: how many tiles at its top nobody has seen yet (a pass or penalty shows one).
         self.unseen = [len(s) for s in stacks]
@@ -66,13 +64,12 @@ class TowerState(State):
 
     # --- copies ---------------------------------------------------------------------------------
     def clone(self) -> TowerState:
-        """An independent copy sharing nothing mutable, with its own copy of the world."""
+        """An independent copy sharing nothing mutable (there is no engine to copy)."""
         other = TowerState(self.setup, self.num_players, self.seed, [list(s) for s in self.stacks])
         other.structure = Structure(self.structure.placements)
         other.nominal_poses = [p.copy() for p in self.nominal_poses]
         other.targets = [p.copy() for p in self.targets]
-        other.releases = [p.copy() for p in self.releases]
-        other.poses = self.poses.copy()
+        other.states = self.states.copy()
         other.skip_next = list(self.skip_next)
         other.non_placements_in_row = self.non_placements_in_row
         other.history = list(self.history)
@@ -80,28 +77,22 @@ class TowerState(State):
         other._current = self._current
         other.tiles_in_play = self.tiles_in_play
         other.unseen = list(self.unseen)
-        if self._world is not None:
-            other._world = self._world.copy()
         return other
 
     def __deepcopy__(self, memo: dict) -> TowerState:
         return self.clone()
 
-    def close(self) -> None:
-        """Free the PyBullet world now rather than at garbage collection."""
-        if self._world is not None:
-            self._world.close()
-            self._world = None
-
     # --- the physics service --------------------------------------------------------------------
     @property
-    def world(self) -> TowerWorld:
-        if self._world is None:
-            world = TowerWorld(self.setup.tile_spec, self.setup.engine)
-            for pose, target in zip(self.releases, self.targets, strict=True):
-                world.release(pose, target, self.setup.thresholds)
-            self._world = world
-        return self._world
+    def poses(self) -> np.ndarray:
+        """(N, 7) settled poses, placement order."""
+        return self.states[:, :7]
+
+    @property
+    def engine(self) -> PhysicsEngine:
+        """The process's engine for this game's physics (asked for at each use, never kept)."""
+        setup = self.setup
+        return shared_engine(setup.physics, setup.tile_spec, setup.physics_params)
 
     # --- turn order -------------------------------------------------------------------------------
     @property
@@ -261,7 +252,8 @@ class TowerState(State):
         else:
             rng = make_rng(0)
             sigma_pos = sigma_yaw = sigma_tilt = 0.0
-        return release_pose(target, self.world, rng, sigma_pos, sigma_yaw, sigma_tilt, setup.clearance)
+        noisy = apply_hand_noise(target, rng, sigma_pos, sigma_yaw, sigma_tilt)
+        return lowered_release(self.engine, self.states, noisy, setup.clearance, setup.drop)
 
     def _place(self, player: int, move: PlaceMove) -> list[Event]:
         tile = self.top_tile(player)
@@ -269,15 +261,15 @@ class TowerState(State):
         nominal, target = self.intended_pose(move.slot, face, move.rotation)
         hand = make_rng(self.seed, NOISE_STREAM, player, len(self.placements))
         release = self._release_for(player, target, hand)
-        verdict = self.world.release(release, target, self.setup.thresholds)
+        aftermath = self.setup.options.record_trajectories  # frames of the tower coming down, for replays
+        verdict = self.engine.settle(self.states, release, target, self.setup.thresholds, aftermath=aftermath)
         self.stacks[player].pop(0)
         self._top_seen(player)
         bits = self.bits_for_tile(tile, face, move.rotation)
         self.structure.add(Placement(tile, face, move.slot, move.rotation, player, bits))
         self.nominal_poses.append(nominal)
         self.targets.append(target)
-        self.releases.append(release)
-        self.poses = np.array(verdict.poses, dtype=np.float64)
+        self.states = np.array(verdict.states, dtype=np.float64)
         self.non_placements_in_row = 0
         self._legal = None
         # How far (across the table) and how much turned the hand let go from where the tile was
@@ -310,22 +302,17 @@ class TowerState(State):
 
     def preview(
         self, move: PlaceMove, hand: np.random.Generator | None = None, noise_scale: float = 1.0
-    ) -> PlacementVerdict:
+    ) -> Verdict:
         """What releasing the current tile at ``move`` would do, without changing the game (the
-        world is restored exactly afterwards). The hand noise is drawn from ``hand`` (a bot's
+        state is not touched, and verdicts are history-free). The hand noise is drawn from ``hand`` (a bot's
         own generator: it cannot know how the real hand will shake), its sigmas times
         ``noise_scale``; None: a steady hand."""
         player = self.current_player
         if player is None or self.rule_check(move) is not None:
             raise IllegalMoveError(f"cannot preview {move}: not a legal placement now")
-        world = self.world
         _, target = self.intended_pose(move.slot, self.face_of(player), move.rotation)
         release = self._release_for(player, target, hand, noise_scale)
-        snap = world.snapshot()
-        try:
-            return world.release(release, target, self.setup.thresholds)
-        finally:
-            world.restore(snap)
+        return self.engine.settle(self.states, release, target, self.setup.thresholds)
 
     # --- reporting ------------------------------------------------------------------------------------
     def take_record_extras(self) -> dict[str, Any] | None:

@@ -1,8 +1,9 @@
 """What a tower player may know, and a full state rebuilt from it for search agents.
 
 Everything on the table is public: every placement with its nominal slot pose, the pose the hand
-aimed at, where the hand let go and where the tile settled (exact floats: JSON keeps them bit for
-bit), the skips, the moves so far. Stacks are face down: a player knows their own stack in order
+aimed at, and every tile's settled pose and velocity (exact floats: JSON keeps them bit for bit;
+the physics is a function of these states alone, so a rebuilt state continues exactly), the
+skips, the moves so far. Stacks are face down: a player knows their own stack in order
 (``my_stack``), and of every other stack which tiles it still holds but not in which order,
 except the tiles seen going under it (a pass or a penalty shows the tile), whose order at the
 bottom is known. ``sample_state`` deals the unseen part of each other stack in a random order and
@@ -23,7 +24,6 @@ from .structure import Placement, Slot, Structure
 from .tiles import Face, pattern_text
 
 if TYPE_CHECKING:
-    from .physics import TowerWorld
     from .state import TowerState
 
 MM = 1000.0
@@ -64,7 +64,7 @@ def public_view(state: TowerState) -> View:
         "poses": [_pose(pose) for pose in state.poses],
         "nominal_poses": [_pose(p) for p in state.nominal_poses],
         "targets": [_pose(p) for p in state.targets],
-        "releases": [_pose(p) for p in state.releases],
+        "states": [_pose(p) for p in state.states],
         "history": list(state.history),
         "is_over": state.is_over,
         "outcome": dict(state.outcome) if state.outcome is not None else None,
@@ -79,23 +79,6 @@ def _slot(text: str) -> Slot:
     if text.startswith("W"):
         return Slot(int(text[1:-1]), Side[text[-1]])
     return Slot(int(text[1:]))
-
-
-# One rebuilt world per table position: search draws many samples of the same view, and only the
-# stacks differ between them, never the tiles standing. Keyed by the options and every release.
-_world_cache: dict[str, Any] = {}
-
-
-def _world_for(state: TowerState, key: str) -> TowerWorld:
-    cached = _world_cache.get("key")
-    if cached != key:
-        old = _world_cache.get("world")
-        if old is not None:
-            old.close()
-        _world_cache.clear()
-        _world_cache.update(key=key, world=state.world)  # rebuilt from the releases
-        state._world = None
-    return _world_cache["world"].copy()
 
 
 def sample_state(view: View, player: int, rng: np.random.Generator) -> TowerState:
@@ -132,14 +115,10 @@ def sample_state(view: View, player: int, rng: np.random.Generator) -> TowerStat
     ])
     state.nominal_poses = [np.array(p, dtype=np.float64) for p in view["nominal_poses"]]
     state.targets = [np.array(p, dtype=np.float64) for p in view["targets"]]
-    state.releases = [np.array(p, dtype=np.float64) for p in view["releases"]]
-    state.poses = np.array(view["poses"], dtype=np.float64).reshape(-1, 7)
+    state.states = np.array(view["states"], dtype=np.float64).reshape(-1, 13)
     state.skip_next = list(view["skip_next"])
     state.non_placements_in_row = int(view["turns_without_placement"])
     state.history = list(view["history"])
     state.outcome = dict(view["outcome"]) if view["outcome"] is not None else None
     state._current = view["current_player"] if view["current_player"] is not None else 0
-    if state.releases and state.outcome is None:
-        key = f'{view["options"]}|{view["releases"]}'
-        state._world = _world_for(state, key)
     return state
