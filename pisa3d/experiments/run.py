@@ -72,7 +72,8 @@ def run_experiment(
         if records:
             runner.records_dir = str(w.records_dir)
         w.write_spec(spec.to_json(), source, cells)
-        w.start_run(spec.game, {"trials_planned": len(todo), "command": resume_command, **runner.describe()})
+        engine = cells[0].options.get("physics") if cells else None  # the tower's physics engine
+        w.start_run(engine, {"trials_planned": len(todo), "command": resume_command, **runner.describe()})
         ran, falls, status = 0, 0, "done"
         buffer: list[dict[str, Any]] = []
         last_flush = time.monotonic()

@@ -81,9 +81,9 @@ def cell_json(cell: Cell) -> dict[str, Any]:
     return {"id": cell.id, "params": cell.params, **cell.identity(), "options": cell.options}
 
 
-def environment(game: str) -> dict[str, Any]:
-    """Versions and machine, so a table can be traced to what produced it (the physics engine
-    only for the game that has one)."""
+def environment(engine: str | None) -> dict[str, Any]:
+    """Versions and machine, so a table can be traced to what produced it (``engine``: the
+    physics engine the games use, the tower's ``physics`` option; None for games without)."""
     from .. import __version__
 
     def version(package: str) -> str | None:
@@ -94,7 +94,7 @@ def environment(game: str) -> dict[str, Any]:
 
     return {
         "pisa3d_version": __version__,
-        "engine": {"name": "pybullet", "version": version("pybullet")} if game == "tower" else None,
+        "engine": {"name": engine, "version": version(engine)} if engine else None,
         "python": sys.version.split()[0],
         "machine": {"hostname": socket.gethostname(), "platform": platform.platform(),
                     "processor": platform.machine(), "cpus": os.cpu_count()},
@@ -230,10 +230,10 @@ class ExperimentWriter:
         known.update({c.id: cell_json(c) for c in cells})
         _write_json(self.root / SPEC_FILE, {"spec": dict(spec), "source": source, "cells": list(known.values())})
 
-    def start_run(self, game: str, info: Mapping[str, Any]) -> None:
+    def start_run(self, engine: str | None, info: Mapping[str, Any]) -> None:
         path = self.root / METADATA_FILE
         meta = _read_json(path) if path.exists() else {"created": _now(), "runs": []}
-        meta.update(environment(game))
+        meta.update(environment(engine))
         meta["runs"].append({"id": self.run_id, "start": _now(), "end": None, "status": "running", **info})
         _write_json(path, meta)
 
