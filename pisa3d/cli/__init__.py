@@ -7,6 +7,7 @@ import sys
 import typer
 
 from ..core.errors import PisaError
+from .experiment import experiment_app
 from .export import export as export_command
 from .play import play_app
 from .replay import replay_app
@@ -14,13 +15,14 @@ from .view import view as view_command
 
 app = typer.Typer(
     name="pisa3d",
-    help="Play, record and replay the pisa3d games: tower (physics), cards and gimignano.",
+    help="Play, record and replay the pisa3d games: tower (physics), cards and gimignano; run experiments.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
 )
 app.add_typer(play_app, name="play")
 app.add_typer(replay_app, name="replay")
+app.add_typer(experiment_app, name="experiment")
 app.command("export")(export_command)
 app.command("view")(view_command)
 

@@ -19,7 +19,7 @@ from ...core.errors import IllegalMoveError
 from ...core.events import Event
 from ...core.rng import make_rng
 from ...core.state import Move, Result, State, View
-from ...physics import PhysicsEngine, Verdict, box_corners, shared_engine
+from ...physics import PhysicsEngine, Verdict, box_corners, pose_differences, shared_engine
 from .geometry import visible_bits
 from .hand import apply_hand_noise, lowered_release
 from .moves import PASS, PassMove, PlaceMove, TowerMove, max_floors
@@ -262,6 +262,11 @@ class TowerState(State):
         self.states = np.array(verdict.states, dtype=np.float64)
         self.non_placements_in_row = 0
         self._legal = None
+        # How far (across the table) and how much turned the hand let go from where the tile was
+        # meant to go: the drawn noise, plus any slide clear of neighbours. Experiments relate it
+        # to the verdict; the lift by the clearance is left out.
+        hand_offset = float(np.hypot(*(release[:2] - target[:2])))
+        _, hand_turn = pose_differences(target, release)
         events = [Event("placed", {
             "player": player, "tile": tile, "face": face.label, "move": str(move),
             "fell": verdict.fell,
@@ -270,6 +275,7 @@ class TowerState(State):
             "worst_tile": verdict.worst_tile, "steps": verdict.steps,
             "height_mm": round(self.height() * MM, 3),
             "static_margin_mm": _mm_or_none(released), "target_margin_mm": _mm_or_none(aimed),
+            "hand_offset_mm": round(hand_offset * MM, 4), "hand_turn_deg": round(float(hand_turn), 4),
         })]
         if self.setup.options.record_trajectories:
             self._extras = {"release": [round(float(v), 7) for v in release],

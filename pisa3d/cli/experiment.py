@@ -1,0 +1,119 @@
+"""``pisa3d experiment run|report``: sweeps of many seeded games, headless, resumable, reported."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from ..core.errors import OptionsError
+
+experiment_app = typer.Typer(
+    help="Run sweeps of many seeded games headless (every core, or a Ray cluster) and report on them.",
+    no_args_is_help=True,
+)
+
+SPEC_HELP = ("An experiment spec (.toml; examples in assets/experiments/), or an experiment directory to resume "
+             "or extend with its stored spec.")
+SET_HELP = ("Override a spec field, game option or agent parameter (repeatable): key=value fixes it, "
+            "key=0,0.5,1 or key={start=0,stop=1,num=5} sweeps it. Examples: --set noise_position_mm=0,0.5,1 "
+            "--set agent1.iterations=50,200 --set players=3 --set agents='[\"cautious\",\"random\"]'.")
+
+
+@experiment_app.command("run")
+def run(
+    spec: Path = typer.Argument(..., help=SPEC_HELP),
+    out: Path | None = typer.Option(None, "--out", "-o",
+                                    help="Experiment directory (default: experiments/<spec name>). Running the "
+                                    "same command again resumes: stored trials are skipped."),
+    assignments: list[str] = typer.Option([], "--set", help=SET_HELP),
+    seeds: str | None = typer.Option(None, "--seeds", help="Seeds per cell: a count (200 = seeds 0-199) or a range "
+                                     "start:stop (100:300 = seeds 100-299)."),
+    players: int | None = typer.Option(None, "--players", "-n", help="Number of players (overrides the spec)."),
+    agent: list[str] = typer.Option([], "--agent", "-a", help="Agent line-up (repeat; cycles over the seats), "
+                                    "with parameters as name:key=value, e.g. -a mcts:iterations=200 -a random."),
+    workers: int | None = typer.Option(None, "--workers", "-j", min=1,
+                                       help="Worker processes (default: every core). With --backend ray: the "
+                                       "CPUs of a local Ray instance."),
+    backend: str = typer.Option("process", "--backend", help="process (a local process pool) or ray (Ray tasks; "
+                                "pip install 'pisa3d\\[ray]')."),
+    address: str | None = typer.Option(None, "--address", help="Ray cluster address (e.g. ray://head:10001 or "
+                                       "auto); default: start a local Ray instance."),
+    batch: int = typer.Option(64, "--batch", min=1, help="Store rows every this many finished trials (and at "
+                              "least every 10 s); a killed run loses at most the trials since."),
+    records: bool = typer.Option(False, "--records", help="Also write every game's record to DIR/records/<key>"
+                                 ".json.gz (watch a tower game with `pisa3d view`)."),
+) -> None:
+    """Run an experiment: every cell of the sweep times every seed, one game each, rows stored as
+    Parquet in the experiment directory as trials finish. Ctrl-C stops cleanly and prints the
+    command that resumes; trials already stored are never played twice.
+
+    Example: pisa3d experiment run assets/experiments/tower_noise_random.toml --set noise_position_mm=0,0.5,1
+    --seeds 200 --workers 2
+    """
+    from ..experiments.run import run_experiment
+    from ..experiments.runners import LocalRunner, RayRunner, default_workers
+    from ..experiments.spec import apply_overrides, parse_seeds, read_spec_file, validate_spec
+    from ..experiments.storage import is_experiment_dir, load_stored_spec
+
+    if backend not in ("process", "ray"):
+        raise OptionsError(f"--backend {backend!r}: choose process or ray")
+    if address is not None and backend != "ray":
+        raise OptionsError("--address is for --backend ray")
+    if spec.is_dir():
+        if not is_experiment_dir(spec):
+            raise OptionsError(f"{spec}: a directory but not an experiment (no spec.json); give a .toml spec")
+        raw, source, out = load_stored_spec(spec)["spec"], str(spec / "spec.json"), out or spec
+    else:
+        raw, source = read_spec_file(spec), str(spec)
+    overrides = list(assignments)
+    if seeds is not None:
+        overrides.append(f"seeds={_toml(parse_seeds(seeds))}")
+    if players is not None:
+        overrides.append(f"players={players}")
+    if agent:
+        overrides.append("agents=[" + ", ".join(_toml(a) for a in agent) + "]")
+    experiment = validate_spec(apply_overrides(raw, overrides), source)
+    out = out or Path("experiments") / experiment.name
+    console = Console(stderr=True, highlight=False)
+    if backend == "ray":
+        runner = RayRunner(address=address, workers=workers)
+    else:
+        runner = LocalRunner(workers=workers or default_workers())
+    extra = [f"--workers={workers}"] if workers else []
+    extra += [f"--backend={backend}"] if backend != "process" else []
+    extra += [f"--address={address}"] if address else []
+    extra += ["--records"] if records else []
+    resume = shlex.join(["pisa3d", "experiment", "run", str(out), *extra])
+    summary = run_experiment(experiment, source, out, runner, records=records, resume_command=resume,
+                             console=console, batch_trials=batch)
+    if summary.status == "interrupted":
+        raise typer.Exit(130)
+    typer.echo(f"{summary.ran} trials played in {summary.seconds:.0f} s, {summary.already_stored} already stored "
+               f"({summary.total} in all); results in {out}.\nReport: pisa3d experiment report {out}")
+
+
+def _toml(value: object) -> str:
+    import json
+
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
+@experiment_app.command("report")
+def report(
+    directory: Path = typer.Argument(..., help="An experiment directory written by `pisa3d experiment run`."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Where to write report.md, summary.csv and the PNG "
+                                    "plots (default: DIR/report)."),
+) -> None:
+    """Summarise an experiment: per cell the games, outcome shares with 95% Wilson intervals,
+    placements to the end, falls per placement; for the tower, fall rate against each numeric
+    sweep axis, Kaplan-Meier survival and the hazard of each kind of placement; for cards and
+    gimignano, win rates per agent and seat. Writes report.md (plots embedded), summary.csv, *.png."""
+    from ..experiments.report import write_report
+
+    path = write_report(directory, out or directory / "report")
+    typer.echo(f"Report written to {path}")

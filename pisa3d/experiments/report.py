@@ -1,0 +1,460 @@
+"""The report of an experiment: report.md with tables and embedded plots, summary.csv, PNGs.
+
+Intervals are 95%: Wilson score intervals for shares (scipy's ``binomtest``), Kaplan-Meier
+for survival (scipy's ``ecdf`` on right-censored data: a tower game that ended without a fall
+is censored at its last placement, since its tower might have fallen later).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .rows import PLACEMENT_KINDS
+from .storage import GAMES, METADATA_FILE, PLACEMENTS, load_stored_spec, read_table
+
+CONFIDENCE = 0.95
+MAX_CURVES = 10  # survival and bar plots stay readable with at most this many cells
+KIND_LABELS = {
+    "wall_on_table": "wall on the table", "wall_on_wall": "wall on a wall", "wall_on_ceiling": "wall on a ceiling",
+    "ceiling_on_2_neighbouring": "ceiling on 2 neighbouring walls",
+    "ceiling_on_2_opposite": "ceiling on 2 opposite walls",
+    "ceiling_on_3": "ceiling on 3 walls", "ceiling_on_4": "ceiling on 4 walls",
+}
+OUTCOME_LABELS = {"fall": "fall", "last_tile": "emptied stack", "draw": "draw"}
+
+
+# --- statistics -------------------------------------------------------------------------------------
+
+
+def wilson(successes: int, trials: int) -> tuple[float, float, float]:
+    """(share, low, high): the share with its 95% Wilson score interval (nan when no trials)."""
+    if trials == 0:
+        return math.nan, math.nan, math.nan
+    ci = stats.binomtest(int(successes), int(trials)).proportion_ci(confidence_level=CONFIDENCE, method="wilson")
+    return successes / trials, float(ci.low), float(ci.high)
+
+
+def survival_curve(placements: Sequence[int], fell: Sequence[bool]) -> pd.DataFrame:
+    """Kaplan-Meier share of towers still standing after k placements, with its 95% interval.
+
+    A game that ended in a fall at its n-th placement is an event at n; one that ended otherwise
+    after n placements is censored at n. Rows: k = 0 .. the longest game.
+    """
+    placements = np.asarray(placements, dtype=float)
+    fell = np.asarray(fell, dtype=bool)
+    ks = np.arange(0, int(placements.max()) + 1 if len(placements) else 1)
+    if not fell.any():
+        return pd.DataFrame({"k": ks, "survival": 1.0, "low": np.nan, "high": np.nan})
+    data = stats.CensoredData(uncensored=placements[fell], right=placements[~fell])
+    sf = stats.ecdf(data).sf
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        # Greenwood's interval is undefined where every tower has fallen: NaN there, as it should be.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ci = sf.confidence_interval(CONFIDENCE)
+        low, high = ci.low.evaluate(ks), ci.high.evaluate(ks)
+    return pd.DataFrame({"k": ks, "survival": sf.evaluate(ks), "low": low, "high": high})
+
+
+# --- loading ----------------------------------------------------------------------------------------
+
+
+def load_games(root: Path) -> tuple[pd.DataFrame, list[str]]:
+    """The games table with one column per sweep axis, and the axis names."""
+    games = read_table(root, GAMES).to_pandas()
+    params = [json.loads(p) for p in games["params"]] if len(games) else []
+    axes = list(dict.fromkeys(k for p in params for k in p))
+    for axis in axes:
+        column = [p.get(axis) for p in params]
+        games[axis] = [json.dumps(v) if isinstance(v, list | dict) else v for v in column]
+    # Axes that step with an earlier one (zipped) say nothing new in a cell's name: left out.
+    named: list[str] = []
+    for axis in axes:
+        if not any(_zipped(games, axis, earlier) for earlier in named):
+            named.append(axis)
+    games["label"] = [cell_label(p, named) for p in params] if len(games) else []
+    return games, axes
+
+
+def cell_label(params: dict[str, Any], axes: Sequence[str]) -> str:
+    if not axes:
+        return "all games"
+    return ", ".join(f"{axis}={_short(params.get(axis))}" for axis in axes)
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, list):
+        return "+".join(a["name"] if isinstance(a, dict) else str(a) for a in value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+# --- tables -----------------------------------------------------------------------------------------
+
+
+def cell_summary(games: pd.DataFrame, placements: pd.DataFrame, axes: Sequence[str]) -> pd.DataFrame:
+    rows = []
+    tower = bool(len(games)) and (games["game"] == "tower").all()
+    for cell, group in games.groupby("cell", sort=False):
+        row: dict[str, Any] = {"cell": cell, "label": group["label"].iloc[0]}
+        row.update({axis: group[axis].iloc[0] for axis in axes})
+        row["games"] = n = len(group)
+        if tower:
+            for outcome, name in OUTCOME_LABELS.items():
+                k = int((group["outcome"] == outcome).sum())
+                share, low, high = wilson(k, n)
+                key = name.replace(" ", "_")
+                row.update({f"{key}s": k, f"{key}_share": share, f"{key}_low": low, f"{key}_high": high})
+            q1, median, q3 = np.percentile(group["placements"], [25, 50, 75])
+            row.update(placements_median=median, placements_q1=q1, placements_q3=q3)
+            placed = int(group["placements"].sum())
+            falls = int(group["fell"].sum())
+            rate, low, high = wilson(falls, placed)
+            row.update(placements_total=placed, falls_per_placement=rate, fpp_low=low, fpp_high=high)
+            row.update(height_mm_median=float(group["height_mm"].median()))
+        else:
+            row.update(moves_median=float(group["moves"].median()))
+        row["wall_s_mean"] = float(group["wall_s"].mean())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def hazard_table(placements: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """Falls per placement for each value of ``keys``, with Wilson intervals."""
+    rows = []
+    for values, group in placements.groupby(list(keys), sort=True):
+        values = values if isinstance(values, tuple) else (values,)
+        falls, n = int(group["fell"].sum()), len(group)
+        share, low, high = wilson(falls, n)
+        rows.append({**dict(zip(keys, values, strict=True)), "placements": n, "falls": falls, "hazard": share,
+                     "low": low, "high": high})
+    return pd.DataFrame(rows)
+
+
+def hazard_by_kind(placements: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
+    """Falls per placement of each kind (optionally per value of ``by``), kinds in report order."""
+    table = hazard_table(placements, [by, "kind"] if by else ["kind"])
+    if len(table):
+        order = {k: i for i, k in enumerate(PLACEMENT_KINDS)}
+        table["order"] = table["kind"].map(lambda k: order.get(k, len(order)))
+        table = table.sort_values([*([by] if by else []), "order"], kind="stable").drop(columns="order")
+    return table.reset_index(drop=True)
+
+
+def win_rates(games: pd.DataFrame, by_seat: bool) -> pd.DataFrame:
+    """Share of games each agent (per seat if asked) was among the winners, with intervals."""
+    records = []
+    for agents, winners in zip(games["agents"], games["winners"], strict=True):
+        winners = set(int(w) for w in winners)
+        for seat, agent in enumerate(agents):
+            records.append({"agent": agent, "seat": seat + 1, "won": seat in winners})
+    seats = pd.DataFrame(records)
+    if not len(seats):
+        return seats
+    keys = ["agent", "seat"] if by_seat else ["agent"]
+    rows = []
+    for values, group in seats.groupby(keys):
+        values = values if isinstance(values, tuple) else (values,)
+        share, low, high = wilson(int(group["won"].sum()), len(group))
+        rows.append({**dict(zip(keys, values, strict=True)), "games": len(group), "wins": int(group["won"].sum()),
+                     "win_rate": share, "low": low, "high": high})
+    return pd.DataFrame(rows)
+
+
+# --- plots ------------------------------------------------------------------------------------------
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def numeric_axes(games: pd.DataFrame, axes: Sequence[str]) -> list[str]:
+    out = []
+    for axis in axes:
+        values = games[axis].dropna().unique()
+        if len(values) > 1 and all(isinstance(v, int | float | np.number) and not isinstance(v, bool) for v in values):
+            out.append(axis)
+    return out
+
+
+def plot_fall_rate(summary: pd.DataFrame, axis: str, others: Sequence[str], path: Path, title: str,
+                   columns: tuple[str, str, str] = ("fall_share", "fall_low", "fall_high"),
+                   ylabel: str = "games ended by a fall (%)") -> None:
+    """A share against a numeric axis with its interval as error bars, one line per other factor."""
+    share, low, high = columns
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    groups = summary.groupby(list(others), sort=False) if others else [((), summary)]
+    for values, group in groups:
+        group = group.sort_values(axis)
+        values = values if isinstance(values, tuple) else (values,)
+        label = ", ".join(f"{o}={_short(v)}" for o, v in zip(others, values, strict=True)) or "all games"
+        y = group[share].to_numpy()
+        err = np.vstack([y - group[low].to_numpy(), group[high].to_numpy() - y])
+        ax.errorbar(group[axis], 100 * y, yerr=100 * err, marker="o", capsize=3, label=label)
+    ax.set_xlabel(_axis_label(axis))
+    ax.set_ylabel(ylabel)
+    if share == "fall_share":
+        ax.set_ylim(-2, 102)
+    else:
+        ax.set_ylim(bottom=0)
+    ax.set_title(title)
+    ax.legend(title="95% Wilson intervals", fontsize="small")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _axis_label(axis: str) -> str:
+    for suffix, unit in (("_mm", "mm"), ("_deg", "degrees"), ("_kg_m3", "kg/m³")):
+        if axis.endswith(suffix):
+            return f"{axis} ({unit})"
+    return axis
+
+
+def plot_survival(curves: dict[str, pd.DataFrame], path: Path, title: str) -> None:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for label, curve in curves.items():
+        line = ax.step(curve["k"], 100 * curve["survival"], where="post", label=label)[0]
+        if curve["low"].notna().any():
+            ax.fill_between(curve["k"], 100 * curve["low"], 100 * curve["high"], step="post", alpha=0.15,
+                            color=line.get_color())
+    ax.set_xlabel("placements k (tiles placed)")
+    ax.set_ylabel("towers still standing after k placements (%)")
+    ax.set_ylim(-2, 102)
+    ax.set_title(title)
+    ax.legend(fontsize="small", title="Kaplan-Meier, 95% band")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_bars(table: pd.DataFrame, category: str, value: str, series: str | None, path: Path, title: str,
+              xlabel: str, ylabel: str, labels: dict[str, str] | None = None) -> None:
+    """Grouped bars with interval whiskers: one group per ``category``, one bar per ``series``."""
+    plt = _pyplot()
+    categories = list(dict.fromkeys(table[category]))
+    names = list(dict.fromkeys(table[series])) if series else [None]
+    fig, ax = plt.subplots(figsize=(max(6.4, 0.9 * len(categories) * max(1, len(names)) ** 0.5 + 2), 4.4))
+    width = 0.8 / len(names)
+    for i, name in enumerate(names):
+        part = table if name is None else table[table[series] == name]
+        part = part.set_index(category).reindex(categories)
+        y = part[value].to_numpy(dtype=float)
+        err = np.vstack([y - part["low"].to_numpy(dtype=float), part["high"].to_numpy(dtype=float) - y])
+        x = np.arange(len(categories)) + (i - (len(names) - 1) / 2) * width
+        ax.bar(x, 100 * y, width, yerr=100 * np.nan_to_num(err), capsize=3,
+               label=_short(name) if name is not None else "all games")
+    ax.set_xticks(np.arange(len(categories)))
+    ax.set_xticklabels([(labels or {}).get(c, str(c)) for c in categories], rotation=20, ha="right",
+                       fontsize="small")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize="small", title="cell" if series == "label" else series)
+    ax.grid(alpha=0.3, axis="y")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# --- the report -------------------------------------------------------------------------------------
+
+
+def markdown_table(frame: pd.DataFrame, columns: dict[str, str]) -> str:
+    """A Markdown table of ``columns`` (name -> heading); floats printed briefly."""
+    lines = ["| " + " | ".join(columns.values()) + " |", "|" + "---|" * len(columns)]
+    for _, row in frame.iterrows():
+        cells = []
+        for name in columns:
+            value = row[name]
+            if isinstance(value, float | np.floating):
+                cells.append("" if math.isnan(value) else f"{value:.3g}")
+            else:
+                cells.append(str(value))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _pct(share: float, low: float, high: float) -> str:
+    if math.isnan(share):
+        return "-"
+    return f"{100 * share:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def write_report(root: Path, out: Path) -> Path:
+    """Write report.md, summary.csv and the plots for the experiment in ``root`` into ``out``."""
+    from ..core.errors import OptionsError
+
+    stored = load_stored_spec(root)
+    games, axes = load_games(root)
+    if not len(games):
+        raise OptionsError(f"{root}: no finished trials stored yet; run the experiment first")
+    placements = read_table(root, PLACEMENTS).to_pandas()
+    out.mkdir(parents=True, exist_ok=True)
+    spec = stored["spec"]
+    meta = json.loads((root / METADATA_FILE).read_text()) if (root / METADATA_FILE).exists() else {}
+    summary = cell_summary(games, placements, axes)
+    summary.to_csv(out / "summary.csv", index=False)
+    name = spec.get("name", root.name)
+    lines = [f"# Experiment {name}", "",
+             f"Game `{spec['game']}`, {len(games)} games in {len(summary)} cell(s); agents "
+             f"{', '.join(sorted({a for agents in games['agents'] for a in agents}))}"
+             f"{' (seats rotated)' if spec.get('rotate_seats') else ''}. "
+             f"pisa3d {meta.get('pisa3d_version', '?')}{_engine_text(meta)}. "
+             f"Made by `pisa3d experiment report {root}`; "
+             "intervals are 95% (Wilson for shares, Kaplan-Meier for survival).", ""]
+    if spec["game"] == "tower":
+        lines += _tower_sections(games, placements, summary, axes, out, name)
+    lines += _win_sections(games, out, name)
+    lines += ["", "Files: `summary.csv` (one row per cell, every figure above with its interval)."]
+    path = out / "report.md"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _engine_text(meta: dict[str, Any]) -> str:
+    engine = meta.get("engine")
+    return f", {engine['name']} {engine['version']}" if engine else ""
+
+
+def _tower_sections(games: pd.DataFrame, placements: pd.DataFrame, summary: pd.DataFrame, axes: Sequence[str],
+                    out: Path, name: str) -> list[str]:
+    summary = summary.assign(
+        fall=[_pct(*r) for r in summary[["fall_share", "fall_low", "fall_high"]].to_numpy()],
+        emptied=[_pct(*r) for r in summary[["emptied_stack_share", "emptied_stack_low", "emptied_stack_high"]]
+                 .to_numpy()],
+        draw=[_pct(*r) for r in summary[["draw_share", "draw_low", "draw_high"]].to_numpy()],
+        to_end=[f"{m:g} ({a:g}-{b:g})" for m, a, b in summary[["placements_median", "placements_q1",
+                                                                "placements_q3"]].to_numpy()],
+        fpp=[f"{r:.3f} [{a:.3f}, {b:.3f}]" for r, a, b in summary[["falls_per_placement", "fpp_low", "fpp_high"]]
+             .to_numpy()],
+    )
+    lines = ["## Outcomes per cell", "",
+             markdown_table(summary, {"label": "cell", "games": "games", "fall": "fall", "emptied": "emptied stack",
+                                      "draw": "draw", "to_end": "placements to the end, median (IQR)",
+                                      "fpp": "falls per placement"}), ""]
+    plotted: list[str] = []
+    for axis in numeric_axes(games, axes):
+        if any(_zipped(games, axis, earlier) for earlier in plotted):
+            continue  # an axis stepping with one already plotted would draw the same curve again
+        plotted.append(axis)
+        others = [a for a in axes if a != axis and summary[a].nunique() > 1 and not _zipped(games, axis, a)]
+        png = f"fall_rate_vs_{_file_safe(axis)}.png"
+        plot_fall_rate(summary, axis, others, out / png, f"{name}: fall rate against {axis}")
+        per_placement = f"falls_per_placement_vs_{_file_safe(axis)}.png"
+        plot_fall_rate(summary, axis, others, out / per_placement, f"{name}: falls per placement against {axis}",
+                       ("falls_per_placement", "fpp_low", "fpp_high"), "placements that fell (%)")
+        lines += [f"## Fall rate against {axis}", "", f"![fall rate against {axis}]({png})", "",
+                  f"![falls per placement against {axis}]({per_placement})", ""]
+    cells = list(summary["cell"])[:MAX_CURVES]
+    curves = {}
+    for cell in cells:
+        group = games[games["cell"] == cell]
+        curves[group["label"].iloc[0]] = survival_curve(group["placements"], group["fell"])
+    plot_survival(curves, out / "survival.png", f"{name}: towers standing after k placements")
+    lines += ["## Survival", "",
+              "Share of towers still standing after k placements (Kaplan-Meier; a game that ended without a "
+              "fall is censored at its last placement)"
+              + (f"; the first {MAX_CURVES} cells" if len(summary) > MAX_CURVES else "") + ".", "",
+              "![survival](survival.png)", ""]
+    half = {label: curve[curve["survival"] <= 0.5]["k"].min() for label, curve in curves.items()}
+    lines += ["Placements until half the towers have fallen (median survival): "
+              + "; ".join(f"{label}: {'not reached' if pd.isna(k) else int(k)}" for label, k in half.items()), ""]
+    if len(placements):
+        placements = placements.merge(games[["key", "label"]], on="key")
+        overall = hazard_by_kind(placements)
+        overall["text"] = [_pct(*r) for r in overall[["hazard", "low", "high"]].to_numpy()]
+        overall["what"] = overall["kind"].map(lambda k: KIND_LABELS.get(k, k))
+        by_cell = hazard_by_kind(placements, by="label") if 1 < len(summary) <= MAX_CURVES else overall
+        plot_bars(by_cell, "kind", "hazard", "label" if by_cell is not overall else None, out / "hazard_by_kind.png",
+                  f"{name}: falls per placement by kind", "placement kind", "placements that fell (%)", KIND_LABELS)
+        lines += ["## Hazard by placement kind", "",
+                  "Falls per placement of each kind, all cells together (each placement is one try):", "",
+                  markdown_table(overall, {"what": "placement", "placements": "placements", "falls": "falls",
+                                           "text": "falls per placement"}), "",
+                  "![hazard by kind](hazard_by_kind.png)", ""]
+        hazard_by_kind(placements, by="label").to_csv(out / "hazard_by_kind.csv", index=False)
+        on_ceilings = walls_on_ceilings(placements)
+        if len(on_ceilings):
+            table = hazard_by_kind(on_ceilings.assign(kind=on_ceilings["ceiling_kind"]))
+            table["what"] = table["kind"].map(lambda k: KIND_LABELS.get(k, k))
+            table["text"] = [_pct(*r) for r in table[["hazard", "low", "high"]].to_numpy()]
+            first = on_ceilings[on_ceilings["first_on_floor"]]
+            later = on_ceilings[~on_ceilings["first_on_floor"]]
+            lines += ["Walls on a ceiling, by what holds that ceiling up:", "",
+                      markdown_table(table, {"what": "the ceiling below", "placements": "walls", "falls": "falls",
+                                             "text": "falls per placement"}), "",
+                      f"The first wall on a ceiling (standing alone on it) fell in "
+                      f"{_pct(*wilson(int(first['fell'].sum()), len(first)))} of {len(first)} placements; later "
+                      f"walls on a ceiling (beside a wall already there) in "
+                      f"{_pct(*wilson(int(later['fell'].sum()), len(later)))} of {len(later)}.", ""]
+        floors = hazard_table(placements, ["floor"])
+        floors["text"] = [_pct(*r) for r in floors[["hazard", "low", "high"]].to_numpy()]
+        lines += ["Falls per placement by floor (0 = on the table):", "",
+                  markdown_table(floors, {"floor": "floor", "placements": "placements", "falls": "falls",
+                                          "text": "falls per placement"}), ""]
+    return lines
+
+
+def walls_on_ceilings(placements: pd.DataFrame) -> pd.DataFrame:
+    """Every wall placed on a ceiling, with the kind of that ceiling's placement and whether the
+    wall was the first on its floor (standing alone on the ceiling)."""
+    rows = []
+    for _, game in placements.groupby("key", sort=False):
+        kind_of = dict(zip(game["slot"], game["kind"], strict=True))
+        seen_floors: set[int] = set()
+        for _, p in game.sort_values("index").iterrows():
+            if p["slot"].startswith("W"):
+                if p["kind"] == "wall_on_ceiling":
+                    rows.append({"ceiling_kind": kind_of.get(f"C{p['floor'] - 1}", "?"), "fell": bool(p["fell"]),
+                                 "first_on_floor": p["floor"] not in seen_floors})
+                seen_floors.add(int(p["floor"]))
+    return pd.DataFrame(rows)
+
+
+def _zipped(games: pd.DataFrame, a: str, b: str) -> bool:
+    """Two axes that step together (one value of one always with the same of the other)."""
+    pairs = games[[a, b]].drop_duplicates()
+    return len(pairs) == games[a].nunique() == games[b].nunique()
+
+
+def _file_safe(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in text)
+
+
+def _win_sections(games: pd.DataFrame, out: Path, name: str) -> list[str]:
+    by_agent = win_rates(games, by_seat=False)
+    by_seat = win_rates(games, by_seat=True)
+    players = sorted(games["players"].unique())
+    for table in (by_agent, by_seat):
+        table["text"] = [_pct(*r) for r in table[["win_rate", "low", "high"]].to_numpy()]
+    by_agent.to_csv(out / "win_rates.csv", index=False)
+    lines = ["## Win rates", "",
+             f"Share of games each agent was among the winners (a shared win counts as a win; equal agents "
+             f"would win {', '.join(f'{100 / p:.0f}%' for p in players)} with {', '.join(map(str, players))} "
+             "players, more where wins are shared):", "",
+             markdown_table(by_agent, {"agent": "agent", "games": "seat-games", "wins": "wins", "text": "win rate"}),
+             ""]
+    if by_seat["seat"].nunique() > 1:
+        plot_bars(by_seat, "agent", "win_rate", "seat", out / "win_rates.png", f"{name}: win rate per agent and seat",
+                  "agent", "games won (%)")
+        lines += ["Per seat:", "",
+                  markdown_table(by_seat, {"agent": "agent", "seat": "seat", "games": "games", "text": "win rate"}),
+                  "", "![win rates](win_rates.png)", ""]
+    return lines

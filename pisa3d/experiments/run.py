@@ -1,0 +1,115 @@
+"""The run driver: check everything, play the trials not stored yet, store rows in batches as they
+finish, show progress, and stop cleanly on Ctrl-C with the command that resumes."""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from .spec import ExperimentSpec
+from .storage import check_compatible, check_writable, stored_keys, writer
+from .trials import Trial, expand_trials, resolve_cells
+
+BATCH_TRIALS = 64
+BATCH_SECONDS = 10.0  # a slow experiment still stores its rows every few seconds
+
+
+class Runner(Protocol):
+    records_dir: str | None
+
+    def describe(self) -> dict[str, Any]: ...
+
+    def run(self, trials: Sequence[dict[str, Any]]) -> Iterator[dict[str, Any]]: ...
+
+
+@dataclass
+class RunSummary:
+    total: int
+    already_stored: int
+    ran: int
+    falls: int
+    status: str  # "done" or "interrupted"
+    seconds: float
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def unique_trials(trials: Sequence[Trial]) -> list[Trial]:
+    """Trials with distinct keys (two sweep values may resolve to the same game)."""
+    return list({t.key: t for t in trials}.values())
+
+
+def run_experiment(
+    spec: ExperimentSpec,
+    source: str,
+    out: Path,
+    runner: Runner,
+    records: bool = False,
+    resume_command: str = "",
+    console: Console | None = None,
+    batch_trials: int = BATCH_TRIALS,
+    batch_seconds: float = BATCH_SECONDS,
+) -> RunSummary:
+    console = console or Console(stderr=True)
+    check_writable(out)  # before anything is played
+    cells = resolve_cells(spec)
+    trials = unique_trials(expand_trials(spec, cells))
+    check_compatible(out, spec.game, cells)
+    start = time.perf_counter()
+    with writer(out) as w:
+        done_keys = stored_keys(out)
+        todo = [t for t in trials if t.key not in done_keys]
+        already = len(trials) - len(todo)
+        if records:
+            runner.records_dir = str(w.records_dir)
+        w.write_spec(spec.to_json(), source, cells)
+        engine = cells[0].options.get("physics") if cells else None  # the tower's physics engine
+        w.start_run(engine, {"trials_planned": len(todo), "command": resume_command, **runner.describe()})
+        ran, falls, status = 0, 0, "done"
+        buffer: list[dict[str, Any]] = []
+        last_flush = time.monotonic()
+        progress = Progress(
+            TextColumn(f"[bold]{spec.name}[/bold]"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
+            TextColumn("falls {task.fields[falls]}"), console=console,
+        )
+        task = progress.add_task("trials", total=len(trials), completed=already, rate="", falls=0)
+        # `kill PID` stops as cleanly as Ctrl-C (a run started in the background ignores Ctrl-C).
+        previous_term = signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            with progress:
+                for rows in runner.run([t.to_json() for t in todo]):
+                    buffer.append(rows)
+                    ran += 1
+                    falls += bool(rows["game"]["fell"])
+                    rate = ran / max(time.perf_counter() - start, 1e-9)
+                    progress.update(task, advance=1, rate=f"{rate:.2f} trials/s", falls=falls)
+                    if len(buffer) >= batch_trials or time.monotonic() - last_flush >= batch_seconds:
+                        w.write_batch(buffer)
+                        buffer, last_flush = [], time.monotonic()
+        except KeyboardInterrupt:
+            status = "interrupted"
+        finally:
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not lose rows
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            try:
+                w.write_batch(buffer)
+                w.end_run(status, ran)
+            finally:
+                signal.signal(signal.SIGINT, previous)
+                signal.signal(signal.SIGTERM, previous_term)
+    summary = RunSummary(len(trials), already, ran, falls, status, time.perf_counter() - start)
+    if status == "interrupted":
+        console.print(f"Interrupted: {already + ran} of {len(trials)} trials stored in {out}. "
+                      f"Resume with:\n  {resume_command or f'pisa3d experiment run {out}'}", highlight=False,
+                      soft_wrap=True, markup=False)  # one copyable line, never re-wrapped
+    return summary

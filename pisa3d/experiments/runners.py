@@ -1,0 +1,159 @@
+"""Playing trials: one function plays one trial and returns its rows; two backends run it over
+many trials (a local process pool, or Ray tasks on a local instance or a cluster).
+
+Workers send back rows only (plain data), never states or outcomes: a finished tower game's
+physics world is closed in the worker before the rows leave it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import OptionsError
+from ..core.match import play_match
+from ..core.record import save_record
+from ..games import get_game
+from .agents import parse_agent
+from .rows import game_row, placement_rows
+
+TrialJson = dict[str, Any]
+RowsJson = dict[str, Any]  # {"key", "game": row, "placements": [rows]}
+# Trials in flight per worker: enough to keep every worker busy, few enough that Ctrl-C has
+# little to cancel and memory stays flat on long runs.
+IN_FLIGHT_PER_WORKER = 2
+
+
+def play_trial(trial: TrialJson, records_dir: str | None = None) -> RowsJson:
+    """Play one trial to the end and return its rows (and write its record if asked)."""
+    game = get_game(trial["game"])
+    options = dict(trial["options"])
+    if records_dir is not None and "record_trajectories" in options:
+        options["record_trajectories"] = True  # `pisa3d view` replays the stored trajectories
+    resolved = game.options(options)
+    agents = [parse_agent(a).build(game, seat, resolved) for seat, a in enumerate(trial["seating"])]
+    start = time.perf_counter()
+    outcome = play_match(game, agents, trial["seed"], resolved)
+    wall_s = time.perf_counter() - start
+    try:
+        rows = {
+            "key": trial["key"],
+            "game": game_row(trial, outcome, wall_s),
+            "placements": placement_rows(trial, outcome) if trial["game"] == "tower" else [],
+        }
+        if records_dir is not None:
+            save_record(outcome.record, Path(records_dir) / f"{trial['key']}.json.gz")
+    finally:
+        close = getattr(outcome.final_state, "close", None)
+        if close is not None:
+            close()  # free the physics world now, not whenever garbage collection gets to it
+    return rows
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C is the parent's to handle: it stops handing out trials and keeps what finished.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@dataclass
+class LocalRunner:
+    """A pool of ``workers`` processes on this machine."""
+
+    workers: int
+    records_dir: str | None = None
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": "process", "workers": self.workers}
+
+    def run(self, trials: Sequence[TrialJson]) -> Iterator[RowsJson]:
+        if self.workers == 1:  # in this process: no pool to start, and tracebacks stay readable
+            for trial in trials:
+                yield play_trial(trial, self.records_dir)
+            return
+        pending = list(reversed(trials))
+        in_flight: set[Future[RowsJson]] = set()
+        pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint)
+        try:
+            while pending or in_flight:
+                while pending and len(in_flight) < self.workers * IN_FLIGHT_PER_WORKER:
+                    in_flight.add(pool.submit(play_trial, pending.pop(), self.records_dir))
+                if not in_flight:
+                    return
+                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield future.result()
+        finally:
+            for future in in_flight:
+                future.cancel()
+            _stop_pool(pool)
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Shut the pool down without waiting for games still being played (their trials are not
+    stored and run again on resume)."""
+    processes = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=5)
+
+
+@dataclass
+class RayRunner:
+    """Ray tasks, on a local Ray instance or on the cluster at ``address``."""
+
+    address: str | None = None
+    workers: int | None = None
+    records_dir: str | None = None
+
+    def _ray(self) -> Any:
+        try:
+            import ray
+        except ImportError:
+            raise OptionsError("--backend ray needs Ray: pip install 'pisa3d[ray]'") from None
+        return ray
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": "ray", "address": self.address or "local", "workers": self.workers}
+
+    def run(self, trials: Sequence[TrialJson]) -> Iterator[RowsJson]:
+        ray = self._ray()
+        started_here = not ray.is_initialized()
+        if started_here:
+            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                                      "logging_level": "ERROR", "configure_logging": False}
+            if self.address:
+                kwargs["address"] = self.address
+            elif self.workers:
+                kwargs["num_cpus"] = self.workers
+            ray.init(**kwargs)
+        remote = ray.remote(num_cpus=1, max_retries=0)(play_trial)
+        slots = max(1, int(ray.cluster_resources().get("CPU", 1))) * IN_FLIGHT_PER_WORKER
+        pending = list(reversed(trials))
+        in_flight: list[Any] = []
+        try:
+            while pending or in_flight:
+                while pending and len(in_flight) < slots:
+                    in_flight.append(remote.remote(pending.pop(), self.records_dir))
+                if not in_flight:
+                    return
+                done, in_flight = ray.wait(in_flight, num_returns=1)
+                for ref in done:
+                    yield ray.get(ref)
+        finally:
+            for ref in in_flight:
+                ray.cancel(ref, force=True)
+            if started_here:
+                ray.shutdown()
+
+
+def default_workers() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

@@ -1,0 +1,117 @@
+"""The report: files, figures that match the stored rows, and the survival estimate."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pisa3d.core.errors import OptionsError
+from pisa3d.experiments.report import survival_curve, wilson, write_report
+from pisa3d.experiments.run import run_experiment
+from pisa3d.experiments.runners import LocalRunner
+from pisa3d.experiments.spec import load_spec, validate_spec
+
+from .helpers import stored_rows, write_spec
+
+
+def _product_limit(times: np.ndarray, fell: np.ndarray, k: int) -> float:
+    """Kaplan-Meier by hand: the product over event times t <= k of (1 - deaths / at risk)."""
+    survival = 1.0
+    for t in np.unique(times[fell]):
+        if t > k:
+            break
+        at_risk = (times >= t).sum()
+        deaths = ((times == t) & fell).sum()
+        survival *= 1 - deaths / at_risk
+    return survival
+
+
+def test_survival_is_kaplan_meier_with_censored_non_falls():
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        n = int(rng.integers(3, 60))
+        times = rng.integers(1, 25, size=n)
+        fell = rng.random(n) < rng.random()
+        if not fell.any():
+            fell[0] = True
+        curve = survival_curve(times, fell)
+        for k in range(int(times.max()) + 1):
+            assert curve.loc[k, "survival"] == pytest.approx(_product_limit(times, fell, k), abs=1e-12)
+        if fell.all():  # nothing censored: the plain share of games still going after k placements
+            for k in range(int(times.max()) + 1):
+                assert curve.loc[k, "survival"] == pytest.approx((times > k).mean())
+    no_falls = survival_curve([3, 5], [False, False])
+    assert (no_falls["survival"] == 1.0).all()
+
+
+def test_wilson_interval_holds_the_share():
+    for k, n in ((0, 10), (3, 10), (10, 10), (57, 200)):
+        share, low, high = wilson(k, n)
+        assert low <= share <= high and low >= 0 and high <= 1 and share == k / n
+
+
+def test_tower_report_matches_the_rows(tmp_path):
+    spec = write_spec(tmp_path)
+    out = tmp_path / "exp"
+    loaded = load_spec(spec, ["seeds=4"])
+    run_experiment(loaded.spec, loaded.source, out, LocalRunner(1))
+    report = write_report(out, out / "report")
+    text = report.read_text()
+    for png in re.findall(r"!\[[^]]*\]\(([^)]+)\)", text):
+        assert (out / "report" / png).stat().st_size > 5000, png
+    assert {"fall_rate_vs_noise_position_mm.png", "falls_per_placement_vs_noise_position_mm.png", "survival.png",
+            "hazard_by_kind.png"} <= {
+        p.name for p in (out / "report").glob("*.png")}
+    assert "fall_rate_vs_noise_yaw_deg" not in text  # it steps with noise_position_mm: the same curve
+    summary = pd.read_csv(out / "report" / "summary.csv")
+    games = pd.DataFrame(stored_rows(out))
+    for _, row in summary.iterrows():
+        group = games[games["cell"] == row["cell"]]
+        assert row["games"] == len(group) == 4
+        assert row["fall_share"] == pytest.approx((group["outcome"] == "fall").mean())
+        assert row["placements_median"] == pytest.approx(group["placements"].median())
+        assert row["falls_per_placement"] == pytest.approx(group["fell"].sum() / group["placements"].sum())
+        assert row["fall_low"] <= row["fall_share"] <= row["fall_high"]
+    assert "## Hazard by placement kind" in text and "wall on the table" in text
+
+
+def test_cards_report_gives_win_rates_per_agent_and_seat(tmp_path):
+    spec = validate_spec({"name": "cards-small", "game": "cards", "players": 3, "agents": ["heuristic", "random"],
+                          "rotate_seats": True, "seeds": 6, "options": {"rounds": 1}})
+    out = tmp_path / "cards"
+    run_experiment(spec, "test", out, LocalRunner(1))
+    text = write_report(out, out / "report").read_text()
+    assert "## Win rates" in text and "![win rates](win_rates.png)" in text
+    rates = pd.read_csv(out / "report" / "win_rates.csv").set_index("agent")
+    games = pd.DataFrame(stored_rows(out))
+    heuristic_seat_games = sum(agents.count("heuristic") for agents in games["agents"])
+    assert rates.loc["heuristic", "games"] == heuristic_seat_games
+    pairs = zip(games["agents"], games["winners"], strict=True)
+    wins = sum(sum(agents[w] == "heuristic" for w in winners) for agents, winners in pairs)
+    assert rates.loc["heuristic", "wins"] == wins
+
+
+def test_report_of_an_empty_or_missing_experiment_is_one_line(tmp_path):
+    with pytest.raises(OptionsError, match="not an experiment directory"):
+        write_report(tmp_path, tmp_path / "r")
+
+
+def test_walls_on_ceilings_know_their_ceiling_and_whether_they_stood_alone():
+    from pisa3d.experiments.report import walls_on_ceilings
+
+    slots = [("W0N", "wall_on_table"), ("W0E", "wall_on_table"), ("C0", "ceiling_on_2_neighbouring"),
+             ("W1S", "wall_on_ceiling"), ("W1W", "wall_on_ceiling"), ("W0S", "wall_on_table")]
+    game = pd.DataFrame({"key": "g", "index": range(len(slots)), "slot": [s for s, _ in slots],
+                         "kind": [k for _, k in slots], "floor": [int(s[1]) for s, _ in slots],
+                         "fell": [False] * 4 + [True, False]})
+    other = game.assign(key="h", kind=game["kind"].replace("ceiling_on_2_neighbouring", "ceiling_on_3"))
+    rows = walls_on_ceilings(pd.concat([game, other.iloc[::-1]]))  # row order must not matter
+    assert rows.to_dict("records") == [
+        {"ceiling_kind": "ceiling_on_2_neighbouring", "fell": False, "first_on_floor": True},
+        {"ceiling_kind": "ceiling_on_2_neighbouring", "fell": True, "first_on_floor": False},
+        {"ceiling_kind": "ceiling_on_3", "fell": False, "first_on_floor": True},
+        {"ceiling_kind": "ceiling_on_3", "fell": True, "first_on_floor": False},
+    ]

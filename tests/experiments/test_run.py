@@ -1,0 +1,150 @@
+"""Running experiments: same rows for 1 and N workers, resume, extension, refusals, Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from pisa3d import __version__
+from pisa3d.cli import app
+from pisa3d.core.errors import OptionsError
+from pisa3d.experiments.run import run_experiment
+from pisa3d.experiments.runners import LocalRunner
+from pisa3d.experiments.spec import load_spec
+from pisa3d.experiments.storage import stored_keys
+
+from .helpers import all_rows, stored_rows, write_spec
+
+RUNNER = CliRunner()
+
+
+def _run(spec_path, out, workers=1, overrides=(), **kwargs):
+    loaded = load_spec(spec_path, overrides)
+    return run_experiment(loaded.spec, loaded.source, out, LocalRunner(workers), **kwargs)
+
+
+def test_one_and_two_workers_store_the_same_rows(tmp_path):
+    spec = write_spec(tmp_path)
+    one = _run(spec, tmp_path / "one", workers=1)
+    two = _run(spec, tmp_path / "two", workers=2, batch_trials=3)
+    assert one.ran == two.ran == 8 and one.status == two.status == "done"
+    games_one, placements_one = all_rows(tmp_path / "one")
+    games_two, placements_two = all_rows(tmp_path / "two")
+    assert games_one == games_two and placements_one == placements_two
+    assert len(games_one) == 8 and len(placements_one) == sum(g["placements"] for g in games_one)
+
+
+def test_rerun_skips_stored_trials_and_more_seeds_run_only_the_new_ones(tmp_path):
+    spec = write_spec(tmp_path)
+    out = tmp_path / "exp"
+    first = _run(spec, out)
+    before = stored_rows(out)
+    again = _run(spec, out)
+    assert again.ran == 0 and again.already_stored == 8 and stored_rows(out) == before
+    more = _run(spec, out, overrides=["seeds=6", "noise_position_mm=2.0,4.0,3.0", "noise_yaw_deg=2.0,4.0,3.0"])
+    assert more.ran == 3 * 6 - 8 and more.already_stored == 8
+    after = stored_rows(out)
+    assert len(after) == 18 and len({r["key"] for r in after}) == 18
+    assert [r for r in after if r["key"] in {b["key"] for b in before}] == before
+    assert first.ran == 8
+
+
+def test_a_changed_fixed_option_is_refused_before_anything_runs(tmp_path):
+    spec = write_spec(tmp_path)
+    out = tmp_path / "exp"
+    _run(spec, out, overrides=["seeds=2"])
+    with pytest.raises(OptionsError) as info:
+        _run(spec, out, overrides=["seeds=2", "clearance_mm=0.5"])
+    message = str(info.value)
+    assert "option clearance_mm is 0.5 in this spec, the stored trials have 0.25" in message and "\n" not in message
+    with pytest.raises(OptionsError, match="holds a tower experiment"):
+        _run(write_spec(tmp_path, 'game = "cards"\nseeds = 1\n', "cards.toml"), out)
+    assert len(stored_rows(out)) == 4
+
+
+def test_an_unwritable_or_foreign_directory_is_refused_before_any_trial(tmp_path):
+    spec = write_spec(tmp_path)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(OptionsError, match="exists and is not a directory"):
+        _run(spec, blocker)
+    foreign = tmp_path / "photos"
+    foreign.mkdir()
+    (foreign / "cat.jpg").write_text("x")
+    with pytest.raises(OptionsError, match="holds other files and is not an experiment"):
+        _run(spec, foreign)
+    if os.geteuid() != 0:  # root writes anywhere
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        with pytest.raises(OptionsError, match="cannot write there"):
+            _run(spec, locked / "exp")
+
+
+def test_a_stop_keeps_finished_trials_and_the_rest_run_on_resume(tmp_path):
+    spec = write_spec(tmp_path)
+    out = tmp_path / "exp"
+    loaded = load_spec(spec)
+
+    class StopAfterThree(LocalRunner):
+        def run(self, trials):
+            for count, rows in enumerate(super().run(trials), start=1):
+                yield rows
+                if count == 3:
+                    raise KeyboardInterrupt  # what Ctrl-C raises in the driver
+
+    summary = run_experiment(loaded.spec, loaded.source, out, StopAfterThree(1), resume_command="RESUME-ME")
+    assert summary.status == "interrupted" and len(stored_keys(out)) == 3
+    resumed = _run(spec, out)
+    assert resumed.ran == 5
+    _run(spec, tmp_path / "clean")
+    assert all_rows(out) == all_rows(tmp_path / "clean")
+
+
+def test_cli_runs_resumes_from_the_directory_and_reports(tmp_path):
+    spec = write_spec(tmp_path)
+    out = tmp_path / "exp"
+    result = RUNNER.invoke(app, ["experiment", "run", str(spec), "--out", str(out), "--seeds", "2", "-j", "1",
+                                 "--records"])
+    assert result.exit_code == 0, result.output
+    assert "4 trials played" in result.output and f"pisa3d experiment report {out}" in result.output
+    records = sorted((out / "records").glob("*.json.gz"))
+    assert len(records) == 4
+    verify = RUNNER.invoke(app, ["replay", "verify", str(records[0])])
+    assert verify.exit_code == 0, verify.output
+    again = RUNNER.invoke(app, ["experiment", "run", str(out), "--seeds", "3", "-j", "1"])
+    assert again.exit_code == 0, again.output
+    assert "2 trials played" in again.output and "4 already stored" in again.output
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["pisa3d_version"] == __version__ and meta["engine"]["name"] == "pybullet" and meta["engine"]["version"]
+    assert meta["machine"]["cpus"] and meta["machine"]["hostname"]
+    assert [(r["status"], r["trials_run"], r["workers"]) for r in meta["runs"]] == [("done", 4, 1), ("done", 2, 1)]
+    assert all(r["start"] <= r["end"] for r in meta["runs"])
+    stored = json.loads((out / "spec.json").read_text())
+    assert stored["spec"]["seeds"] == 3 and len(stored["cells"]) == 2
+    assert all(c["options"]["noise_tilt_deg"] == 0.3 for c in stored["cells"])  # every option resolved
+
+
+def test_cli_mistakes_exit_2_with_one_line(tmp_path):
+    spec = write_spec(tmp_path, 'game = "tower"\nagents = ["genius"]\n')
+    proc = subprocess.run([sys.executable, "-m", "pisa3d", "experiment", "run", str(spec), "--out",
+                           str(tmp_path / "x")], capture_output=True, text=True)
+    assert proc.returncode == 2
+    lines = [line for line in proc.stderr.splitlines() if not line.startswith("pybullet build time")]  # issue 12
+    assert len(lines) == 1 and "unknown agent 'genius'" in lines[0]
+    assert not (tmp_path / "x" / "games").exists()
+    for args, needle in ((["--backend", "spark"], "choose process or ray"), (["--seeds", "many"], "--seeds 'many'"),
+                         (["--address", "x:1"], "--address is for --backend ray")):
+        result = RUNNER.invoke(app, ["experiment", "run", str(write_spec(tmp_path)), *args])
+        assert isinstance(result.exception, OptionsError) and needle in str(result.exception), result.output
+
+
+def test_help_teaches():
+    result = RUNNER.invoke(app, ["experiment", "run", "--help"])
+    assert result.exit_code == 0
+    for word in ("--set", "--seeds", "--workers", "--backend", "--address", "--records", "resume"):
+        assert word in result.output, word

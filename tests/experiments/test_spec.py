@@ -1,0 +1,107 @@
+"""The experiment spec: TOML, overrides from the command line, the grid, and one-line mistakes."""
+
+from __future__ import annotations
+
+import pytest
+
+from pisa3d.core.errors import OptionsError
+from pisa3d.experiments.spec import apply_overrides, load_spec, parse_value, validate_spec
+from pisa3d.experiments.trials import expand_trials, resolve_cells
+
+from .helpers import write_spec
+
+
+def test_grid_multiplies_axes_and_zipped_axes_step_together(tmp_path):
+    spec = load_spec(write_spec(tmp_path, """
+game = "tower"
+seeds = {start = 10, stop = 13}
+zip = [["noise_position_mm", "noise_tilt_deg"]]
+[sweep]
+noise_position_mm = [0, 0.5, 1.0]
+noise_tilt_deg = {start = 0, stop = 0.3, num = 3}
+clearance_mm = [0.25, 0.5]
+""")).spec
+    grid = spec.grid()
+    assert len(grid) == 3 * 2
+    assert {(c["noise_position_mm"], c["noise_tilt_deg"]) for c in grid} == {(0, 0.0), (0.5, 0.15), (1.0, 0.3)}
+    assert {c["clearance_mm"] for c in grid} == {0.25, 0.5}
+    assert spec.seed_values() == [10, 11, 12]
+    assert spec.name == "small"  # the file name when the spec names none
+    trials = expand_trials(spec)
+    assert len(trials) == 6 * 3 and len({t.key for t in trials}) == 18
+
+
+def test_command_line_overrides_fix_sweep_and_replace_fields(tmp_path):
+    raw = {"game": "tower", "options": {"noise_position_mm": 1.0}, "sweep": {"clearance_mm": [0.25, 0.5]}}
+    out = apply_overrides(raw, ["noise_position_mm=0,0.5,1", "clearance_mm=0.3", "seeds=7", "players=2",
+                                "agents=[\"cautious\", {name=\"random\"}]", "agent1.shake=2.0"])
+    spec = validate_spec(out)
+    assert spec.sweep["noise_position_mm"] == [0, 0.5, 1]
+    assert "noise_position_mm" not in spec.options and spec.options["clearance_mm"] == 0.3
+    assert "clearance_mm" not in spec.sweep
+    assert spec.seed_values() == list(range(7)) and spec.players == 2
+    cells = resolve_cells(spec)
+    assert len(cells) == 3
+    assert all(c.lineup[0].params == {"shake": 2.0} and c.lineup[1].name == "random" for c in cells)
+    assert parse_value("{start=0, stop=1, num=5}") == {"start": 0, "stop": 1, "num": 5}
+    assert parse_value("tiles.json") == "tiles.json" and parse_value("true") is True
+
+
+def test_agent_parameters_from_strings_and_tables_reach_the_agents(tmp_path):
+    spec = validate_spec({"game": "cards", "players": 3,
+                          "agents": ["mcts:iterations=7,exploration=0.5", {"name": "heuristic"}],
+                          "sweep": {"agent1": {"iterations": {"start": 10, "stop": 30, "num": 3}}}})
+    cells = resolve_cells(spec)
+    assert [c.lineup[0].params["iterations"] for c in cells] == [10, 20, 30]
+    assert all(c.lineup[0].params["exploration"] == 0.5 for c in cells)
+    from pisa3d.games import get_game
+
+    game = get_game("cards")
+    agent = cells[1].lineup[0].build(game, 0, game.options(cells[1].options))
+    assert agent.iterations == 20 and agent.exploration == 0.5
+
+
+@pytest.mark.parametrize(("raw", "needles"), [
+    ({"game": "tower", "seedz": 3}, ["unknown key 'seedz'", "Allowed keys: name, game"]),
+    ({"game": "tower", "players": "four"}, ["'players'", "four"]),
+    ({"game": "chess"}, ["unknown game 'chess'", "known games: cards, tower"]),
+    ({"game": "tower", "options": {"noise": 1}}, ["unknown option 'noise'", "noise_position_mm (default"]),
+    ({"game": "tower", "sweep": {"noise_position_mm": [-1]}}, ["noise_position_mm", "greater than or equal"]),
+    ({"game": "tower", "sweep": {"noise_position_mm": {"start": 0, "stop": 1}}}, ["missing key 'num'"]),
+    ({"game": "tower", "sweep": {"seeds": [1, 2]}}, ["'seeds' cannot be swept"]),
+    ({"game": "tower", "agents": ["genius"]}, ["unknown agent 'genius'", "choose from random, cautious"]),
+    ({"game": "tower", "agents": ["cautious:depth=3"]}, ["no parameter 'depth'", "max_candidates (int, default 6)"]),
+    ({"game": "tower", "agents": ["cautious:shake=high"]}, ["'shake' must be float", "high"]),
+    ({"game": "tower", "players": 9}, ["9 players is not allowed", "choose 2 to 8"]),
+    ({"game": "cards", "agents": ["mcts:iterations=0"]}, ["iterations must be a whole number >= 1"]),
+    ({"game": "tower", "seeds": 0}, ["'seeds'", "at least 1"]),
+    ({"game": "tower", "seeds": {"start": 5}}, ["seeds: give {start, stop}"]),
+    ({"game": "tower", "zip": [["noise_position_mm"]]}, ["zip names 'noise_position_mm', not in [sweep]"]),
+    ({"game": "tower", "zip": [["a", "b"]], "sweep": {"a": [1], "b": [1, 2]}}, ["same number of values"]),
+])
+def test_mistakes_are_one_line_naming_the_field_and_what_is_allowed(raw, needles):
+    with pytest.raises(OptionsError) as info:
+        resolve_cells(validate_spec(raw))
+    message = str(info.value)
+    assert "\n" not in message
+    for needle in needles:
+        assert needle in message, message
+
+
+def test_a_malformed_file_names_the_file(tmp_path):
+    path = write_spec(tmp_path, "game = \n")
+    with pytest.raises(OptionsError, match=r"small\.toml: not valid TOML"):
+        load_spec(path)
+    with pytest.raises(OptionsError, match="no such spec file"):
+        load_spec(tmp_path / "missing.toml")
+
+
+def test_every_example_spec_resolves():
+    from pisa3d.assets import asset_path
+
+    specs = sorted(asset_path("experiments").glob("*.toml"))
+    assert {p.stem for p in specs} >= {"tower_noise_random", "tower_noise_cautious", "cards_strength",
+                                       "gimignano_strength"}
+    for path in specs:
+        spec = load_spec(path).spec
+        assert expand_trials(spec), path
