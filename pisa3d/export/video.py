@@ -12,6 +12,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from ..core.errors import OptionsError, PisaError
+from ..core.files import written_aside
 from ..core.record import GameRecord
 from ..viewer.camera import framing_camera
 from ..viewer.render import OffscreenRenderer, RendererChoice
@@ -117,19 +118,21 @@ def export_video(record: GameRecord, path: str | Path, settings: VideoSettings =
     with OffscreenRenderer(settings.renderer) as renderer:
         create_table(renderer.client, replay.side)
         bodies = TileBodies(renderer.client, replay.tiles, replay.side, replay.thickness)
-        try:
-            writer = _writer(path, settings.fps)
-        except OSError as exc:
-            raise PisaError(f"{path}: cannot write the video ({exc})") from None
-        with writer, _progress(progress, len(plan), path) as advance:
-            for ref in plan:
-                bodies.pose(_frame_poses(replay, ref))
-                image = renderer.render(camera, settings.width, settings.height)
-                if settings.caption:
-                    text = "set-up" if ref.move < 0 else replay.captions[ref.move].text(replay.num_moves)
-                    image = _caption(image, text)
-                writer.append_data(image)
-                advance()
+        # Rendered aside and renamed at the end: Ctrl-C never leaves a cut video under the real name.
+        with written_aside(path, "video") as tmp:
+            try:
+                writer = _writer(tmp, settings.fps)
+            except OSError as exc:
+                raise PisaError(f"{path}: cannot write the video ({exc})") from None
+            with writer, _progress(progress, len(plan), path) as advance:
+                for ref in plan:
+                    bodies.pose(_frame_poses(replay, ref))
+                    image = renderer.render(camera, settings.width, settings.height)
+                    if settings.caption:
+                        text = "set-up" if ref.move < 0 else replay.captions[ref.move].text(replay.num_moves)
+                        image = _caption(image, text)
+                    writer.append_data(image)
+                    advance()
         backend = renderer.backend
     seconds = len(plan) / settings.fps
     return (f"{len(plan)} frames, {settings.width}x{settings.height} at {settings.fps} fps ({seconds:.1f} s), "
