@@ -86,6 +86,15 @@ class State(ABC):
     def view(self, player: int) -> View:
         """Everything ``player`` may know and nothing more."""
 
+    def apply_recorded(self, move: Move, events: list[Event], extras: dict[str, Any] | None) -> list[Event]:
+        """Apply ``move`` as the record says it went, for checking a record by the rules alone.
+
+        Games whose outcome comes from a simulation (the tower) take that outcome from the
+        recorded ``events`` and ``extras`` instead of simulating; the rules still decide whose
+        turn it is and which moves are allowed. Rules-only games just apply the move.
+        """
+        return self.apply(move)
+
     def clone(self) -> State:
         """An independent copy; games holding external resources override this."""
         return copy.deepcopy(self)

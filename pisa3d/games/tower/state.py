@@ -23,6 +23,7 @@ from ...core.state import Move, Result, State, View
 from .geometry import visible_bits
 from .moves import PASS, PassMove, PlaceMove, TowerMove, max_floors
 from .physics import PlacementVerdict, TowerWorld, box_corners
+from .physics.trajectory import Trajectory
 from .placement import carried_pose, ceiling_target, release_pose
 from .setup import TowerSetup
 from .structure import Placement, Slot, Structure
@@ -32,6 +33,8 @@ NOISE_STREAM = 11
 """RNG stream of the players' hands (the deal uses DEAL_STREAM, agents use stream 1)."""
 DEAL_STREAM = 10
 MM = 1000.0
+RECORDED_PHYSICS = ("max_displacement_mm", "max_rotation_deg", "worst_tile", "steps", "height_mm")
+"""Fields of a placed event that the simulation decides; a rules-only replay copies them from the record."""
 
 
 class TowerState(State):
@@ -53,6 +56,7 @@ class TowerState(State):
         self._extras: dict[str, Any] | None = None
         self._legal: list[TowerMove] | None = None
         self._world: TowerWorld | None = None
+        self._recorded_placement: tuple[Event | None, dict[str, Any] | None] | None = None  # apply_recorded
         self.tiles_in_play = sum(len(s) for s in stacks)
 
     # --- copies ---------------------------------------------------------------------------------
@@ -252,9 +256,7 @@ class TowerState(State):
         tile = self.top_tile(player)
         face = self.face_of(player)
         nominal, target = self.intended_pose(move.slot, face, move.rotation)
-        hand = make_rng(self.seed, NOISE_STREAM, player, len(self.placements))
-        release = self._release_for(player, target, hand)
-        verdict = self.world.release(release, target, self.setup.thresholds)
+        release, verdict = self._settle(player, target)
         self.stacks[player].pop(0)
         bits = self.bits_for_tile(tile, face, move.rotation)
         self.structure.add(Placement(tile, face, move.slot, move.rotation, player, bits))
@@ -285,6 +287,57 @@ class TowerState(State):
         else:
             self._advance(player)
         return events
+
+    def _settle(self, player: int, target: np.ndarray) -> tuple[np.ndarray, PlacementVerdict]:
+        """(release pose, verdict) of the current tile meant for ``target``: simulated with the
+        player's seeded hand, or taken from the record in a rules-only replay (apply_recorded)."""
+        if self._recorded_placement is not None:
+            return self._recorded_verdict(target, *self._recorded_placement)
+        hand = make_rng(self.seed, NOISE_STREAM, player, len(self.placements))
+        release = self._release_for(player, target, hand)
+        return release, self.world.release(release, target, self.setup.thresholds)
+
+    # --- rules-only replay of a record ------------------------------------------------------------
+    def apply_recorded(self, move: Move, events: list[Event], extras: dict[str, Any] | None) -> list[Event]:
+        """Apply ``move`` trusting the record's physics: whether the tower fell and the settled
+        poses (the last frame of the move's trajectory, when recorded) come from the record, and
+        its figures (displacement, rotation, steps, height) are copied into the placed event.
+        The rules still decide turn order, legality, penalties and the end. Nothing is simulated."""
+        placed = next((event for event in events if event.kind == "placed"), None)
+        self._recorded_placement = (placed, extras)
+        try:
+            produced = self.apply(move)
+        finally:
+            self._recorded_placement = None
+        if placed is None:
+            return produced
+        trusted = {key: placed.data[key] for key in RECORDED_PHYSICS if key in placed.data}
+        return [Event(e.kind, {**e.data, **trusted}) if e.kind == "placed" else e for e in produced]
+
+    def _recorded_verdict(
+        self, target: np.ndarray, placed: Event | None, extras: dict[str, Any] | None
+    ) -> tuple[np.ndarray, PlacementVerdict]:
+        if placed is None:
+            raise IllegalMoveError("the rules place a tile here, but the record has no 'placed' event")
+        fell = placed.data.get("fell")
+        if not isinstance(fell, bool):
+            raise IllegalMoveError(f"the placed event's 'fell' must be true or false, got {fell!r:.40}")
+        tiles = len(self.placements) + 1
+        poses = np.vstack([self.poses.reshape(-1, 7), target])  # no trajectory: as if it settled on target
+        if extras is not None and "trajectory" in extras:
+            try:
+                poses = np.asarray(extras["trajectory"]["frames"][-1], dtype=np.float64)
+            except (KeyError, IndexError, TypeError, ValueError):
+                raise IllegalMoveError("the recorded trajectory has no readable last frame") from None
+            if poses.shape != (tiles, 7) or not np.all(np.isfinite(poses)):
+                raise IllegalMoveError(f"the recorded trajectory's last frame must hold {tiles} finite poses")
+            norms = np.linalg.norm(poses[:, 3:], axis=1, keepdims=True)
+            if not np.all(np.abs(norms - 1.0) < 1e-3):
+                raise IllegalMoveError("the recorded trajectory's last frame holds a quaternion that is not a rotation")
+            poses[:, 3:] /= norms  # stored rounded: make them exact unit quaternions again
+        verdict = PlacementVerdict(fell=fell, max_displacement=0.0, max_rotation_deg=0.0, worst_tile=tiles - 1,
+                                   steps=0, poses=poses, trajectory=Trajectory(hz=1.0, frames=poses[None]))
+        return target, verdict
 
     def preview(
         self, move: PlaceMove, hand: np.random.Generator | None = None, noise_scale: float = 1.0
