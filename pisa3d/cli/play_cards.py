@@ -11,6 +11,7 @@ from ..core.events import Event
 from ..core.state import Move, State
 from ..games import get_game
 from .common import HUMAN_HELP, RECORD_HELP, SEED_HELP, SET_HELP, run_match
+from .outputs import FORCE_HELP
 from .play import play_app
 
 # Events worth a line in the default (compact) output; --verbose prints every event.
@@ -28,7 +29,7 @@ def _trick_line(event: Event) -> str:
 @play_app.command("cards")
 def play_cards(
     players: int = typer.Option(4, "--players", "-n", help="Number of players, 3 to 5."),
-    seed: int = typer.Option(0, "--seed", help=SEED_HELP),
+    seed: int = typer.Option(0, "--seed", "-s", help=SEED_HELP),
     agent: list[str] = typer.Option(
         [],
         "--agent",
@@ -37,13 +38,15 @@ def play_cards(
         "(--agent heuristic --agent random gives seats 1, 3 heuristic and 2, 4 random). Default: heuristic.",
     ),
     human: list[int] = typer.Option([], "--human", help=HUMAN_HELP),
-    record: Path | None = typer.Option(None, "--record", help=RECORD_HELP),
+    record: Path | None = typer.Option(None, "--record", "-r", help=RECORD_HELP),
     option: list[str] = typer.Option(
         [], "--set", help=SET_HELP + " Card options: rounds (default one per player), first_dealer (seat, default 1)."
     ),
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="Print every event (each vote card, each card played)."
     ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the score table and the winners."),
+    force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
 ) -> None:
     """Play the Pisa card game to the end: three votes (trumps, tricks, order), a secret discard,
     then the tricks; n rounds. Prints each round's votes, tricks and the score table."""
@@ -52,6 +55,8 @@ def play_cards(
     kinds = None if verbose else (_HUMAN_KINDS if human else _COMPACT_KINDS)
 
     def show(player: int | None, move: Move | None, events: list[Event], state: State) -> None:
+        if quiet and not human:  # a person at the table must still see the game
+            return
         for event in events:
             if event.kind == "trick_won" and not verbose and not human:
                 typer.echo(_trick_line(event))
@@ -64,7 +69,8 @@ def play_cards(
             if line is not None:
                 typer.echo(line)
 
-    outcome = run_match(game, players, seed, agent or ["heuristic"], human, option, record, on_events=show)
+    outcome = run_match(game, players, seed, agent or ["heuristic"], human, option, record, on_events=show,
+                        force=force)
     typer.echo("")
     from ..games.cards.narration import score_table
 

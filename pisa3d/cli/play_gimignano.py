@@ -11,6 +11,7 @@ from ..core.events import Event
 from ..core.state import Move, State
 from ..games import get_game
 from .common import HUMAN_HELP, RECORD_HELP, SEED_HELP, SET_HELP, run_match
+from .outputs import FORCE_HELP, check_output_file
 from .play import play_app
 
 _PICTURE_SUFFIXES = (".svg", ".png")
@@ -19,7 +20,7 @@ _PICTURE_SUFFIXES = (".svg", ".png")
 @play_app.command("gimignano")
 def play_gimignano(
     players: int = typer.Option(3, "--players", "-n", help="Number of players, 2 to 4."),
-    seed: int = typer.Option(0, "--seed", help=SEED_HELP),
+    seed: int = typer.Option(0, "--seed", "-s", help=SEED_HELP),
     agent: list[str] = typer.Option(
         [],
         "--agent",
@@ -28,7 +29,7 @@ def play_gimignano(
         "(--agent greedy --agent random gives seats 1, 3 greedy and 2, 4 random). Default: greedy.",
     ),
     human: list[int] = typer.Option([], "--human", help=HUMAN_HELP),
-    record: Path | None = typer.Option(None, "--record", help=RECORD_HELP),
+    record: Path | None = typer.Option(None, "--record", "-r", help=RECORD_HELP),
     option: list[str] = typer.Option(
         [], "--set", help=SET_HELP + " Options: stones_per_player (default 20), towers_per_player (default 10)."
     ),
@@ -38,6 +39,8 @@ def play_gimignano(
     every_turn: bool = typer.Option(
         False, "--map-every-turn", help="Print the text map after every turn, not only at the end."
     ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the final board and standings."),
+    force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
 ) -> None:
     """Play San Gimignano to the end. Each turn: put a stone on a plot, lay a hex tile, and
     build a tower on a quartet (four connected plots of four guilds holding your stones) if you
@@ -51,6 +54,8 @@ def play_gimignano(
     """
     if svg is not None and svg.suffix.lower() not in _PICTURE_SUFFIXES:
         raise OptionsError(f"--svg {svg}: the picture file must end in .svg or .png")
+    if svg is not None:
+        check_output_file(svg, "--svg", force)
     game = get_game("gimignano")
     from ..games.gimignano.render_text import board_map, render_view
     from ..games.gimignano.state import GimignanoState
@@ -59,6 +64,8 @@ def play_gimignano(
 
     def show(player: int | None, move: Move | None, events: list[Event], state: State) -> None:
         assert isinstance(state, GimignanoState)
+        if quiet and not human:  # a person at the table must still see the game
+            return
         if player is None:
             typer.echo(f"San Gimignano, {state.num_players} players, seed {seed}")
         for event in events:
@@ -78,7 +85,8 @@ def play_gimignano(
             if not state.is_over:
                 typer.echo(f"Turn {state.turn}: player {state.player + 1}")
 
-    outcome = run_match(game, players, seed, agent or ["greedy"], human, option, record, on_events=show)
+    outcome = run_match(game, players, seed, agent or ["greedy"], human, option, record, on_events=show,
+                        force=force)
     final = outcome.final_state
     assert isinstance(final, GimignanoState)
     typer.echo("")

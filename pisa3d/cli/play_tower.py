@@ -13,13 +13,14 @@ from ..core.events import Event
 from ..core.state import Move, State
 from ..games import get_game
 from .common import HUMAN_HELP, RECORD_HELP, SEED_HELP, SET_HELP, run_match
+from .outputs import FORCE_HELP, check_output_file
 from .play import play_app
 
 
 @play_app.command("tower")
 def play_tower(
     players: int = typer.Option(4, "--players", "-n", help="Number of players, 2 to 8."),
-    seed: int = typer.Option(0, "--seed", help=SEED_HELP),
+    seed: int = typer.Option(0, "--seed", "-s", help=SEED_HELP),
     agent: list[str] = typer.Option(
         [], "--agent", "-a",
         help="Bot for the seats without a person: random, cautious (physics look-ahead, least disturbing "
@@ -27,7 +28,7 @@ def play_tower(
         "over the seats (--agent cautious --agent random: seats 1, 3 cautious, 2, 4 random). Default: random.",
     ),
     human: list[int] = typer.Option([], "--human", help=HUMAN_HELP),
-    record: Path | None = typer.Option(None, "--record", help=RECORD_HELP + " Holds every move's trajectory."),
+    record: Path | None = typer.Option(None, "--record", "-r", help=RECORD_HELP + " Holds every move's trajectory."),
     noise_mm: float | None = typer.Option(None, "--noise-mm", help="Hand position noise, sigma in mm (default 1)."),
     yaw_deg: float | None = typer.Option(None, "--yaw-deg", help="Hand yaw noise, sigma in degrees (default 1)."),
     tilt_deg: float | None = typer.Option(None, "--tilt-deg", help="Hand tilt noise, sigma in degrees (default 0.3)."),
@@ -41,6 +42,7 @@ def play_tower(
         "fall_angle_deg, engine (JSON object of engine.json names), record_trajectories.",
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the end, not every placement."),
+    force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
     gui: bool = typer.Option(
         False, "--gui",
         help="Play in a 3D PyBullet window (needs a display): --human seats pick placements with keys or "
@@ -63,6 +65,8 @@ def play_tower(
         }.items() if value is not None
     }
     if gui:
+        if record is not None:
+            check_output_file(record, "--record", force)
         from ..viewer.live import play_tower_gui  # imported here: only the window needs a display
 
         outcome = play_tower_gui(players, seed, agent or ["random"], human, option, record,
@@ -79,6 +83,7 @@ def play_tower(
 
     def show(player: int | None, move: Move | None, events: list[Event], state: State) -> None:
         if move is None and hasattr(state, "tiles_in_play"):
+            progress.start()  # only once the game has started: a refused argument draws no bar
             progress.update(task, total=state.tiles_in_play)
         for event in events:
             if event.kind == "placed":
@@ -90,7 +95,10 @@ def play_tower(
                 else:  # above the progress bar, one line per event, never re-wrapped
                     progress.console.print(line, soft_wrap=True, markup=False, highlight=False)
 
-    with progress:  # run_match stops the game cleanly when a person's input ends
+    try:  # run_match stops the game cleanly (and saves its moves) on Ctrl-C or the end of input
         outcome = run_match(game, players, seed, agent or ["random"], human, option, record, on_events=show,
-                            extra_options=extra)
+                            extra_options=extra, force=force)
+    finally:
+        if progress.live.is_started:  # stopping a bar never started would print an empty line
+            progress.stop()
     typer.echo(game.summarize(outcome.result, players))

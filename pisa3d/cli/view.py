@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from ..core.record import load_record
+from .outputs import FORCE_HELP, check_output_file
 
 
 def view(
@@ -18,12 +19,15 @@ def view(
     seconds: float | None = typer.Option(None, help="Close the window after this many seconds (demos)."),
     screenshot: Path | None = typer.Option(None, help="On closing, save the view as this PNG."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not echo the on-screen line to the terminal."),
+    force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
 ) -> None:
     """Watch a tower game in a PyBullet window, no re-simulation: space play/pause, left/right
     step a move, '.' / ',' ten moves on/back, 1-9 scrub to 10%-90% of the game, b / e begin/end,
     +/- speed, up/down and [ ] orbit, z/x zoom, h camera home, q or Esc quit; the mouse orbits as
     in PyBullet (ctrl + drag turns, wheel zooms).
     """
+    if screenshot is not None:
+        check_output_file(screenshot, "--screenshot", force)
     from ..viewer.gui import view_record
 
     record = load_record(file)
