@@ -24,8 +24,9 @@ COMMANDS = {
     "play tower --record": ["play", "tower", "-n", "2", "--record", "OUT"],
     "export --html": ["export", "RECORD", "--html", "OUT"],
     "export --video": ["export", "RECORD", "--video", "OUT"],
+    "view --screenshot": ["view", "RECORD", "--screenshot", "OUT"],  # refused before a window opens
 }
-SUFFIX = {"--svg": ".svg", "--html": ".html", "--video": ".mp4", "--record": ".json.gz"}
+SUFFIX = {"--svg": ".svg", "--html": ".html", "--video": ".mp4", "--record": ".json.gz", "--screenshot": ".png"}
 
 
 def _args(command: str, out: Path, record: Path) -> list[str]:
