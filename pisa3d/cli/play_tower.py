@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..core.events import Event
+from ..core.quiet import python_only_stdout
 from ..core.state import Move, State
 from ..games import get_game
 from .common import HUMAN_HELP, RECORD_HELP, SEED_HELP, SET_HELP, run_match
@@ -69,8 +70,9 @@ def play_tower(
             check_output_file(record, "--record", force)
         from ..viewer.live import play_tower_gui  # imported here: only the window needs a display
 
-        outcome = play_tower_gui(players, seed, agent or ["random"], human, option, record,
-                                 extra_options=extra, on_line=typer.echo)
+        with python_only_stdout():  # the GUI's OpenGL set-up lines stay off the terminal
+            outcome = play_tower_gui(players, seed, agent or ["random"], human, option, record,
+                                     extra_options=extra, on_line=typer.echo)
         if record is not None:
             typer.echo(f"Record written to {record}")
         typer.echo(game.summarize(outcome.result, players))

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from ..core.quiet import python_only_stdout
 from ..core.record import load_record
 from .outputs import FORCE_HELP, check_output_file
 
@@ -32,5 +33,6 @@ def view(
 
     record = load_record(file)
     on_change = None if quiet else typer.echo
-    view_record(record, start=move, width=width, height=height, on_change=on_change, max_seconds=seconds,
-                screenshot=screenshot)
+    with python_only_stdout():  # the GUI's OpenGL set-up lines stay off the terminal
+        view_record(record, start=move, width=width, height=height, on_change=on_change, max_seconds=seconds,
+                    screenshot=screenshot)

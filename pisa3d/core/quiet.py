@@ -47,3 +47,29 @@ def import_pybullet_quietly() -> None:
         return
     with quiet_fds((1, 2)), contextlib.suppress(ImportError):
         import pybullet  # noqa: F401
+
+
+@contextlib.contextmanager
+def python_only_stdout() -> Iterator[None]:
+    """Inside the block, whatever C code writes to stdout (PyBullet's GUI prints its OpenGL set-up
+    from a thread, at any time) goes to /dev/null, while Python's ``sys.stdout`` still reaches
+    the terminal through a copy of the original descriptor."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no real file descriptor (some test runners): nothing to hide
+        yield
+        return
+    original = sys.stdout
+    sys.stdout = os.fdopen(saved, "w", buffering=1, encoding=getattr(original, "encoding", None) or "utf-8",
+                           errors=getattr(original, "errors", None) or "strict", closefd=False)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 1)
+        yield
+    finally:
+        _flush_c_stdio()
+        sys.stdout.flush()
+        sys.stdout = original
+        os.dup2(saved, 1)
+        os.close(saved)

@@ -4,6 +4,7 @@ and nothing from PyBullet's C code on the terminal."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -91,3 +92,15 @@ def test_no_gl_lines_from_video_export(record_files: dict[str, Path], tmp_path: 
     _no_c_noise(done.stdout)
     _no_c_noise(done.stderr)
     assert done.stdout.strip().splitlines()[-1].startswith(f"Video written to {video}")
+
+
+@pytest.mark.display
+def test_no_gl_lines_from_the_viewer_window(record_files: dict[str, Path]) -> None:
+    if shutil.which("xvfb-run") is None:
+        pytest.skip("xvfb-run is not installed (Debian: apt-get install xvfb libgl1-mesa-dri)")
+    done = subprocess.run(["xvfb-run", "-a", "pisa3d", "view", str(record_files["tower"]), "--seconds", "2"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    _no_c_noise(done.stdout)
+    _no_c_noise(done.stderr)
+    assert done.stdout.strip().splitlines()[-1].startswith("move ")  # the viewer's own line still shows
