@@ -36,7 +36,7 @@ _json_values = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(_json_values, st.booleans())
 def test_nesting_depth_is_the_true_depth(value: object, indent: bool) -> None:
     text = json.dumps(value, indent=1 if indent else None, ensure_ascii=bool(indent))
