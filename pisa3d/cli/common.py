@@ -74,9 +74,9 @@ def run_match(
     try:
         outcome = play_match(game, agents, seed, options, on_events=on_events, on_start=started.append)
     except KeyboardInterrupt:
-        _stop(started, record_path, "Stopped by Ctrl-C")
+        stop_match(started, record_path, "Stopped by Ctrl-C")
     except EOFError:  # a person's input ran out (TerminalAgent)
-        _stop(started, record_path, "Input ended before the game did")
+        stop_match(started, record_path, "Input ended before the game did")
     if record_path is not None:
         save_record(outcome.record, record_path)
         typer.echo(f"Record written to {record_path}")
@@ -87,8 +87,10 @@ INTERRUPTED_EXIT = 130
 """Exit status of a game stopped before its end (the shell's code for Ctrl-C)."""
 
 
-def _stop(started: list[GameRecord], record_path: Path | None, why: str) -> NoReturn:
-    """Save the moves of a stopped game (when a record was asked for), say where, exit 130."""
+def stop_match(started: list[GameRecord], record_path: Path | None, why: str) -> NoReturn:
+    """Save the moves of a stopped game (when a record was asked for), say where, exit 130.
+
+    ``started`` holds the record play_match handed to ``on_start`` (empty if it never started)."""
     moves = len(started[0].moves) if started else 0
     if record_path is None:
         typer.echo(f"{why}: stopped after {moves} moves; nothing was saved "

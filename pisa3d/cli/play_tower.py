@@ -11,9 +11,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..core.events import Event
 from ..core.quiet import python_only_stdout
+from ..core.record import GameRecord
 from ..core.state import Move, State
 from ..games import get_game
-from .common import HUMAN_HELP, RECORD_HELP, SEED_HELP, SET_HELP, run_match
+from .common import HUMAN_HELP, RECORD_HELP, SEED_HELP, SET_HELP, run_match, stop_match
 from .outputs import FORCE_HELP, check_output_file
 from .play import play_app
 
@@ -68,11 +69,19 @@ def play_tower(
     if gui:
         if record is not None:
             check_output_file(record, "--record", force)
-        from ..viewer.live import play_tower_gui  # imported here: only the window needs a display
+        from ..viewer.live import GameAbandoned, play_tower_gui  # imported here: only the window needs a display
 
-        with python_only_stdout():  # the GUI's OpenGL set-up lines stay off the terminal
-            outcome = play_tower_gui(players, seed, agent or ["random"], human, option, record,
-                                     extra_options=extra, on_line=typer.echo)
+        started: list[GameRecord] = []
+        try:
+            with python_only_stdout():  # the GUI's OpenGL set-up lines stay off the terminal
+                outcome = play_tower_gui(players, seed, agent or ["random"], human, option, record,
+                                         extra_options=extra, on_line=typer.echo, on_start=started.append)
+        except KeyboardInterrupt:
+            stop_match(started, record, "Stopped by Ctrl-C")
+        except GameAbandoned as exc:
+            if not started:
+                raise
+            stop_match(started, record, f"Stopped ({exc})")
         if record is not None:
             typer.echo(f"Record written to {record}")
         typer.echo(game.summarize(outcome.result, players))

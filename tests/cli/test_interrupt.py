@@ -17,6 +17,7 @@ from pisa3d.core.agents import TerminalAgent
 from pisa3d.core.record import load_record
 from pisa3d.core.replay import check_record, verify_record
 from pisa3d.games import get_game
+from tests.viewer.test_gui_smoke import display  # noqa: F401  (the Xvfb fixture)
 
 runner = CliRunner()
 ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -142,3 +143,21 @@ def test_sigint_during_video_export_leaves_no_file(record_files: dict[str, Path]
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]  # no video, no part file
+
+
+@pytest.mark.slow  # a GL window under Xvfb
+@pytest.mark.display
+def test_sigint_during_a_gui_game_saves_an_unfinished_record(display: str, tmp_path: Path) -> None:  # noqa: F811
+    record = tmp_path / "g.json"
+    env = {**ENV, "DISPLAY": display}
+    proc = subprocess.Popen(["pisa3d", "play", "tower", "--gui", "-n", "2", "-s", "3", "--record", str(record)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if "puts tile" in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert f"saved as an unfinished record in {record}" in err and "Traceback" not in err
+    _assert_unfinished(record, at_least=1)
