@@ -40,7 +40,8 @@ def play_cards(
     human: list[int] = typer.Option([], "--human", help=HUMAN_HELP),
     record: Path | None = typer.Option(None, "--record", "-r", help=RECORD_HELP),
     option: list[str] = typer.Option(
-        [], "--set", help=SET_HELP + " Card options: rounds (default one per player), first_dealer (seat, default 1)."
+        [], "--set",
+        help=SET_HELP + " Card options: rounds (1 to 20, default one per player), first_dealer (seat, default 1)."
     ),
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="Print every event (each vote card, each card played)."

@@ -31,7 +31,8 @@ def play_gimignano(
     human: list[int] = typer.Option([], "--human", help=HUMAN_HELP),
     record: Path | None = typer.Option(None, "--record", "-r", help=RECORD_HELP),
     option: list[str] = typer.Option(
-        [], "--set", help=SET_HELP + " Options: stones_per_player (default 20), towers_per_player (default 10)."
+        [], "--set",
+        help=SET_HELP + " Options: stones_per_player (1 to 200, default 20), towers_per_player (1 to 100, default 10).",
     ),
     svg: Path | None = typer.Option(
         None, "--svg", help="Draw the final board to this file: .svg, or .png for a bitmap."
