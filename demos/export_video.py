@@ -1,7 +1,7 @@
 """Film a tower game: bots play, then the record is rendered headless (EGL if it loads, else
 PyBullet's TinyRenderer) to an MP4 paced by simulated time, with a caption per move.
 
-Run ``python demos/export_video.py [OUT.mp4|OUT.gif]``. Same as
+Run ``python demos/export_video.py [OUT.mp4|OUT.gif]`` (default ``out/tower_demo.mp4``). Same as
 ``pisa3d export RECORD --video OUT.mp4 --speed 2``.
 """
 
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+
+from demo_out import out_path
 
 from pisa3d.core.match import play_match
 from pisa3d.export.video import VideoSettings, export_video
@@ -25,4 +27,4 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("tower_demo.mp4"))
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else out_path("tower_demo.mp4"))

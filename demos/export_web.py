@@ -1,7 +1,7 @@
 """Share games as web pages: one short game of each kind is played by bots and written as a
 single HTML file that opens offline from a double click (three.js and the record inside).
 
-Run ``python demos/export_web.py [FOLDER]`` and open FOLDER/tower.html, cards.html and
+Run ``python demos/export_web.py [FOLDER]`` (default ``out/web_demo``) and open FOLDER/tower.html, cards.html and
 gimignano.html. Add ``#move=12`` to a page's address to open it at move 12. Same as
 ``pisa3d export RECORD --html OUT.html``.
 """
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+
+from demo_out import out_path
 
 from pisa3d.core.match import play_match
 from pisa3d.export.html import write_page
@@ -31,4 +33,4 @@ def main(folder: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("web_demo"))
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else out_path("web_demo"))

@@ -10,21 +10,23 @@ Run ``python demos/play_live.py [seed]``. The lead wires the same function into
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+
+from demo_out import out_path
 
 from pisa3d.games import get_game
 from pisa3d.viewer.live import GameAbandoned, play_tower_gui
 
+RECORD = out_path("live_game.json")
+
 
 def main(seed: int = 0) -> None:
     try:
-        outcome = play_tower_gui(3, seed, ["cautious", "random"], [1], record_path=Path("live_game.json"),
-                                 on_line=print)
+        outcome = play_tower_gui(3, seed, ["cautious", "random"], [1], record_path=RECORD, on_line=print)
     except GameAbandoned as exc:
         print(f"Game over early: {exc}")
         return
     print(get_game("tower").summarize(outcome.result, 3))
-    print("Record written to live_game.json; watch it again with: pisa3d view live_game.json")
+    print(f"Record written to {RECORD}; watch it again with: pisa3d view {RECORD}")
 
 
 if __name__ == "__main__":

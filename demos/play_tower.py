@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
+
+from demo_out import out_path
 
 from pisa3d.core import play_match, save_record
 from pisa3d.export.html import write_page
 from pisa3d.games import get_game
-
-OUT = Path("out")
 
 
 def main(seed: int = 3) -> None:
@@ -39,9 +38,8 @@ def main(seed: int = 3) -> None:
     print(game.summarize(outcome.result, len(agents)))
     print(f"({len(outcome.record.moves)} moves simulated in {time.perf_counter() - started:.1f} s)")
 
-    OUT.mkdir(exist_ok=True)
-    record = save_record(outcome.record, OUT / "demo-tower.json.gz")
-    page = write_page(outcome.record, OUT / "demo-tower.html")
+    record = save_record(outcome.record, out_path("demo-tower.json.gz"))
+    page = write_page(outcome.record, out_path("demo-tower.html"))
     print(f"\nRecord: {record}  (check it: pisa3d replay verify {record})")
     print(f"3D replay page: {page}  (open it in a browser; no network needed)")
 

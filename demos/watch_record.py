@@ -1,7 +1,8 @@
 """Watch a tower game in 3D: bots play a game headless (PyBullet decides every fall), the record
 keeps each placement's trajectory, and the PyBullet window replays it without re-simulating.
 
-Run ``python demos/watch_record.py [RECORD]`` (no RECORD: play a 3-player game first). Keys in
+Run ``python demos/watch_record.py [RECORD]`` (no RECORD: play a 3-player game first, recorded
+in ``out/tower_demo.json.gz``). Keys in
 the window: space play/pause, left/right one move, b/e begin/end, +/- speed, [ ] and up/down
 turn the camera, z/x zoom, q quits. Same as ``pisa3d view RECORD``.
 """
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+
+from demo_out import out_path
 
 from pisa3d.core.match import play_match
 from pisa3d.core.record import load_record, save_record
@@ -27,7 +30,7 @@ def play_a_game(path: Path, seed: int = 2) -> Path:
 
 
 def main() -> None:
-    path = Path(sys.argv[1]) if len(sys.argv) > 1 else play_a_game(Path("tower_demo.json.gz"))
+    path = Path(sys.argv[1]) if len(sys.argv) > 1 else play_a_game(out_path("tower_demo.json.gz"))
     view_record(load_record(path), start=-1, on_change=print)
 
 

@@ -2,9 +2,11 @@
 // pisa3d/export/html.py prepared for this game) is inlined as JSON; three.js comes from the
 // inlined bundle. Nothing is ever fetched.
 //
-// Timeline: position -1 is the set-up, position i (0-based, as in `pisa3d replay show`) is the
-// game right after move i. Seek with the URL hash (#move=12; #move=12&play also starts playing)
-// or window.pisaSeek(12); the #status element then names the move and sums up the game there.
+// Timeline: position -1 is the set-up, position i is the game right after the move at index i.
+// People see moves numbered from 1 (as `pisa3d replay show` prints them): move n is position
+// n - 1 and move 0 the set-up. Seek with the URL hash (#move=12; #move=12&play also starts
+// playing) or window.pisaSeek(12); the #status element then names the move (data-move holds its
+// number) and sums up the game there.
 (function () {
   "use strict";
   const data = JSON.parse(document.getElementById("pisa-data").textContent);
@@ -104,17 +106,23 @@
       for (let k = frame.length; k < tileMeshes.length; k++) tileMeshes[k].visible = false;
     };
 
-    // Frame the whole final tower once, so the camera does not jump while scrubbing.
-    let top = side;
+    // Frame every tile the tower ever held once (a box round the settled poses after every
+    // move, padded by half a tile), so the camera does not jump while scrubbing: its bounding
+    // sphere fits the 40 degree view, as the viewer and the video frame it.
+    const lo = [-side / 2, -side / 2, 0], hi = [side / 2, side / 2, side];
     for (let i = 0; i < numMoves; i++) {
       const t = trajectoryOf(i);
-      if (t) for (const p of t.frames[t.frames.length - 1]) top = Math.max(top, p[2]);
+      if (t) for (const p of t.frames[t.frames.length - 1]) {
+        for (let a = 0; a < 3; a++) { lo[a] = Math.min(lo[a], p[a] - side / 2); hi[a] = Math.max(hi[a], p[a] + side / 2); }
+      }
     }
-    top = Math.min(top, side * 20);
+    const centre = lo.map((v, a) => (v + hi[a]) / 2);
+    const radius = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) / 2;
+    const dist = (radius / Math.sin((camera.fov / 2) * Math.PI / 180)) * 1.05;
+    const look = [0.8, -1.1, 0.5], norm = Math.hypot(...look);
     const controls = new OrbitControls(camera, renderer.domElement);
-    controls.target.set(0, 0, top / 2);
-    const dist = Math.max(top * 1.6, side * 4);
-    camera.position.set(dist * 0.8, -dist * 1.1, top / 2 + dist * 0.5);
+    controls.target.set(centre[0], centre[1], centre[2]);
+    camera.position.set(...centre.map((v, a) => v + (look[a] / norm) * dist));
     controls.update();
 
     const resize = () => {
@@ -214,6 +222,25 @@
     stage.appendChild(root);
     const colors = scene.guild_colors || {};
     const playerColors = scene.player_colors || ["#e53935", "#1e88e5", "#fdd835", "#8e24aa"];
+    // The key: a swatch and a name for every guild and every player, then the players' counts.
+    const swatch = (color, text, round) => {
+      const item = el("span", "key-item");
+      const dot = el("span", "swatch" + (round ? " round" : ""));
+      dot.style.background = color;
+      item.append(dot, document.createTextNode(text));
+      return item;
+    };
+    const legendBox = (status) => {
+      const box = el("div", "legend");
+      const key = scene.key || { guilds: [], players: [] };
+      const guilds = el("div", "");
+      key.guilds.forEach((g) => guilds.appendChild(swatch(g.color, `${g.key} ${g.name}`, false)));
+      const players = el("div", "");
+      key.players.forEach((p) => players.appendChild(swatch(p.color, `${p.name} (${p.color_name})`, true)));
+      box.append(guilds, players);
+      if (status) box.appendChild(el("div", "events", status));
+      return box;
+    };
     return {
       show(pos) {
         const s = scene.states[pos + 1];
@@ -242,12 +269,18 @@
             points: hex.map((p) => p.join(",")).join(" "), fill: "none", stroke: "#000", "stroke-width": 0.06,
           }));
         }
+        // plot letters with their guild key, and each hex's q,r (as in the PNG the game draws)
+        const label = (text, [x, y], size, fill, halo) => {
+          const t = svg("text", { x, y, "font-size": size, fill, "text-anchor": "middle",
+            "dominant-baseline": "central", "font-family": "sans-serif" });
+          if (halo) { t.setAttribute("stroke", halo); t.setAttribute("stroke-width", 0.05); t.setAttribute("paint-order", "stroke"); }
+          t.textContent = text;
+          pic.appendChild(t);
+        };
+        for (const plot of s.plots) if (plot.label) label(plot.label, plot.label_at, 0.16, plot.label_color);
+        for (const c of s.coordinates || []) label(c.text, c.at, 0.14, "#222", "#fff");
         root.replaceChildren(pic);
-        if (s.legend) {
-          const leg = el("div", "events", s.legend);
-          leg.style.position = "absolute"; leg.style.left = "10px"; leg.style.top = "6px";
-          root.appendChild(leg);
-        }
+        root.appendChild(legendBox(s.legend));
       },
       animation() { return null; },
       showFrame() {},
@@ -271,12 +304,27 @@
   // ---- page shell ----------------------------------------------------------------------
   $("title").textContent = data.title;
   $("meta").textContent = data.meta;
-  $("result").textContent = data.result || "";
+  // A game's end as a table where the scene has one (the cards' score sheet), else as text.
+  const resultTable = data.scene.result_table;
+  if (resultTable) {
+    const t = el("table", "sheet");
+    const caption = el("caption", "", resultTable.title);
+    t.appendChild(caption);
+    [resultTable.header, ...resultTable.rows].forEach((row, r) => {
+      const tr = el("tr");
+      row.forEach((cell) => tr.appendChild(el(r === 0 ? "th" : "td", "", String(cell))));
+      t.appendChild(tr);
+    });
+    $("result").replaceChildren(t, el("div", "", resultTable.winners));
+  } else {
+    $("result").textContent = data.result || "";
+  }
+  const resultLine = resultTable ? resultTable.winners : data.result;
   const list = $("moves");
   const items = [];
   const addItem = (pos, label, cls) => {
     const li = el("li", cls || "");
-    li.appendChild(el("span", "n", pos < 0 ? "" : String(pos)));
+    li.appendChild(el("span", "n", pos < 0 ? "" : String(pos + 1)));
     li.appendChild(document.createTextNode(label));
     li.title = (pos < 0 ? data.setup : data.moves[pos]).events.join("\n");
     li.addEventListener("click", () => { pause(); seek(pos); });
@@ -300,14 +348,14 @@
   let anim = null; // {pos, t0, traj} while a move's trajectory is being played
 
   function statusText(pos) {
-    const head = pos < 0 ? `set-up of ${numMoves} moves` : `move ${pos} of ${numMoves}`;
+    const head = pos < 0 ? `set-up of ${numMoves} moves` : `move ${pos + 1} of ${numMoves}`;
     const parts = [head];
     if (pos >= 0) parts.push(`player ${data.moves[pos].player + 1}`, data.moves[pos].move);
     const summary = pos < 0 ? data.setup.summary : data.moves[pos].summary;
     if (summary) parts.push(summary);
     const state = view.summary(pos);
     if (state) parts.push(state);
-    if (pos === numMoves - 1 && data.result) parts.push(data.result);
+    if (pos === numMoves - 1 && resultLine) parts.push(resultLine);
     return parts.join(" | ");
   }
 
@@ -323,7 +371,7 @@
     if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
     const status = $("status");
     status.textContent = statusText(pos);
-    status.dataset.move = String(pos);
+    status.dataset.move = String(pos + 1);
     return pos;
   }
 
@@ -357,7 +405,7 @@
         anim = { pos: next, t0: now, traj };
         items.forEach((li, k) => li.classList.toggle("current", k === next + 1));
         $("status").textContent = statusText(next);
-        $("status").dataset.move = String(next);
+        $("status").dataset.move = String(next + 1);
         scrub.value = String(next);
       } else {
         seek(next);
@@ -384,10 +432,11 @@
     const m = /move=(-?\d+)/.exec(window.location.hash);
     return m ? Number(m[1]) : null;
   };
-  window.addEventListener("hashchange", () => { const m = hashMove(); if (m !== null) { pause(); seek(m); } });
-  window.pisaSeek = (pos) => { pause(); return seek(pos); };
+  // the hash and pisaSeek take the move number people see (0: the set-up)
+  window.addEventListener("hashchange", () => { const m = hashMove(); if (m !== null) { pause(); seek(m - 1); } });
+  window.pisaSeek = (move) => { pause(); return seek(move - 1) + 1; };
   window.pisaStatus = () => $("status").textContent;
   const start = hashMove();
-  seek(start === null ? numMoves - 1 : start);
-  if (/(^#|&)play\b/.test(window.location.hash)) play(); // e.g. #move=0&play starts playing there
+  seek(start === null ? numMoves - 1 : start - 1);
+  if (/(^#|&)play\b/.test(window.location.hash)) play(); // e.g. #move=0&play plays from the set-up
 })();

@@ -1,4 +1,4 @@
-"""Pieces shared by the game commands: seating agents, running a match, writing the record."""
+"""Pieces shared by the game commands: running a match, writing the record."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from typing import Any, NoReturn
 
 import typer
 
-from ..core.agents import Agent, TerminalAgent
-from ..core.errors import OptionsError
+from ..core.agents import build_agents
 from ..core.game import Game
 from ..core.match import EventCallback, MatchOutcome, play_match
 from ..core.options import parse_option_assignments
@@ -20,31 +19,6 @@ SEED_HELP = "Seed of all randomness: the same seed, options and moves give the s
 HUMAN_HELP = "Seat a person at this seat (1-based) who plays in the terminal; repeatable."
 RECORD_HELP = "Write the game record here (JSON; gzip-compressed if the name ends in .gz)."
 SET_HELP = "Set a game option as key=value (repeatable); values are read as JSON where they parse."
-
-
-def build_agents(
-    game: Game,
-    num_players: int,
-    agent_names: Sequence[str],
-    humans: Sequence[int],
-    options: Any,
-) -> list[Agent]:
-    """One agent per seat: ``agent_names`` cycles over the seats, people take their seats."""
-    game.check_players(num_players)
-    names = list(agent_names) or ["random"]
-    for seat in humans:
-        if not 1 <= seat <= num_players:
-            raise OptionsError(f"--human {seat}: seats run from 1 to {num_players}")
-    agents: list[Agent] = []
-    for seat in range(num_players):
-        if seat + 1 in humans:
-            agents.append(TerminalAgent(game))
-            continue
-        name = names[seat % len(names)]
-        if name not in game.agents:
-            raise OptionsError(f"unknown agent {name!r} for {game.id}; choose from {', '.join(game.agents)}")
-        agents.append(game.agents[name](seat, options))
-    return agents
 
 
 def run_match(

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from ..core.errors import OptionsError
 from ..core.quiet import python_only_stdout
 from ..core.record import load_record
 from .outputs import FORCE_HELP, check_output_file
@@ -13,12 +14,14 @@ from .outputs import FORCE_HELP, check_output_file
 
 def view(
     file: Path = typer.Argument(..., help="A tower record written by `pisa3d play tower ... --record FILE`."),
-    move: int | None = typer.Option(None, "--move", help="Open at this move (0-based, as in `replay show`); "
-                                    "default: the end."),
+    move: int | None = typer.Option(None, "--move", help="Open at this move, numbered from 1 as in the "
+                                    "captions and `replay show` (0: the empty table); default: the end."),
     width: int = typer.Option(1024, help="Window width in pixels."),
     height: int = typer.Option(768, help="Window height in pixels."),
     seconds: float | None = typer.Option(None, help="Close the window after this many seconds (demos)."),
-    screenshot: Path | None = typer.Option(None, help="On closing, save the view as this PNG."),
+    screenshot: Path | None = typer.Option(
+        None, help="On closing, save what the window shows (the scene as its camera sees it, with the "
+        "caption) as this PNG."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not echo the on-screen line to the terminal."),
     force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
 ) -> None:
@@ -32,7 +35,9 @@ def view(
     from ..viewer.gui import view_record
 
     record = load_record(file)
+    if move is not None and not 0 <= move <= len(record.moves):
+        raise OptionsError(f"--move {move}: the record has {len(record.moves)} moves; choose 0 to {len(record.moves)}")
     on_change = None if quiet else typer.echo
     with python_only_stdout():  # the GUI's OpenGL set-up lines stay off the terminal
-        view_record(record, start=move, width=width, height=height, on_change=on_change, max_seconds=seconds,
-                    screenshot=screenshot)
+        view_record(record, start=None if move is None else move - 1, width=width, height=height,
+                    on_change=on_change, max_seconds=seconds, screenshot=screenshot)

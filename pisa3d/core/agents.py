@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Protocol, TextIO, runtime_checkable
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from .errors import IllegalMoveError
+from .errors import OptionsError
 from .state import Move, View
+from .terminal import HotSeat, TerminalAgent
 
 if TYPE_CHECKING:
     from .game import Game
@@ -36,50 +37,32 @@ class RandomAgent:
         return legal_moves[int(rng.integers(len(legal_moves)))]
 
 
-class TerminalAgent:
-    """A person at a terminal: shows the view, lists the legal moves numbered, reads a choice.
+def build_agents(
+    game: Game,
+    num_players: int,
+    agent_names: Sequence[str],
+    humans: Sequence[int],
+    options: Any,
+) -> list[Agent]:
+    """One agent per seat: ``agent_names`` cycles over the seats, people (1-based ``humans``)
+    take theirs. Several people share the terminal: each turn change between them shows a
+    hand-over screen so nobody sees the hand before theirs."""
+    game.check_players(num_players)
+    names = list(agent_names) or ["random"]
+    for seat in humans:
+        if not 1 <= seat <= num_players:
+            raise OptionsError(f"--human {seat}: seats run from 1 to {num_players}")
+    hot_seat = HotSeat() if len(set(humans)) > 1 else None
+    agents: list[Agent] = []
+    for seat in range(num_players):
+        if seat + 1 in humans:
+            agents.append(TerminalAgent(game, seat=seat, hot_seat=hot_seat))
+            continue
+        name = names[seat % len(names)]
+        if name not in game.agents:
+            raise OptionsError(f"unknown agent {name!r} for {game.id}; choose from {', '.join(game.agents)}")
+        agents.append(game.agents[name](seat, options))
+    return agents
 
-    The person may type the number or the move's notation; bad input is refused with a short
-    reason and the question is asked again. End of input raises EOFError so the game can stop
-    cleanly instead of looping.
-    """
 
-    name = "human"
-
-    def __init__(
-        self,
-        game: Game,
-        read_line: Callable[[str], str] = input,
-        out: TextIO | None = None,
-    ) -> None:
-        self.game = game
-        self.read_line = read_line
-        self.out = out
-
-    def _say(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
-
-    def choose(self, view: View, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
-        self._say(self.game.render_view(view))
-        for number, move in enumerate(legal_moves, start=1):
-            self._say(f"  {number:3d}. {move}")
-        while True:
-            answer = self.read_line(f"Your move (1-{len(legal_moves)} or notation): ").strip()
-            try:
-                return self.interpret(answer, legal_moves)
-            except IllegalMoveError as exc:
-                self._say(f"  ! {exc}")
-
-    def interpret(self, answer: str, legal_moves: Sequence[Move]) -> Move:
-        """The move meant by ``answer``: a list number or a legal move's notation."""
-        if not answer:
-            raise IllegalMoveError("type a number from the list or a move")
-        if answer.isdigit():
-            number = int(answer)
-            if 1 <= number <= len(legal_moves):
-                return legal_moves[number - 1]
-            raise IllegalMoveError(f"{number} is not in the list; choose 1 to {len(legal_moves)}")
-        move = self.game.parse_move(answer)
-        if move not in legal_moves:
-            raise IllegalMoveError(f"{move} is not legal now; choose one of the listed moves")
-        return move
+__all__ = ["Agent", "HotSeat", "RandomAgent", "TerminalAgent", "build_agents"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -15,6 +15,7 @@ from .state import Move, Result, State, View
 
 if TYPE_CHECKING:
     from .agents import Agent
+    from .terminal import MenuGroup
 
 AgentFactory = Callable[[int, GameOptions], "Agent"]
 """Builds an agent for a seat from the game's options."""
@@ -102,6 +103,25 @@ class Game(ABC):
         lines = [f"Player {seat + 1}: {score:g}" for seat, score in enumerate(result.scores)]
         lines.append("Winners: " + ", ".join(f"player {w + 1}" for w in result.winners))
         return "\n".join(lines)
+
+    # --- the terminal (core.terminal.TerminalAgent) ---------------------------------------
+    def phase_help(self, view: View) -> str:
+        """The answer to ``help`` at a prompt: the rules of the current phase in two or three
+        lines, what scores, and the move notation."""
+        return f"{self.title}: type the number of a listed move, or the move itself."
+
+    def prompt_header(self, view: View) -> str:
+        """Printed right above every prompt, so the hand and the phase stay in sight."""
+        return ""
+
+    def move_menu(self, view: View, legal_moves: Sequence[Move]) -> Sequence[MenuGroup] | None:
+        """The legal moves grouped for a two-step choice (e.g. a voting card, then a card);
+        None: one numbered list."""
+        return None
+
+    def forced_move(self, view: View, legal_moves: Sequence[Move]) -> Move | None:
+        """The move to make without asking, when the choice changes nothing (None: ask)."""
+        return legal_moves[0] if len(legal_moves) == 1 else None
 
     def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:
         """A full state consistent with ``player``'s view, hidden parts drawn at random.

@@ -75,7 +75,7 @@ def play_match(
             events = state.apply(move)
         except IllegalMoveError as exc:
             raise IllegalMoveError(
-                f"agent {agent.name!r} at seat {player + 1} made move {len(record.moves)} "
+                f"agent {agent.name!r} at seat {player + 1} made move {len(record.moves) + 1} "
                 f"{str(move)!r}: {exc}"
             ) from exc
         record.moves.append(MoveEntry(player, str(move), events, state.take_record_extras()))

@@ -14,11 +14,11 @@ from .state import State
 
 @dataclass
 class Divergence:
-    move_index: int | None  # None: set-up or result
+    move_index: int | None  # 0-based; None: set-up or result
     message: str
 
-    def __str__(self) -> str:
-        where = "set-up/result" if self.move_index is None else f"move {self.move_index}"
+    def __str__(self) -> str:  # people count moves from 1
+        where = "set-up/result" if self.move_index is None else f"move {self.move_index + 1}"
         return f"{where}: {self.message}"
 
 
@@ -138,7 +138,7 @@ def narrate_record(game: Game, record: GameRecord) -> Iterator[str]:
     """Lines that tell the story of a record from its stored events (no re-play)."""
     yield from game.describe_events(record.setup_events)
     for index, entry in enumerate(record.moves):
-        yield f"[{index}] player {entry.player + 1}: {entry.move}"
+        yield f"[{index + 1}] player {entry.player + 1}: {entry.move}"
         for line in game.describe_events(entry.events):
             yield "      " + line
     if record.result is not None:

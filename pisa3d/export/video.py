@@ -9,15 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
 
 from ..core.errors import OptionsError, PisaError
 from ..core.files import written_aside
 from ..core.record import GameRecord
-from ..viewer.camera import framing_camera
-from ..viewer.render import OffscreenRenderer, RendererChoice
+from ..games.tower.replay import TowerReplay, load_tower_replay
+from ..viewer.camera import framing_camera, tower_bounds
+from ..viewer.render import OffscreenRenderer, RendererChoice, draw_caption
 from ..viewer.tile_bodies import TileBodies, create_table
-from ..viewer.tower_replay import TowerReplay, load_tower_replay
 
 VIDEO_SUFFIXES = (".mp4", ".gif")
 
@@ -79,18 +78,12 @@ def _frame_poses(replay: TowerReplay, ref: FrameRef) -> np.ndarray:
     return traj.frames[ref.sample]
 
 
-def _caption(image: np.ndarray, text: str) -> np.ndarray:
-    picture = Image.fromarray(image)
-    draw = ImageDraw.Draw(picture)
-    size = max(10, picture.height // 32)
-    try:
-        font = ImageFont.load_default(size=size)
-    except TypeError:  # Pillow before 10.1 has one fixed-size default font
-        font = ImageFont.load_default()
-    box = draw.textbbox((8, 6), text, font=font)
-    draw.rectangle((box[0] - 4, box[1] - 3, box[2] + 4, box[3] + 3), fill=(20, 22, 28))
-    draw.text((8, 6), text, fill=(240, 200, 120), font=font)
-    return np.asarray(picture)
+def caption_lines(replay: TowerReplay, move: int) -> tuple[str, str | None]:
+    """The video's caption for a frame of ``move`` (-1: set-up) and the fall label, if it fell."""
+    if move < 0:
+        return "set-up: empty table", None
+    caption = replay.captions[move]
+    return caption.text(replay.num_moves), caption.fall
 
 
 def _writer(path: Path, fps: int):
@@ -114,7 +107,9 @@ def export_video(record: GameRecord, path: str | Path, settings: VideoSettings =
         raise OptionsError(f"video {path}: the name must end in .mp4 or .gif")
     replay = load_tower_replay(record)
     plan = plan_frames(replay, settings)
-    camera = framing_camera(replay.top, replay.side, settings.yaw_deg, settings.pitch_deg, settings.distance)
+    bounds = tower_bounds(replay.settled_frames(), replay.side)
+    camera = framing_camera(bounds, settings.yaw_deg, settings.pitch_deg, settings.distance,
+                            aspect=settings.width / settings.height)
     with OffscreenRenderer(settings.renderer) as renderer:
         create_table(renderer.client, replay.side)
         bodies = TileBodies(renderer.client, replay.tiles, replay.side, replay.thickness)
@@ -129,8 +124,7 @@ def export_video(record: GameRecord, path: str | Path, settings: VideoSettings =
                     bodies.pose(_frame_poses(replay, ref))
                     image = renderer.render(camera, settings.width, settings.height)
                     if settings.caption:
-                        text = "set-up" if ref.move < 0 else replay.captions[ref.move].text(replay.num_moves)
-                        image = _caption(image, text)
+                        image = draw_caption(image, *caption_lines(replay, ref.move))
                     writer.append_data(image)
                     advance()
         backend = renderer.backend

@@ -10,6 +10,7 @@ from ..core.game import Game
 from ..core.record import GameRecord
 from ..core.replay import start_from_record
 from ..core.state import State
+from ..games.cards.narration import score_rows, winners_line
 
 
 def _seat(view: dict[str, Any], seat: int, agent: str) -> dict[str, Any]:
@@ -84,4 +85,10 @@ def cards_scene(game: Game, record: GameRecord) -> dict[str, Any]:
     for entry in record.moves:
         state.apply(game.parse_move(entry.move))
         states.append(_table(state, agents))
-    return {"kind": "cards", "states": states}
+    scene: dict[str, Any] = {"kind": "cards", "states": states}
+    if record.result is not None:  # the end: the score sheet as a table, not as box-drawing text
+        header, rows = score_rows(record.result.details.get("rounds", []), list(record.result.scores),
+                                  record.result.winners)
+        scene["result_table"] = {"title": "Scores (voting + play points)", "header": header, "rows": rows,
+                                 "winners": winners_line(record.result.winners)}
+    return scene

@@ -11,7 +11,7 @@ import numpy as np
 from ..core.game import Game
 from ..core.record import GameRecord
 from ..games.tower.meshes import tile_mesh
-from ..viewer.tower_replay import load_tower_replay
+from ..games.tower.replay import load_tower_replay
 
 MICRONS = 1e6  # vertex positions are sent as whole micrometres: compact and far finer than a pixel
 
@@ -42,8 +42,8 @@ def tower_scene(game: Game, record: GameRecord) -> dict[str, Any]:
         placed = [e.data for e in entry.events if e.kind == "placed"]
         if placed:
             height = placed[0]["height_mm"]
-        verdict = "the tower FELL" if any(d.get("fell") for d in placed) else f"height {height:.1f} mm"
-        states.append({"summary": f"{len(replay.settled(index))} tiles, {verdict}"})
+        # what happened (a fall too) is told by the move's narration beside this state summary
+        states.append({"summary": f"{len(replay.settled(index))} tiles, height {height:.1f} mm"})
     return {
         "kind": "tower",
         "tile_extents": [replay.side, replay.side, replay.thickness],
@@ -51,5 +51,4 @@ def tower_scene(game: Game, record: GameRecord) -> dict[str, Any]:
         "meshes": meshes,
         "tile_mesh": tile_mesh_index,
         "states": states,
-        "captions": [c.text(replay.num_moves) for c in replay.captions],
     }

@@ -1,11 +1,14 @@
-"""Camera placement for the tower views: an orbit (target, distance, yaw, pitch) that frames a
-tower of a given height, and the PyBullet matrices for it."""
+"""Camera placement for the tower views: an orbit (target, distance, yaw, pitch) that frames the
+whole tower (every tile it ever held), and the PyBullet matrices for it."""
 
 from __future__ import annotations
 
 import dataclasses
+import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pybullet as p
 
 FIELD_OF_VIEW_DEG = 40.0
@@ -41,13 +44,55 @@ class OrbitCamera:
         return list(p.computeProjectionMatrixFOV(FIELD_OF_VIEW_DEG, width / height, near, self.distance * 10))
 
 
-GUI_CLOSER = 0.55  # PyBullet's window draws a wider view than our 40 degrees: come closer there
+Bounds = tuple[np.ndarray, np.ndarray]
+"""Lowest and highest corner (x, y, z, metres) of a box around the tiles."""
 
 
-def framing_camera(top: float, side: float, yaw_deg: float = 35.0, pitch_deg: float = -25.0,
-                   distance: float | None = None, closer: float = 1.0) -> OrbitCamera:
-    """A camera that shows a tower whose highest tile centre is at ``top`` metres, whole;
-    ``closer`` scales the automatic distance (GUI_CLOSER for the PyBullet window)."""
-    height = max(top + side / 2, side)
-    auto = closer * max(1.5 * height, 3.5 * side)  # a 40 degree view holds about 0.7 x distance
-    return OrbitCamera(target=(0.0, 0.0, height / 2), distance=distance or auto, yaw_deg=yaw_deg, pitch_deg=pitch_deg)
+def tower_bounds(frames: Iterable[np.ndarray], side: float) -> Bounds:
+    """A box holding every tile of every frame (poses (N, 7)): centres padded by half a tile
+    side, so a tile standing on edge or lying flat fits whatever its turn. No tiles: one tile's
+    room on the table."""
+    centres = [np.asarray(f, dtype=float)[:, :3] for f in frames if len(f)]
+    pad = side / 2
+    if not centres:
+        return np.array([-pad, -pad, 0.0]), np.array([pad, pad, side])
+    every = np.concatenate(centres)
+    return every.min(axis=0) - pad, np.maximum(every.max(axis=0) + pad, [pad, pad, side])
+
+
+def _fits(corners: np.ndarray, camera: OrbitCamera, scale: tuple[float, float], caption_room: float) -> bool:
+    view = np.asarray(camera.view_matrix(), dtype=float).reshape(4, 4).T  # PyBullet's are column-major
+    eye = (view @ np.c_[corners, np.ones(len(corners))].T)[:3]
+    depth = -eye[2]
+    if np.any(depth <= camera.distance / 20):
+        return False
+    x, y = scale[0] * eye[0] / depth, scale[1] * eye[1] / depth
+    return bool(np.all(np.abs(x) <= FILL) and np.all(y >= -FILL) and np.all(y <= FILL - caption_room))
+
+
+FILL = 0.92  # the box may reach this far towards the picture's edges (normalised, 1 = the edge)
+
+
+def framing_camera(bounds: Bounds, yaw_deg: float = 35.0, pitch_deg: float = -25.0, distance: float | None = None,
+                   projection: Sequence[float] | None = None, aspect: float = 4 / 3,
+                   caption_room: float = 0.2) -> OrbitCamera:
+    """A camera aimed at the middle of ``bounds`` from this yaw and pitch, as close as it can be
+    while the whole box stays in the picture, leaving ``caption_room`` (normalised height) free
+    at the top for the caption lines. ``projection`` is the window's own OpenGL matrix (PyBullet's
+    GUI draws a wider view than ours); without it, ours for ``aspect``. ``distance`` overrides."""
+    low, high = (np.asarray(b, dtype=float) for b in bounds)
+    target = tuple(float(v) for v in (low + high) / 2)
+    camera = OrbitCamera(target=target, distance=distance or 1.0, yaw_deg=yaw_deg, pitch_deg=pitch_deg)
+    if distance is not None:
+        return camera
+    matrix = list(projection) if projection is not None else camera.projection_matrix(round(480 * aspect), 480)
+    scale = (float(matrix[0]), float(matrix[5]))
+    corners = np.array([[x, y, z] for x in (low[0], high[0]) for y in (low[1], high[1]) for z in (low[2], high[2])])
+    near, far = 0.01, 100.0  # a bisection on the distance: about 1 mm in 30 halvings of the ratio
+    for _ in range(30):
+        middle = math.sqrt(near * far)
+        if _fits(corners, dataclasses.replace(camera, distance=middle), scale, caption_room):
+            far = middle
+        else:
+            near = middle
+    return dataclasses.replace(camera, distance=far)

@@ -17,7 +17,8 @@ from PIL import Image
 
 from ..core.errors import PisaError
 from ..core.record import GameRecord
-from .camera import GUI_CLOSER, OrbitCamera, framing_camera
+from ..games.tower.replay import TowerReplay, load_tower_replay
+from .camera import Bounds, OrbitCamera, framing_camera, tower_bounds
 from .input import (
     Command,
     Mode,
@@ -28,9 +29,8 @@ from .input import (
     commands_from_keys,
     commands_from_mouse,
 )
-from .render import capture
+from .render import capture_matrices, draw_caption
 from .tile_bodies import TileBodies, create_table
-from .tower_replay import TowerReplay, load_tower_replay
 
 FRAME_SECONDS = 1 / 60
 MIN_MOVE_SECONDS = 0.4  # simulated seconds a move lasts when playing, however short its trajectory
@@ -45,6 +45,7 @@ class TowerWindow:
         """``headless`` uses a DIRECT-mode client instead of a window: the same scene, no
         display, no keys (tests drive it with scripted commands)."""
         self.headless = headless
+        self.width, self.height = width, height
         if not headless and sys.platform.startswith("linux") and not os.environ.get("DISPLAY"):
             # PyBullet would print "cannot connect to X server" and end the whole process
             raise PisaError("cannot open the 3D window: no X display (set DISPLAY, or run under xvfb-run)")
@@ -61,7 +62,7 @@ class TowerWindow:
         self._texts: dict[str, int] = {}
         self._keys_down: frozenset[int] = frozenset()
         self._camera: OrbitCamera | None = None
-        self._caption: tuple[str, str] | None = None
+        self._caption: tuple[str, str, str] | None = None
         self._camera_key: tuple[float, ...] = ()
         self.last_text: dict[str, str] = {}  # what each text item says now
         if headless:
@@ -102,6 +103,14 @@ class TowerWindow:
         return OrbitCamera(target=tuple(float(v) for v in target), distance=float(distance), yaw_deg=float(yaw),
                            pitch_deg=float(pitch))
 
+    def framing(self, bounds: Bounds) -> OrbitCamera:
+        """The home camera for this window: the whole of ``bounds`` in sight, through the
+        window's own projection."""
+        projection = None
+        if not self.headless:
+            projection = p.getDebugVisualizerCamera(physicsClientId=self.client)[3]
+        return framing_camera(bounds, projection=projection, aspect=self.width / self.height)
+
     def set_camera(self, camera: OrbitCamera) -> None:
         self._camera = camera
         p.resetDebugVisualizerCamera(camera.distance, camera.yaw_deg, camera.pitch_deg, list(camera.target),
@@ -128,11 +137,12 @@ class TowerWindow:
         self._texts[name] = p.addUserDebugText(line, self.screen_point(*screen), textColorRGB=list(color),
                                                textSize=size, physicsClientId=self.client, **kwargs)
 
-    def caption(self, line: str, help_line: str) -> None:
-        """The on-screen line (top left) and the key help (bottom left)."""
-        self._caption = (line, help_line)
+    def caption(self, line: str, help_line: str, alarm: str = "") -> None:
+        """The on-screen line (top left), an alarm line below it in red (what fell) and the key help."""
+        self._caption = (line, help_line, alarm)
         self.text("caption", line, (0.02, 0.05), (0.05, 0.05, 0.1), 1.3)
-        self.text("help", help_line, (0.02, 0.09), (0.3, 0.3, 0.4), 1.0)
+        self.text("alarm", alarm, (0.02, 0.09), (0.85, 0.1, 0.1), 1.3)
+        self.text("help", help_line, (0.02, 0.13), (0.3, 0.3, 0.4), 1.0)
 
     def follow_camera(self) -> None:
         """Re-pin the texts after the camera moved (the mouse or keys turned it)."""
@@ -142,9 +152,16 @@ class TowerWindow:
             self.caption(*self._caption)
         self._camera_key = key
 
-    def grab(self, width: int = 640, height: int = 480) -> np.ndarray:
-        """An RGB image of the scene from the window's camera (for screenshots in docs and tests)."""
-        return capture(self.client, self.camera(OrbitCamera()), width, height, p.ER_BULLET_HARDWARE_OPENGL)
+    def grab(self) -> np.ndarray:
+        """What the window shows: the scene through the window's own camera, at the window's
+        size, with the caption and the alarm line drawn on (the help line is left out)."""
+        if self.headless:
+            raise PisaError("a window without a display has nothing to show")
+        info = p.getDebugVisualizerCamera(physicsClientId=self.client)
+        width, height, view, projection = info[0], info[1], info[2], info[3]
+        image = capture_matrices(self.client, view, projection, width, height, p.ER_BULLET_HARDWARE_OPENGL)
+        line, _help, alarm = self._caption or ("", "", "")
+        return draw_caption(image, line, alarm or None) if line else image
 
     def close(self) -> None:
         if self.connected:
@@ -175,6 +192,11 @@ def caption_line(replay: TowerReplay, move: int, state: Playback) -> str:
     return f"{where}  |  {mode} x{state.speed:g}"
 
 
+def fall_line(replay: TowerReplay, move: int) -> str:
+    """The fall label of ``move`` (what fell, how far, how much it turned), or ""."""
+    return (replay.captions[move].fall or "") if move >= 0 else ""
+
+
 def view_record(
     record: GameRecord,
     start: int | None = None,
@@ -194,8 +216,10 @@ def view_record(
     window = TowerWindow(replay.side, width, height)
     try:
         state = _view_loop(window, replay, start, on_change, max_seconds)
-        if screenshot is not None and window.connected:
-            Image.fromarray(window.grab(width, height)).save(screenshot)
+        if screenshot is not None:
+            if not window.connected:
+                raise PisaError(f"no screenshot saved to {screenshot}: the window was closed before it could be taken")
+            Image.fromarray(window.grab()).save(screenshot)
         return state
     finally:
         window.close()
@@ -205,7 +229,7 @@ def _view_loop(window: TowerWindow, replay: TowerReplay, start: int | None,
                on_change: Callable[[str], None] | None, max_seconds: float | None) -> Playback:
     with window.paused_rendering():
         bodies = TileBodies(window.client, replay.tiles, replay.side, replay.thickness)
-    home = framing_camera(replay.top, replay.side, closer=GUI_CLOSER)
+    home = window.framing(tower_bounds(replay.settled_frames(), replay.side))
     camera = home
     window.set_camera(camera)
     last = replay.num_moves - 1
@@ -240,9 +264,10 @@ def _view_loop(window: TowerWindow, replay: TowerReplay, start: int | None,
         new_line = caption_line(replay, move, state)
         if new_line != line:
             line = new_line
-            window.caption(line, VIEW_HELP)
+            fall = fall_line(replay, move)
+            window.caption(line, VIEW_HELP, fall)
             if on_change is not None:
-                on_change(line)
+                on_change(f"{line}\n  {fall}" if fall else line)
         if max_seconds is not None and now - began > max_seconds:
             break
         time.sleep(FRAME_SECONDS)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pybullet as p
 
-from ..core.agents import TerminalAgent
+from ..core.agents import TerminalAgent, build_agents
 from ..core.errors import PisaError
 from ..core.match import MatchOutcome, play_match
 from ..core.options import parse_option_assignments
@@ -25,13 +25,13 @@ from ..core.record import GameRecord, MoveEntry, save_record
 from ..core.state import Move
 from ..games import get_game
 from ..games.tower.moves import PASS, PlaceMove
+from ..games.tower.replay import move_caption, move_trajectory, placed_slots, placed_tiles
 from ..games.tower.setup import build_setup
 from ..games.tower.tiles import TileSet
-from .camera import GUI_CLOSER, framing_camera
+from .camera import tower_bounds
 from .gui import FRAME_SECONDS, TowerWindow
 from .input import Command, Mode, PlacementCursor, apply_camera, apply_cursor
 from .tile_bodies import GHOST_ALPHA, create_tile_body, set_body_pose
-from .tower_replay import move_trajectory, placed_tiles
 
 PLAY_HELP = ("<- -> or left click: next slot   r or right click: rotate   enter: place   "
              "[ ] up/down z x: camera   q: quit")
@@ -53,9 +53,9 @@ class LiveTable:
         self.commands = commands or window.poll
         self.bodies: list[int] = []
         self.ghosts: dict[int, int] = {}
-        self.home = framing_camera(side, side, closer=GUI_CLOSER)
+        self.settled: list[np.ndarray] = []  # the tower after each move, for framing it whole
+        self.home = window.framing(tower_bounds(self.settled, side))
         self.camera = self.home
-        self.top = side
         window.set_camera(self.camera)
 
     def tick(self, mode: Mode) -> list[Command]:
@@ -83,13 +83,13 @@ class LiveTable:
     def say(self, line: str, help_line: str = "") -> None:
         self.window.caption(line, help_line)
 
-    def show_move(self, entry: MoveEntry, line: str) -> None:
+    def show_move(self, entry: MoveEntry, line: str, fall: str = "") -> None:
         """Add the placed tile's body and play the release's trajectory, paced by simulated time."""
         for tile_id in placed_tiles(entry):
             tile = self.tile_set.tiles[tile_id]
             with self.window.paused_rendering():
                 self.bodies.append(create_tile_body(self.window.client, tile, self.side, self.thickness))
-        self.say(line)
+        self.window.caption(line, "", fall)
         trajectory = move_trajectory(entry)
         if trajectory is None:
             return
@@ -101,9 +101,9 @@ class LiveTable:
             if sample == trajectory.num_frames - 1:
                 break
             time.sleep(FRAME_SECONDS)
-        self.top = max(self.top, float(trajectory.frames[-1][:, 2].max()) if trajectory.frames.shape[1] else 0.0)
+        self.settled.append(trajectory.frames[-1])
         # the tower grew: widen the home view, and follow it unless the person turned the camera
-        home = framing_camera(self.top, self.side, closer=GUI_CLOSER)
+        home = self.window.framing(tower_bounds(self.settled, self.side))
         if self.camera.is_near(self.home):
             self.camera = home
             self.window.set_camera(home)
@@ -182,8 +182,6 @@ def play_tower_gui(
     """
     game = get_game("tower")
     options = game.options({**(extra_options or {}), **parse_option_assignments(list(option_pairs))})
-    from ..cli.common import build_agents  # the CLI's own seating rules and messages
-
     agents: list[Any] = build_agents(game, num_players, agent_names or ["random"], humans, options)
     setup = build_setup(options)
     own_window = window is None
@@ -193,12 +191,18 @@ def play_tower_gui(
         agents = [GuiHumanAgent(table, seat) if isinstance(agent, TerminalAgent) else agent
                   for seat, agent in enumerate(agents)]
 
+        placed: list[tuple[int, str]] = []  # (tile, slot) in placement order, to name what fell
+        moves_shown: list[MoveEntry] = []
+
         def narrate(entry: MoveEntry) -> None:
             lines = game.describe_events(entry.events)
             if on_line is not None:
                 for line in lines:
                     on_line(line)
-            table.show_move(entry, lines[0] if lines else f"player {entry.player + 1}: {entry.move}")
+            placed.extend(placed_slots(entry))
+            moves_shown.append(entry)
+            caption = move_caption(len(moves_shown) - 1, entry, placed)
+            table.show_move(entry, caption.what, caption.fall or "")
 
         outcome = play_match(game, agents, seed, options, on_move=narrate, on_start=on_start)
         table.say(game.summarize(outcome.result, num_players))

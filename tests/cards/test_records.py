@@ -81,7 +81,7 @@ def test_replay_verify_ok_and_diverges(tmp_path: Path) -> None:
     index = rewrite_with_changed_move(good, tmp_path / "bad.json")
     bad = runner.invoke(app, ["replay", "verify", str(tmp_path / "bad.json")])
     assert bad.exit_code == 1
-    assert f"DIVERGES at move {index}" in bad.output
+    assert f"DIVERGES at move {index + 1}:" in bad.output  # numbered from 1
 
 
 def test_hand_edited_record_fails_on_its_digest(tmp_path: Path) -> None:

@@ -60,7 +60,7 @@ def test_illegal_move_from_an_agent_names_agent_seat_and_move() -> None:
         def choose(self, view, legal_moves, rng):
             return Add(7)
 
-    with pytest.raises(IllegalMoveError, match=r"agent 'cheater' at seat 1 made move 0 '\+7': \+7 is not allowed"):
+    with pytest.raises(IllegalMoveError, match=r"agent 'cheater' at seat 1 made move 1 '\+7': \+7 is not allowed"):
         play_match(RaceGame(), [Cheater(), RandomAgent()], seed=1)
 
 

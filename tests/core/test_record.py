@@ -103,7 +103,7 @@ def test_verify_names_the_move_index_and_why(tmp_path: Path, record) -> None:
     obj["moves"][2]["move"] = "+9"
     report = verify_record(RaceGame(), load_record(_write_json(tmp_path / "bad_move.json", _resealed(obj))))
     assert not report.ok
-    assert str(report.divergences[0]) == "move 2: '+9' is refused: +9 is not allowed; allowed: +1, +2"
+    assert str(report.divergences[0]) == "move 3: '+9' is refused: +9 is not allowed; allowed: +1, +2"
 
 
 def test_verify_catches_changed_events_and_results(tmp_path: Path, record) -> None:
@@ -139,14 +139,14 @@ def test_cli_replay_verify_and_show(tmp_path: Path, record) -> None:
     assert run.returncode == 0, run.stderr
     assert f"OK, {len(record.moves)} moves re-played" in run.stdout
     shown = _cli("replay", "show", str(good))
-    assert shown.returncode == 0 and f"[{len(record.moves) - 1}] player" in shown.stdout
+    assert shown.returncode == 0 and f"[{len(record.moves)}] player" in shown.stdout  # numbered from 1
 
     obj = record.to_json()
     obj["moves"][1]["move"] = "+7"
     bad = _write_json(tmp_path / "bad.json", _resealed(obj))
     run = _cli("replay", "verify", str(bad))
     assert run.returncode == 1
-    assert "DIVERGES at move 1: '+7' is refused" in run.stderr
+    assert "DIVERGES at move 2: '+7' is refused" in run.stderr
 
 
 def test_cli_bad_file_is_one_line_without_traceback(tmp_path: Path) -> None:

@@ -6,14 +6,19 @@ import dataclasses
 import math
 from pathlib import Path
 
-import imageio.v3 as iio
 import numpy as np
 import pytest
 
 from pisa3d.core.errors import OptionsError, RecordError
 from pisa3d.core.record import GameRecord, load_record
 from pisa3d.export.video import VideoSettings, export_video, plan_frames
-from pisa3d.viewer.tower_replay import load_tower_replay
+from pisa3d.games.tower.replay import load_tower_replay
+
+
+@pytest.fixture
+def iio():
+    """imageio's v3 API, for the tests that write or read a video file; they skip without the extra."""
+    return pytest.importorskip("imageio.v3", reason="video files need the video extra: pip install 'pisa3d[video]'")
 
 SMALL = VideoSettings(width=96, height=64, fps=10, speed=2.0, hold_seconds=0.2, renderer="tiny")
 
@@ -41,7 +46,7 @@ def test_plan_follows_simulated_time(record_files: dict[str, Path]) -> None:
     assert len(samples) >= 2
 
 
-def test_mp4_decodes_to_the_planned_frames(record_files: dict[str, Path], tmp_path: Path) -> None:
+def test_mp4_decodes_to_the_planned_frames(record_files: dict[str, Path], tmp_path: Path, iio) -> None:
     record = _first_moves(load_record(record_files["tower"]), 3)
     out = tmp_path / "short.mp4"
     export_video(record, out, SMALL)
@@ -52,7 +57,7 @@ def test_mp4_decodes_to_the_planned_frames(record_files: dict[str, Path], tmp_pa
     assert frames.std(axis=0).mean() > 1.0
 
 
-def test_gif_has_the_size_and_length(record_files: dict[str, Path], tmp_path: Path) -> None:
+def test_gif_has_the_size_and_length(record_files: dict[str, Path], tmp_path: Path, iio) -> None:
     record = _first_moves(load_record(record_files["tower"]), 2)
     out = tmp_path / "short.gif"
     export_video(record, out, SMALL)
@@ -79,7 +84,7 @@ def test_bad_settings_and_games_are_refused(record_files: dict[str, Path], tmp_p
 
 
 @pytest.mark.slow
-def test_egl_and_tiny_renderers_both_draw_the_tower(record_files: dict[str, Path], tmp_path: Path) -> None:
+def test_egl_and_tiny_renderers_both_draw_the_tower(record_files: dict[str, Path], tmp_path: Path, iio) -> None:
     record = _first_moves(load_record(record_files["tower"]), 4)
     for renderer in ("egl", "tiny"):
         out = tmp_path / f"{renderer}.mp4"

@@ -44,17 +44,17 @@ def test_seeking_by_url_shows_that_move(pages: dict[str, Path], record_files: di
                                         tmp_path: Path) -> None:
     record = load_record(record_files[game])
     scene = page_data(record)["scene"]
-    index = len(record.moves) // 2
+    index = len(record.moves) // 2  # record index; people see move index + 1
     log = tmp_path / "net.json"
-    move, text = _status(dump_dom(pages[game], f"#move={index}", net_log=log))
-    assert move == str(index)
-    assert text.startswith(f"move {index} of {len(record.moves)}")
+    move, text = _status(dump_dom(pages[game], f"#move={index + 1}", net_log=log))
+    assert move == str(index + 1)
+    assert text.startswith(f"move {index + 1} of {len(record.moves)}")
     assert f"player {record.moves[index].player + 1}" in text
     assert record.moves[index].move in text
     assert scene["states"][index + 1]["summary"] in text
     # a different move gives a different status: the page really follows the hash
     other, other_text = _status(dump_dom(pages[game], "#move=0"))
-    assert other == "0" and other_text != text
+    assert other == "0" and other_text.startswith(f"set-up of {len(record.moves)} moves")
     # and loading it asked the network for nothing but the page itself
     own = pages[game].resolve().as_uri()
     assert [u for u in page_requests(log) if u.split("#")[0] != own] == []
@@ -73,7 +73,7 @@ def test_play_advances_through_the_moves(pages: dict[str, Path], record_files: d
 def test_page_opens_at_the_end_without_a_hash(pages: dict[str, Path], record_files: dict[str, Path]) -> None:
     record = load_record(record_files["cards"])
     move, _text = _status(dump_dom(pages["cards"]))
-    assert move == str(len(record.moves) - 1)
+    assert move == str(len(record.moves))  # the last move, numbered from 1
 
 
 def _stage_pixels(png: Path) -> np.ndarray:
@@ -91,8 +91,8 @@ def test_screenshot_is_not_blank(pages: dict[str, Path], tmp_path: Path, game: s
 
 @pytest.mark.slow
 def test_tower_is_drawn_from_the_trajectories(pages: dict[str, Path], tmp_path: Path) -> None:
-    first = _stage_pixels(screenshot(pages["tower"], tmp_path / "first.png", "#move=0"))
-    later = _stage_pixels(screenshot(pages["tower"], tmp_path / "later.png", "#move=8"))
+    first = _stage_pixels(screenshot(pages["tower"], tmp_path / "first.png", "#move=1"))
+    later = _stage_pixels(screenshot(pages["tower"], tmp_path / "later.png", "#move=9"))
     changed = np.abs(first - later).sum(axis=2) > 30
     assert changed.mean() > 0.01, "the tower looks the same after 1 and after 9 moves"
 

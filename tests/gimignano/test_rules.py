@@ -267,11 +267,28 @@ def test_wrong_phase_and_bad_plots_are_explained() -> None:
         ("stone 1,2", "cannot read move"),
         ("", "cannot read move"),
         ("B 1/a", "cannot read move"),
+        ("T1 @ 0,0 r", "cannot read move"),
+        ("T1 0,0 r1", "cannot read move"),
     ],
 )
 def test_malformed_notation(text: str, message: str) -> None:
     with pytest.raises(IllegalMoveError, match=message):
         parse_move(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "meant"),
+    [
+        ("t1@1,-1r0", "T1 @ 1,-1 r0"),  # docs/gimignano.md: case and spacing do not matter
+        ("T1 @ 1,-1", "T1 @ 1,-1 r0"),  # a missing turn is r0
+        ("t12@-2,3", "T12 @ -2,3 r0"),
+        ("T5@0,1R4", "T5 @ 0,1 r4"),
+        ("  T5 @ 0 , 1  r 4 ", "T5 @ 0,1 r4"),
+    ],
+)
+def test_forgiving_tile_notation(text: str, meant: str) -> None:
+    move = parse_move(text)
+    assert move == parse_move(meant) and str(move) == meant
 
 
 def test_greedy_builds_when_it_can() -> None:

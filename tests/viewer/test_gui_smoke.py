@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PIL import ImageGrab
+from PIL import Image, ImageGrab
 
 from pisa3d.core.record import load_record
 from pisa3d.core.replay import verify_record
@@ -88,13 +88,13 @@ def test_viewer_window_follows_injected_keys(display: str, tmp_path: Path) -> No
                                "--seconds", "90"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         lines = _lines(viewer.stdout)
-        _wait_for(lines, "move 0 of")
+        _wait_for(lines, "set-up: empty table")  # --move 0: before move 1
         _focus(env)
         _keys(env, "Right", "Right")
         assert "paused" in _wait_for(lines, "move 2 of")
         moves = len(load_record(record).moves)
         _keys(env, "e")
-        _wait_for(lines, f"move {moves - 1} of {moves}")
+        _wait_for(lines, f"move {moves} of {moves}")  # numbered from 1, as `replay show` does
         time.sleep(0.5)
         screen = np.asarray(ImageGrab.grab(xdisplay=display).convert("RGB"))[:600, :800].astype(float)
         assert screen.std() > 20, "the window looks blank"
@@ -105,6 +105,41 @@ def test_viewer_window_follows_injected_keys(display: str, tmp_path: Path) -> No
         if viewer.poll() is None:
             viewer.kill()
             viewer.wait()
+
+
+@pytest.mark.slow
+def test_screenshot_saves_what_the_window_shows(display: str, tmp_path: Path) -> None:
+    record = write_record("tower", tmp_path)
+    moves = len(load_record(record).moves)
+    env = {**os.environ, "DISPLAY": display}
+    shots = {}
+    for move in (2, moves):
+        shot = tmp_path / f"move{move}.png"
+        viewer = subprocess.Popen(["pisa3d", "view", str(record), "--move", str(move), "--width", "800", "--height",
+                                   "600", "--seconds", "15", "--screenshot", str(shot)], env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            lines = _lines(viewer.stdout)
+            _wait_for(lines, f"move {move} of {moves}", timeout=90)
+            time.sleep(2.0)  # paused at that move: the window no longer changes
+            screen = np.asarray(ImageGrab.grab(xdisplay=display).convert("RGB"))[:600, :800]
+            assert viewer.wait(timeout=60) == 0
+        finally:
+            if viewer.poll() is None:
+                viewer.kill()
+                viewer.wait()
+        saved = np.asarray(Image.open(shot).convert("RGB"))
+        assert saved.shape == screen.shape, "the screenshot has the window's size"
+        shots[move] = (saved, screen)
+    def blur(image: np.ndarray) -> np.ndarray:  # 20 x 20 px blocks: text and edge pixels average out
+        return image.astype(float).reshape(30, 20, 40, 20, 3).mean(axis=(1, 3))
+    # below the caption band the screenshot is the window's picture; another move's is not
+    body = slice(6, None)
+    for move, (saved, screen) in shots.items():
+        other = shots[2 if move == moves else moves][1]
+        same = np.abs(blur(saved)[body] - blur(screen)[body]).mean()
+        different = np.abs(blur(saved)[body] - blur(other)[body]).mean()
+        assert same < 4 and different > 2 * same, (move, same, different)
 
 
 @pytest.mark.slow

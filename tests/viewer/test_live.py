@@ -40,6 +40,26 @@ def test_person_plays_a_whole_game_from_the_window(tmp_path: Path) -> None:
     assert all(m.extras and "trajectory" in m.extras for m in record.moves if m.move != "pass")
 
 
+def test_a_fall_in_the_live_window_names_what_fell(tmp_path: Path) -> None:
+    window = _headless()
+    alarms: list[str] = []
+    show = window.caption
+    window.caption = lambda line, help_line, alarm="": (alarms.append(alarm), show(line, help_line, alarm))[1]
+    try:
+        outcome = play_tower_gui(2, 4, ["random"], [], speed=FAST, window=window,
+                                 commands=scripted([]))
+    finally:
+        window.close()
+    record = outcome.record
+    fell = [e.data for m in record.moves for e in m.events if e.kind == "placed" and e.data["fell"]]
+    if not fell:
+        pytest.skip("this seeded game did not end in a fall")
+    placed = [(e.data["tile"], e.data["move"].split()[0]) for m in record.moves for e in m.events
+              if e.kind == "placed"]
+    tile, slot = placed[fell[0]["worst_tile"]]
+    assert [a for a in alarms if a] and all(a.startswith(f"FELL: tile {tile} (at {slot})") for a in alarms if a)
+
+
 def test_the_ghost_and_caption_follow_the_cursor() -> None:
     window = _headless()
     captions: list[str] = []

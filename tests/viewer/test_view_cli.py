@@ -6,6 +6,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from pisa3d.core.record import load_record
 from tests.export.records import write_record
 
 
@@ -33,3 +34,15 @@ def test_play_tower_gui_without_display_is_a_clear_error() -> None:
                           capture_output=True, text=True, env=env, timeout=120, check=False)
     assert done.returncode == 2
     assert "cannot open the 3D window: no X display" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_move_outside_the_record_is_refused_before_any_window(tmp_path: Path) -> None:
+    record = write_record("tower", tmp_path)
+    moves = len(load_record(record).moves)
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}  # it must not get as far as the window
+    for bad in (moves + 1, -1):
+        done = subprocess.run(["pisa3d", "view", str(record), f"--move={bad}"], capture_output=True, text=True,
+                              env=env, timeout=120, check=False)
+        assert done.returncode == 2
+        assert done.stderr.strip().splitlines()[-1] == (
+            f"pisa3d: error: --move {bad}: the record has {moves} moves; choose 0 to {moves}")

@@ -79,10 +79,6 @@ def value_of(card: Card) -> int:
     return card % VALUES_PER_SUIT + SPEC.lowest_value
 
 
-def make_card(suit: int, value: int) -> Card:
-    return suit * VALUES_PER_SUIT + (value - SPEC.lowest_value)
-
-
 _CARD_TEXT = tuple(f"{SUIT_LETTERS[suit_of(c)]}{value_of(c)}" for c in range(NUM_CARDS))
 _TEXT_CARD = {text: card for card, text in enumerate(_CARD_TEXT)}
 

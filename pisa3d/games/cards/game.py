@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 import numpy as np
@@ -13,6 +13,8 @@ from ...core.game import AgentFactory, Game
 from ...core.options import GameOptions
 from ...core.rng import make_rng
 from ...core.state import Move, Result, State, View
+from ...core.terminal import MenuGroup
+from . import terminal
 from .cards import SPEC
 from .moves import NUM_ACTIONS, action_of, move_of, parse_move
 from .narration import describe_event, render_view, summarize
@@ -67,6 +69,18 @@ class CardsGame(Game):
 
     def summarize(self, result: Result, num_players: int) -> str:
         return summarize(result, num_players)
+
+    def phase_help(self, view: View) -> str:
+        return terminal.phase_help(view)
+
+    def prompt_header(self, view: View) -> str:
+        return terminal.prompt_header(view)
+
+    def move_menu(self, view: View, legal_moves: Sequence[Move]) -> Sequence[MenuGroup] | None:
+        return terminal.move_menu(view, legal_moves)
+
+    def forced_move(self, view: View, legal_moves: Sequence[Move]) -> Move | None:
+        return terminal.forced_move(view, legal_moves)
 
     def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:
         from .sampling import sample_state

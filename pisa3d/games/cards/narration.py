@@ -139,31 +139,44 @@ def render_view(view: View) -> str:
 
 
 _HINTS = {
-    "vote": "Type a number, or e.g. 'vote T2 R5' (one card a time, up to 3; 'done' ends your vote).",
-    "discard": "Type a number, or e.g. 'discard R5': three of your placed cards leave the game.",
-    "play": "Type a number, or e.g. 'play R5'; follow the led suit if you can.",
+    "vote": "Type a number, or e.g. 'vote T2 R5' (one card a time, up to 3; 'done' ends your vote); ? explains.",
+    "discard": "Type a number, or e.g. 'discard R5': three of your placed cards leave the game; ? explains.",
+    "play": "Type a number, or e.g. 'play R5'; follow the led suit if you can; ? explains.",
 }
+
+
+def score_rows(
+    round_log: list[dict[str, Any]], totals: list[float], winners: list[int] | tuple[int, ...]
+) -> tuple[list[str], list[list[str]]]:
+    """The score sheet as plain text cells: rounds down (voting + play points), players across,
+    then the totals with ``*`` by the winners. One source for the terminal and the web page."""
+    header = ["Round", "Contract", *(f"P{seat + 1}" for seat in range(len(totals)))]
+    rows = []
+    for entry in round_log:
+        c = entry["contract"]
+        rows.append([
+            str(entry["round"]),
+            f"{c['trump']} {c['tricks']} {c['order']}",
+            *(f"{v}+{p}" for v, p in zip(entry["voting_points"], entry["play_points"], strict=True)),
+        ])
+    rows.append(["Total", "", *(f"{t:g}" + (" *" if seat in winners else "") for seat, t in enumerate(totals))])
+    return header, rows
 
 
 def score_table(round_log: list[dict[str, Any]], totals: list[float], winners: list[int] | tuple[int, ...]) -> Table:
     """Rounds down, players across: voting + play points per round, then totals."""
-    n = len(totals)
+    header, rows = score_rows(round_log, totals, winners)
     table = Table(title="Scores (voting + play points)")
-    table.add_column("Round")
-    table.add_column("Contract")
-    for seat in range(n):
-        table.add_column(f"P{seat + 1}", justify="right")
-    for entry in round_log:
-        c = entry["contract"]
-        table.add_row(
-            str(entry["round"]),
-            f"{c['trump']} {c['tricks']} {c['order']}",
-            *(f"{v}+{p}" for v, p in zip(entry["voting_points"], entry["play_points"], strict=True)),
-        )
-    table.add_row(
-        "Total", "", *(f"[bold]{t:g}[/bold]" + (" *" if seat in winners else "") for seat, t in enumerate(totals))
-    )
+    for k, name in enumerate(header):
+        table.add_column(name, justify="right" if k >= 2 else "left")
+    for row in rows[:-1]:
+        table.add_row(*row)
+    table.add_row(*rows[-1][:2], *(f"[bold]{cell}[/bold]" for cell in rows[-1][2:]))
     return table
+
+
+def winners_line(winners: list[int] | tuple[int, ...]) -> str:
+    return "Winner(s) (*): " + ", ".join(_p(w) for w in winners)
 
 
 def render_table(table: Table, width: int = 100) -> str:
@@ -174,5 +187,4 @@ def render_table(table: Table, width: int = 100) -> str:
 
 def summarize(result: Result, num_players: int) -> str:
     table = score_table(result.details.get("rounds", []), list(result.scores), result.winners)
-    winners = ", ".join(_p(w) for w in result.winners)
-    return render_table(table) + f"\nWinner(s) (*): {winners}"
+    return render_table(table) + "\n" + winners_line(result.winners)

@@ -15,6 +15,7 @@ from ...core.game import AgentFactory, Game
 from ...core.options import GameOptions
 from ...core.rng import make_rng
 from ...core.state import Move, Result, State, View
+from . import terminal
 from .agents import GreedyAgent
 from .moves import ActionSpace, GimignanoMove, parse_move
 from .options import GimignanoOptions
@@ -103,3 +104,9 @@ class GimignanoGame(Game):
 
     def summarize(self, result: Result, num_players: int) -> str:
         return summarize(result, num_players)
+
+    def phase_help(self, view: View) -> str:
+        return terminal.phase_help(view)
+
+    def prompt_header(self, view: View) -> str:
+        return terminal.prompt_header(view, self.tileset)

@@ -19,7 +19,6 @@ from functools import cache
 Hex = tuple[int, int]
 
 DIRECTIONS: tuple[Hex, ...] = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
-EDGE_NAMES: tuple[str, ...] = ("E", "NE", "NW", "W", "SW", "SE")
 CORNER_NAMES: tuple[str, ...] = ("NE", "N", "NW", "SW", "S", "SE")
 """Corner c lies between edges c and c + 1 (at 60c + 30 degrees counter-clockwise from east)."""
 
@@ -31,10 +30,6 @@ PLOTS_PER_TILE = 3
 def neighbour(h: Hex, edge: int) -> Hex:
     dq, dr = DIRECTIONS[edge]
     return (h[0] + dq, h[1] + dr)
-
-
-def neighbours(h: Hex) -> list[Hex]:
-    return [neighbour(h, e) for e in range(6)]
 
 
 def distance(a: Hex, b: Hex) -> int:

@@ -1,6 +1,7 @@
 """Moves, their notation and their dense integer action ids.
 
-Notation (case and spacing are forgiving when read, exact when written):
+Notation (case and spacing are forgiving when read, and a tile's missing turn is r0; exact when
+written):
 
     S 1,-1/b       put a stone on plot b of the tile at hex 1,-1
     T5 @ 0,1 r4    lay tile 5 on hex 0,1 turned by 4 sixths counter-clockwise
@@ -60,7 +61,8 @@ GimignanoMove = PlaceStone | LayTile | BuildTower | NoTower
 
 _HEX = r"(-?\d+)\s*,\s*(-?\d+)"
 _PLOT_MOVE = re.compile(rf"^([SB])\s+{_HEX}\s*/\s*([A-Za-z])$", re.IGNORECASE)
-_TILE_MOVE = re.compile(rf"^T\s*(\d+)\s*@\s*{_HEX}\s+r\s*(-?\d+)$", re.IGNORECASE)
+# The turn may follow the hex with no space ("t1@1,-1r0") or be left out (turn 0).
+_TILE_MOVE = re.compile(rf"^T\s*(\d+)\s*@\s*{_HEX}\s*(?:r\s*(-?\d+))?$", re.IGNORECASE)
 
 
 def parse_move(text: str) -> GimignanoMove:
@@ -77,7 +79,7 @@ def parse_move(text: str) -> GimignanoMove:
         cls = PlaceStone if kind.upper() == "S" else BuildTower
         return cls((int(q), int(r)), plot)
     if match := _TILE_MOVE.match(cleaned):
-        tile, q, r, turn = (int(g) for g in match.groups())
+        tile, q, r, turn = (int(g) if g is not None else 0 for g in match.groups())
         if not 0 <= turn < TURNS:
             raise IllegalMoveError(f"{text!r}: a tile's turn runs from r0 to r5, got r{turn}")
         return LayTile(tile, (q, r), turn)

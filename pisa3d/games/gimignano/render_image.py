@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 FORMATS = (".svg", ".png")
 
 
-def _text_colour(fill: str) -> str:
+def text_colour(fill: str) -> str:
     """Black or white, whichever reads better on ``fill`` (by its luminance)."""
     r, g, b = (int(fill[i : i + 2], 16) / 255 for i in (1, 3, 5))
     return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.55 else "white"
@@ -53,7 +53,7 @@ def draw_board(state: GimignanoState, path: str | Path, title: str | None = None
             # The letter and guild key sit toward the centre; pieces toward the outer corner.
             lx, ly = cx + 0.7 * (px - cx), cy + 0.7 * (py - cy)
             ax.text(lx, ly, f"{PLOT_LETTERS[k]}·{guild.key}", ha="center", va="center", fontsize=7,
-                    color=_text_colour(guild.color))
+                    color=text_colour(guild.color))
             ox, oy = cx + 1.45 * (px - cx), cy + 1.45 * (py - cy)
             if state.towers[pid] >= 0:
                 owner = state.towers[pid]

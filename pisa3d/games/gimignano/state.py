@@ -21,7 +21,6 @@ from .tiles import TileSet
 
 STONES_PER_PLOT = 2
 NO_TOWER = -1
-PHASES = ("stone", "tile", "tower")
 
 
 class GimignanoState(State):

@@ -44,9 +44,6 @@ class TileSet:
     def tile(self, tile_id: int) -> TileDef:
         return self._by_id[tile_id]  # type: ignore[attr-defined]
 
-    def has(self, tile_id: int) -> bool:
-        return tile_id in self._by_id  # type: ignore[attr-defined]
-
     def edge_guilds(self, tile_id: int, turn: int) -> tuple[int, ...]:
         return self._edge_guilds[(tile_id, turn)]  # type: ignore[attr-defined]
 

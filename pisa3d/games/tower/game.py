@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -14,6 +14,7 @@ from ...core.options import GameOptions
 from ...core.rng import make_rng
 from ...core.state import Move, Result, State, View
 from . import moves as notation
+from . import narration
 from .agents import AGENT_FACTORIES
 from .options import TowerOptions
 from .setup import build_setup
@@ -69,45 +70,16 @@ class TowerGame(Game):
         raise NotImplementedError("tower agents get the state itself (wants_state): the tower is in plain sight")
 
     def describe_event(self, event: Event) -> str | None:
-        d = event.data
-        if event.kind == "deal":
-            return f"Dealt {d['tiles_each']} tiles to each of {d['players']} players ({d['left_out']} left out)"
-        if event.kind == "placed":
-            verdict = "FELL" if d["fell"] else "stands"
-            return (f"player {d['player'] + 1} puts tile {d['tile']} ({d['face']}) at {d['move']}: {verdict}, "
-                    f"largest move {d['max_displacement_mm']:.2f} mm / {d['max_rotation_deg']:.2f} deg, "
-                    f"height {d['height_mm']:.1f} mm")
-        if event.kind == "passed":
-            return f"player {d['player'] + 1} cannot place tile {d['tile']}: it goes to the bottom of the stack"
-        if event.kind == "penalty":
-            return (f"player {d['player'] + 1} tried {d['move']} with tile {d['tile']}, against the rules "
-                    f"({d['reason']}): taken back, tile to the bottom, next turn skipped")
-        if event.kind == "tower_fell":
-            return f"the tower fell: everyone but player {d['player'] + 1} wins"
-        if event.kind == "last_tile":
-            return f"player {d['player'] + 1} placed their last tile and wins"
-        if event.kind == "draw":
-            return f"no placement in {d['turns_without_placement']} turns ({d['tiles_left']} tiles left): a draw"
-        return f"{event.kind}: {d}"
+        return narration.describe_event(event)
 
     def render_view(self, view: View) -> str:
-        lines = [f"Tower: {view['floors']} floor(s), {len(view['placements'])} tiles, "
-                 f"height {view['height_mm']:.1f} mm; open floor {view['open_floor']}"]
-        for p in view["placements"]:
-            lines.append(f"  {p['slot']:>5} r{p['rotation']} tile {p['tile']:2d} {p['face']:5} edges {p['bits']} "
-                         f"(top right bottom left, 1 = stroked) by player {p['player'] + 1}")
-        hand = view["tile_in_hand"]
-        if hand is not None:
-            lines.append(f"Tile in hand: {hand['tile']} showing {hand['face']} edges {hand['visible_pattern']} at r0")
-        lines.append("Stacks: " + ", ".join(f"player {i + 1}: {n}" for i, n in enumerate(view["stack_sizes"])))
-        return "\n".join(lines)
+        return narration.render_view(view)
 
     def summarize(self, result: Result, num_players: int) -> str:
-        d: dict[str, Any] = result.details
-        how = {"fall": f"the tower fell (placed by player {(d.get('placer') or 0) + 1})",
-               "last_tile": f"player {(d.get('placer') or 0) + 1} placed their last tile",
-               "draw": "no more placements: a draw"}.get(d.get("outcome", ""), d.get("outcome", "?"))
-        winners = ", ".join(f"player {w + 1}" for w in result.winners) or "nobody (draw)"
-        return (f"End: {how}\nWinners: {winners}\n"
-                f"Tower: {d.get('height_mm', 0):.1f} mm high, {d.get('floors', 0)} floor(s), "
-                f"{d.get('placements', 0)} tiles placed")
+        return narration.summarize(result, num_players)
+
+    def phase_help(self, view: View) -> str:
+        return narration.phase_help(view)
+
+    def prompt_header(self, view: View) -> str:
+        return narration.prompt_header(view)

@@ -21,10 +21,6 @@ class Slot:
     floor: int
     side: Side | None = None
 
-    @property
-    def is_wall(self) -> bool:
-        return self.side is not None
-
     def __str__(self) -> str:
         return f"W{self.floor}{self.side.name}" if self.side is not None else f"C{self.floor}"
 

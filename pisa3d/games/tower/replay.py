@@ -1,46 +1,36 @@
-"""A tower record made ready to watch: tiles in placement order, each move's trajectory and a
-one-line caption, read from the stored events and extras (no re-simulation).
+"""A tower record made ready to watch: tiles in placement order, each move's trajectory and its
+caption (told by the tower's narrator), read from the stored events and extras (no re-simulation).
 
 The GUI viewer, the video export and the web page all draw from this one reading.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Any
 
 import numpy as np
 
-from ..core.errors import RecordError
-from ..core.record import GameRecord, MoveEntry
-from ..games import get_game
-from ..games.tower.options import TowerOptions
-from ..games.tower.physics.trajectory import Trajectory
-from ..games.tower.setup import TowerSetup, build_setup
-from ..games.tower.tiles import TileFaces
+from ...core.errors import RecordError
+from ...core.record import GameRecord, MoveEntry
+from .. import get_game
+from .narration import describe_event, fall_label
+from .options import TowerOptions
+from .physics.trajectory import Trajectory
+from .setup import TowerSetup, build_setup
+from .tiles import TileFaces
 
 
 @dataclass(frozen=True)
 class MoveCaption:
-    """What the on-screen line says about one move."""
+    """What the on-screen lines say about one move, from the tower's narrator."""
 
-    index: int
-    player: int  # 0-based
-    move: str
-    tile: int | None
-    slot: str | None
-    verdict: str  # "stands", "FELL", "pass", "penalty", ...
+    index: int  # 0-based; shown from 1, as the command line counts moves
+    what: str  # the move's events, told briefly
+    fall: str | None  # what fell, when the tower fell at this move
 
     def text(self, num_moves: int) -> str:
-        what = f"tile {self.tile}" if self.tile is not None else ""
-        if self.slot:
-            what += f" at {self.slot}"
-        parts = [f"move {self.index} of {num_moves}", f"player {self.player + 1}", self.move]
-        if what:
-            parts.append(what)
-        parts.append(self.verdict)
-        return "  |  ".join(parts)
+        return f"move {self.index + 1} of {num_moves}: {self.what}"
 
 
 @dataclass(frozen=True)
@@ -71,11 +61,9 @@ class TowerReplay:
                 return traj.frames[-1]
         return np.zeros((0, 7), dtype=np.float32)
 
-    @cached_property
-    def top(self) -> float:
-        """Highest tile centre reached in any settled state (metres), for framing a camera."""
-        tops = [float(t.frames[-1][:, 2].max()) for t in self.trajectories if t is not None and t.frames.shape[1]]
-        return max(tops, default=self.side)
+    def settled_frames(self) -> list[np.ndarray]:
+        """The tiles' poses after each move that moved any (for framing a camera on them all)."""
+        return [t.frames[-1] for t in self.trajectories if t is not None]
 
     def simulated_seconds(self) -> float:
         return sum(t.duration for t in self.trajectories if t is not None)
@@ -86,30 +74,29 @@ def placed_tiles(entry: MoveEntry) -> list[int]:
     return [int(event.data["tile"]) for event in entry.events if event.kind == "placed"]
 
 
+def placed_slots(entry: MoveEntry) -> list[tuple[int, str]]:
+    """(tile, slot) of each tile a move put on the tower, in order (to name a tile that fell)."""
+    return [(int(e.data["tile"]), str(e.data["move"]).split(" ")[0]) for e in entry.events if e.kind == "placed"]
+
+
 def move_trajectory(entry: MoveEntry) -> Trajectory | None:
     """The trajectory stored with a move, or None when it released no tile (or none was kept)."""
     raw = (entry.extras or {}).get("trajectory")
     return None if raw is None else Trajectory.from_json(raw)
 
 
-def _caption(index: int, entry: Any) -> MoveCaption:
-    tile = slot = None
-    verdict = "no placement"
+def move_caption(index: int, entry: MoveEntry, placed: Sequence[tuple[int, str]]) -> MoveCaption:
+    """``placed``: (tile, slot) of every tile placed up to and including this move."""
+    lines, fall = [], None
     for event in entry.events:
-        d = event.data
-        if event.kind == "placed":
-            tile, slot = d.get("tile"), str(d.get("move", "")).split(" ")[0] or None
-            verdict = (
-                f"FELL ({d['max_displacement_mm']:.1f} mm)" if d.get("fell")
-                else f"stands (largest move {d.get('max_displacement_mm', 0):.2f} mm)"
-            )
-        elif event.kind == "passed":
-            tile, verdict = d.get("tile"), "pass: no legal placement"
-        elif event.kind == "penalty":
-            tile, verdict = d.get("tile"), "taken back (against the rules)"
-        elif event.kind == "last_tile":
-            verdict += ", last tile: wins"
-    return MoveCaption(index, entry.player, entry.move, tile, slot, verdict)
+        if event.kind == "tower_fell":
+            continue  # the fall label says it, naming what fell
+        if event.kind == "placed" and event.data["fell"]:
+            fall = fall_label(event.data, placed)
+        line = describe_event(event, placed, compact=True)
+        if line is not None:
+            lines.append(line)
+    return MoveCaption(index, "; ".join(lines) or f"player {entry.player + 1}: {entry.move}", fall)
 
 
 def load_tower_replay(record: GameRecord) -> TowerReplay:
@@ -121,8 +108,12 @@ def load_tower_replay(record: GameRecord) -> TowerReplay:
     setup = build_setup(options)
     tiles: list[TileFaces] = []
     trajectories: list[Trajectory | None] = []
+    captions: list[MoveCaption] = []
+    placed: list[tuple[int, str]] = []
     for index, entry in enumerate(record.moves):
         tiles.extend(setup.tile_set.tiles[tile] for tile in placed_tiles(entry))
+        placed.extend(placed_slots(entry))
+        captions.append(move_caption(index, entry, placed))
         try:
             traj = move_trajectory(entry)
         except RecordError as exc:
@@ -131,5 +122,4 @@ def load_tower_replay(record: GameRecord) -> TowerReplay:
             raise RecordError(
                 f"move {index}: the trajectory has {traj.frames.shape[1]} tiles but only {len(tiles)} were placed")
         trajectories.append(traj)
-    captions = tuple(_caption(i, m) for i, m in enumerate(record.moves))
-    return TowerReplay(record, setup, tuple(tiles), tuple(trajectories), captions)
+    return TowerReplay(record, setup, tuple(tiles), tuple(trajectories), tuple(captions))
