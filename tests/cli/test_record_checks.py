@@ -15,7 +15,7 @@ from pisa3d.core.record import digest_of
 def _tampered(source: Path, folder: Path) -> Path:
     """The record with one move's player changed to seat 100, re-sealed with a valid digest."""
     obj = json.loads(source.read_text())
-    obj["moves"][2]["player"] = 99
+    obj["moves"][2]["player"] = 99  # the third move, "move 3" on screen
     body = {k: v for k, v in obj.items() if k != "digest"}
     path = folder / f"bad-{source.name}"
     path.write_text(json.dumps({**body, "digest": digest_of(body)}))
@@ -45,7 +45,7 @@ def test_an_inconsistent_record_is_refused_then_shown_with_no_check(
     assert code == 2 and out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1
-    assert lines[0].startswith(f"pisa3d: error: {bad}: inconsistent record, at move 2: record says player 100 "
+    assert lines[0].startswith(f"pisa3d: error: {bad}: inconsistent record, at move 3: record says player 100 "
                                "moved but the header seats ")
     assert "(--no-check shows it anyway" in err
     assert not page.exists()

@@ -101,11 +101,11 @@ def _shuffle_setup(obj: dict[str, Any]) -> None:
 
 
 TAMPERS: dict[str, tuple[Tamper, str]] = {
-    "a move by player 100": (_player_100, "move 3: record says player 100 moved but the header seats"),
-    "a move out of turn": (_out_of_turn, "move 4: record says player"),
+    "a move by player 100": (_player_100, "move 4: record says player 100 moved but the header seats"),
+    "a move out of turn": (_out_of_turn, "move 5: record says player"),
     "an event naming player 100": (_event_player, "differs: record has"),
-    "a garbled move": (_garbled_move, "move 4: 'fly to the moon' is refused"),
-    "a late move made early": (_late_move_early, "move 4"),
+    "a garbled move": (_garbled_move, "move 5: 'fly to the moon' is refused"),
+    "a late move made early": (_late_move_early, "move 5"),
     "another winner": (_other_winner, "result differs"),
     "moves cut off, not marked unfinished": (_cut_moves, "but the game is not over"),
     "the last move dropped": (_drop_last_move, "but the game is not over"),
@@ -175,7 +175,7 @@ def test_tower_check_refuses_a_fall_that_the_rules_would_end_on(records) -> None
     _placed(obj, placed_moves[0])["fell"] = True  # the game would end there, yet moves follow
     report = _checked(obj)
     assert not report.ok
-    assert f"move {placed_moves[0]}" in str(report.divergences[0])
+    assert f"move {placed_moves[0] + 1}" in str(report.divergences[0])  # shown from 1
 
 
 def test_tower_check_refuses_a_trajectory_of_the_wrong_shape(records) -> None:
