@@ -13,7 +13,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,video]'
+	$(BIN)/pip install --quiet -e '.[test,video,rl]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -36,6 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/gimignano.py
 	$(BIN)/python benchmarks/tower_physics.py
 	$(BIN)/python benchmarks/tower.py
+	$(BIN)/python benchmarks/adapters.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -70,7 +70,7 @@ def verdict_time_by_size(repeats: int) -> None:
                 size = len(state.placements)
                 per_size.setdefault(size, []).append(elapsed)
                 steps.setdefault(size, []).append(events[0].data["steps"])
-    hz = 1.0 / build_setup(options).engine.timestep
+    hz = 1.0 / build_setup(options).physics_params["timestep"]
     print(f"\n## Verdict time per placement vs tower size (noise-free 45-tile tower, {hz:.0f} Hz)")
     print(f"{'tiles after':>11} {'median ms':>10} {'steps':>6} {'ms per step':>12}")
     for size in (4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 45):

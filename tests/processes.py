@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 
 def outputs_of_fresh_processes(script: str, *args: str, runs: int = 2) -> list[str]:
-    """The stdout of ``python -c script args...`` in ``runs`` separate processes."""
-    return [
-        subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, check=True).stdout
-        for _ in range(runs)
-    ]
+    """The stdout of ``python -c script args...`` in ``runs`` separate processes, each with its
+    own PYTHONHASHSEED (so a result that leans on set or dict-of-str order shows up as a difference)."""
+    outputs = []
+    for run in range(runs):
+        env = {**os.environ, "PYTHONHASHSEED": str(run + 1)}
+        done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, check=True,
+                              env=env)
+        outputs.append(done.stdout)
+    return outputs

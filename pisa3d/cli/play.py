@@ -1,17 +1,140 @@
-"""``pisa3d play GAME``: each game adds its own command (with its own options) here."""
+"""``pisa3d play GAME``: one command per registered game, built from the game's declarations.
+
+The options every game shares (players, seed, agents, people, record, ``--set key=value``) are
+declared once here; their help comes from the game (player range, agent kinds with their
+parameters, the options model with its defaults). A game may add a module
+``pisa3d.cli.play_<id>`` with ``EXTRAS`` (more typer options, e.g. tower --gui, gimignano --svg),
+``HELP`` (the command's text) and ``run(match, **extras)`` (its own way of showing the game);
+without one the game is narrated from its events. A fourth game gets a command by registering.
+"""
 
 from __future__ import annotations
 
 import importlib
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
-play_app = typer.Typer(help="Play a game with bots (and people) in the terminal.", no_args_is_help=True)
+from ..core.agent_specs import describe_agents
+from ..core.events import Event
+from ..core.game import Game
+from ..core.match import EventCallback, MatchOutcome
+from ..core.options import describe_allowed
+from ..core.registry import game_ids, get_game
+from ..core.state import Move, State
+from .common import HUMAN_HELP, RECORD_HELP, SEED_HELP, SET_HELP, run_match
+from .outputs import FORCE_HELP
 
-# Each module registers one ``play`` command for its game when imported.
-for _module in ("cards", "tower", "gimignano"):
+
+class _LazyGames(TyperGroup):
+    """Builds a game's command only when asked for it: `pisa3d play cards` never imports the tower
+    (and PyBullet); `pisa3d play --help` builds them all to list them."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return game_ids()
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in game_ids():
+            return None
+        single = typer.Typer()
+        single.command(cmd_name)(make_play_command(cmd_name))
+        return typer.main.get_command(single)
+
+
+play_app = typer.Typer(cls=_LazyGames, help="Play a game with bots (and people) in the terminal.",
+                       no_args_is_help=True)
+
+
+@dataclass
+class PlayMatch:
+    """What the shared options asked for; ``play`` runs it (extras may add options and a display)."""
+
+    game: Game
+    players: int
+    seed: int
+    agents: list[str]
+    humans: list[int]
+    option_pairs: list[str]
+    record: Path | None
+    force: bool = False  # replace existing output files
+    quiet: bool = False  # print only the end (a person at the table still sees the game)
+
+    def play(self, on_events: EventCallback | None = None, extra_options: dict[str, Any] | None = None
+             ) -> MatchOutcome:
+        return run_match(self.game, self.players, self.seed, self.agents, self.humans, self.option_pairs,
+                         self.record, on_events=on_events, extra_options=extra_options, force=self.force)
+
+
+def narrate(match: PlayMatch) -> None:
+    """The default display: every event's narration line, then the game's summary."""
+
+    def show(player: int | None, move: Move | None, events: list[Event], state: State) -> None:
+        if match.quiet and not match.humans:
+            return
+        for line in match.game.describe_events(events):
+            typer.echo(line)
+
+    outcome = match.play(on_events=show)
+    typer.echo(match.game.summarize(outcome.result, match.players))
+
+
+def _extras_module(game_id: str) -> ModuleType | None:
     try:
-        importlib.import_module(f"pisa3d.cli.play_{_module}")
-    except ModuleNotFoundError as _exc:  # a game still being built
-        if _exc.name != f"pisa3d.cli.play_{_module}":
+        return importlib.import_module(f"pisa3d.cli.play_{game_id}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"pisa3d.cli.play_{game_id}":
             raise
+        return None
+
+
+def _shared_parameters(game: Game) -> list[inspect.Parameter]:
+    agents = "; ".join(describe_agents(game))
+    option = inspect.Parameter.KEYWORD_ONLY
+    return [
+        inspect.Parameter("players", option, annotation=int, default=typer.Option(
+            game.default_players, "--players", "-n",
+            help=f"Number of players, {game.min_players} to {game.max_players}.")),
+        inspect.Parameter("seed", option, annotation=int, default=typer.Option(0, "--seed", "-s", help=SEED_HELP)),
+        inspect.Parameter("agent", option, annotation=list[str], default=typer.Option(
+            [], "--agent", "-a", metavar="NAME[:PARAM=VALUE,...]",
+            help=f"Bot for the seats without a person, NAME or NAME:param=value,... Repeat to cycle over the "
+                 f"seats (--agent A --agent B: seats 1, 3 A and 2, 4 B). Default: {game.contract.default_agent}. "
+                 f"Bots: {agents}.")),
+        inspect.Parameter("human", option, annotation=list[int], default=typer.Option(
+            [], "--human", metavar="SEAT", help=HUMAN_HELP)),
+        inspect.Parameter("record", option, annotation=Path | None, default=typer.Option(
+            None, "--record", "-r", metavar="FILE", help=RECORD_HELP)),
+        inspect.Parameter("force", option, annotation=bool, default=typer.Option(
+            False, "--force", "-f", help=FORCE_HELP)),
+        inspect.Parameter("quiet", option, annotation=bool, default=typer.Option(
+            False, "--quiet", "-q", help="Print only the end (a person at the table still sees the game).")),
+        inspect.Parameter("option", option, annotation=list[str], default=typer.Option(
+            [], "--set", metavar="KEY=VALUE",
+            help=f"{SET_HELP} {game.id} options: {describe_allowed(game.options_model)}.")),
+    ]
+
+
+def make_play_command(game_id: str) -> Callable[..., None]:
+    """The ``play GAME`` command: shared options plus the game's extras, as one typer signature."""
+    game = get_game(game_id)
+    extras = _extras_module(game_id)
+    extra_params: list[inspect.Parameter] = list(getattr(extras, "EXTRAS", []))
+    run: Callable[..., None] = getattr(extras, "run", None) or (lambda match: narrate(match))
+    shared = {p.name for p in _shared_parameters(game)}
+
+    def command(**kwargs: Any) -> None:
+        match = PlayMatch(game, kwargs["players"], kwargs["seed"], list(kwargs["agent"]), list(kwargs["human"]),
+                          list(kwargs["option"]), kwargs["record"], kwargs["force"], kwargs["quiet"])
+        run(match, **{k: v for k, v in kwargs.items() if k not in shared})
+
+    command.__signature__ = inspect.Signature(_shared_parameters(game) + extra_params)  # type: ignore[attr-defined]
+    command.__doc__ = getattr(extras, "HELP", None) or f"Play {game.title} to the end and narrate it."
+    command.__name__ = f"play_{game_id}"
+    return command
+

@@ -1,7 +1,8 @@
-"""``pisa3d play gimignano``: San Gimignano with bots (and people) in the terminal."""
+"""``pisa3d play gimignano`` extras: turn-by-turn narration, the text map, --svg pictures."""
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import typer
@@ -9,55 +10,35 @@ import typer
 from ..core.errors import OptionsError
 from ..core.events import Event
 from ..core.state import Move, State
-from ..games import get_game
-from .common import HUMAN_HELP, RECORD_HELP, SEED_HELP, SET_HELP, run_match
-from .outputs import FORCE_HELP, check_output_file
-from .play import play_app
+from .outputs import check_output_file
 
 _PICTURE_SUFFIXES = (".svg", ".png")
 
+HELP = """Play San Gimignano to the end. Each turn: put a stone on a plot, lay a hex tile, and
+build a tower on a quartet (four connected plots of four guilds holding your stones) if you
+like. Prints every turn, a text map of the board and the final standings.
 
-@play_app.command("gimignano")
-def play_gimignano(
-    players: int = typer.Option(3, "--players", "-n", help="Number of players, 2 to 4."),
-    seed: int = typer.Option(0, "--seed", "-s", help=SEED_HELP),
-    agent: list[str] = typer.Option(
-        [],
-        "--agent",
-        "-a",
-        help="Bot for the seats without a person: random, greedy or mcts. Repeat to cycle over the seats "
-        "(--agent greedy --agent random gives seats 1, 3 greedy and 2, 4 random). Default: greedy.",
-    ),
-    human: list[int] = typer.Option([], "--human", help=HUMAN_HELP),
-    record: Path | None = typer.Option(None, "--record", "-r", help=RECORD_HELP),
-    option: list[str] = typer.Option(
-        [], "--set",
-        help=SET_HELP + " Options: stones_per_player (1 to 200, default 20), towers_per_player (1 to 100, default 10).",
-    ),
-    svg: Path | None = typer.Option(
-        None, "--svg", help="Draw the final board to this file: .svg, or .png for a bitmap."
-    ),
-    every_turn: bool = typer.Option(
-        False, "--map-every-turn", help="Print the text map after every turn, not only at the end."
-    ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the final board and standings."),
-    force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
-) -> None:
-    """Play San Gimignano to the end. Each turn: put a stone on a plot, lay a hex tile, and
-    build a tower on a quartet (four connected plots of four guilds holding your stones) if you
-    like. Prints every turn, a text map of the board and the final standings.
+Hexes are axial q,r (q grows east, r south-east); each tile has plots a, b, c.
+Moves:  S q,r/x        a stone on plot x of hex q,r
+        T5 @ 0,1 r4    tile 5 on hex 0,1 turned 4 sixths anticlockwise
+        B q,r/x        build a tower on plot x of hex q,r
+        done           build no tower this turn
+"""
 
-    Hexes are axial q,r (q grows east, r south-east); each tile has plots a, b, c.
-    Moves:  S q,r/x        a stone on plot x of hex q,r
-            T5 @ 0,1 r4    tile 5 on hex 0,1 turned 4 sixths anticlockwise
-            B q,r/x        build a tower on plot x of hex q,r
-            done           build no tower this turn
-    """
+EXTRAS = [
+    inspect.Parameter("svg", inspect.Parameter.KEYWORD_ONLY, annotation=Path | None, default=typer.Option(
+        None, "--svg", help="Draw the final board to this file: .svg, or .png for a bitmap.")),
+    inspect.Parameter("every_turn", inspect.Parameter.KEYWORD_ONLY, annotation=bool, default=typer.Option(
+        False, "--map-every-turn", help="Print the text map after every turn, not only at the end.")),
+]
+
+
+def run(match, svg: Path | None, every_turn: bool) -> None:  # type: ignore[no-untyped-def]
     if svg is not None and svg.suffix.lower() not in _PICTURE_SUFFIXES:
         raise OptionsError(f"--svg {svg}: the picture file must end in .svg or .png")
     if svg is not None:
-        check_output_file(svg, "--svg", force)
-    game = get_game("gimignano")
+        check_output_file(svg, "--svg", match.force)
+    game, seed, players = match.game, match.seed, match.players
     from ..games.gimignano.render_text import board_map, render_view
     from ..games.gimignano.state import GimignanoState
 
@@ -65,7 +46,7 @@ def play_gimignano(
 
     def show(player: int | None, move: Move | None, events: list[Event], state: State) -> None:
         assert isinstance(state, GimignanoState)
-        if quiet and not human:  # a person at the table must still see the game
+        if match.quiet and not match.humans:  # a person at the table must still see the game
             return
         if player is None:
             typer.echo(f"San Gimignano, {state.num_players} players, seed {seed}")
@@ -86,8 +67,7 @@ def play_gimignano(
             if not state.is_over:
                 typer.echo(f"Turn {state.turn}: player {state.player + 1}")
 
-    outcome = run_match(game, players, seed, agent or ["greedy"], human, option, record, on_events=show,
-                        force=force)
+    outcome = match.play(on_events=show)
     final = outcome.final_state
     assert isinstance(final, GimignanoState)
     typer.echo("")

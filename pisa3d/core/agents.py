@@ -44,11 +44,14 @@ def build_agents(
     humans: Sequence[int],
     options: Any,
 ) -> list[Agent]:
-    """One agent per seat: ``agent_names`` cycles over the seats, people (1-based ``humans``)
-    take theirs. Several people share the terminal: each turn change between them shows a
-    hand-over screen so nobody sees the hand before theirs."""
+    """One agent per seat: ``agent_names`` (``NAME`` or ``NAME:param=value,...``) cycles over the
+    seats; no names seats the game's default agent. People (1-based ``humans``) take theirs.
+    Several people share the terminal: each turn change between them shows a hand-over screen
+    so nobody sees the hand before theirs."""
+    from .agent_specs import build_agent  # agent_specs builds RandomAgent from this module
+
     game.check_players(num_players)
-    names = list(agent_names) or ["random"]
+    names = list(agent_names) or [game.contract.default_agent]
     for seat in humans:
         if not 1 <= seat <= num_players:
             raise OptionsError(f"--human {seat}: seats run from 1 to {num_players}")
@@ -58,10 +61,7 @@ def build_agents(
         if seat + 1 in humans:
             agents.append(TerminalAgent(game, seat=seat, hot_seat=hot_seat))
             continue
-        name = names[seat % len(names)]
-        if name not in game.agents:
-            raise OptionsError(f"unknown agent {name!r} for {game.id}; choose from {', '.join(game.agents)}")
-        agents.append(game.agents[name](seat, options))
+        agents.append(build_agent(game, names[seat % len(names)], seat, options))
     return agents
 
 

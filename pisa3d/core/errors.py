@@ -20,3 +20,7 @@ class OptionsError(PisaError):
 
 class RecordError(PisaError):
     """A game record that cannot be read: malformed, truncated, wrong version or tampered."""
+
+
+class GameNotOverError(PisaError):
+    """``result()`` or ``returns()`` asked of a game that is still being played."""

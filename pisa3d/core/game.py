@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from .contract import GameContract, GameInfo
 from .errors import OptionsError
 from .events import Event
 from .options import GameOptions, validate_options
@@ -30,6 +31,8 @@ class Game(ABC):
     max_players: ClassVar[int]
     default_players: ClassVar[int]
     options_model: ClassVar[type[GameOptions]]
+    contract: ClassVar[GameContract]
+    """Chance, information, default agent: declared next to each game's class."""
 
     # --- set-up -----------------------------------------------------------------------------
     def options(self, values: Mapping[str, Any] | GameOptions | None = None) -> GameOptions:
@@ -80,11 +83,46 @@ class Game(ABC):
     @abstractmethod
     def move_from_action(self, action: int, num_players: int, options: GameOptions) -> Move: ...
 
+    # --- the declared facts per (players, options) ------------------------------------------
+    def utility_bounds(self, num_players: int, options: GameOptions) -> tuple[float, float]:
+        """The least and the most a player's ``returns()`` entry can be."""
+        raise NotImplementedError(f"{self.id} does not declare its utility bounds")
+
+    def max_decisions(self, num_players: int, options: GameOptions) -> int:
+        """No game of these players and options takes more decisions than this."""
+        raise NotImplementedError(f"{self.id} does not declare its longest game")
+
+    def observation_shape(self, num_players: int, options: GameOptions) -> tuple[int, ...]:
+        """Shape of ``state.observation(player)``, fixed for these players and options."""
+        raise NotImplementedError(f"{self.id} does not declare an observation tensor")
+
+    def observation_bounds(self, num_players: int, options: GameOptions) -> tuple[float, float]:
+        """Least and greatest value of any entry of an observation (for a gymnasium Box)."""
+        return 0.0, 1.0
+
+    def info(self, num_players: int, options: Mapping[str, Any] | GameOptions | None = None) -> GameInfo:
+        """Every per-game fact learning libraries need, for these players and options."""
+        self.check_players(num_players)
+        opts = self.options(options)
+        low, high = self.utility_bounds(num_players, opts)
+        low_obs, high_obs = self.observation_bounds(num_players, opts)
+        return GameInfo(
+            num_players=num_players,
+            num_actions=self.num_actions(num_players, opts),
+            min_utility=float(low),
+            max_utility=float(high),
+            max_decisions=self.max_decisions(num_players, opts),
+            observation_shape=self.observation_shape(num_players, opts),
+            observation_low=low_obs,
+            observation_high=high_obs,
+        )
+
     # --- agents and presentation ------------------------------------------------------------
     @property
     @abstractmethod
     def agents(self) -> Mapping[str, AgentFactory]:
-        """Agent kinds by name; always includes "random"."""
+        """Agent kinds by name (AgentSpec values, called as ``spec(seat, options, **params)``);
+        always includes "random"."""
 
     def describe_event(self, event: Event) -> str | None:
         """One line of narration for an event, or None for events not worth a line."""

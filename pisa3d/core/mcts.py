@@ -23,7 +23,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from .errors import OptionsError
 from .state import Move, Result, State, View
 
 if TYPE_CHECKING:
+    from .agent_specs import AgentSpec
     from .agents import Agent
     from .game import Game
 
@@ -274,3 +275,25 @@ def _check_root_moves(game_id: str, seat: int, sampled: dict[str, Move], real: d
         f"{game_id}.sample_state for seat {seat + 1} gave a state whose legal moves differ from the "
         f"real ones: missing {missing[:5]}, extra {extra[:5]}"
     )
+
+
+def mcts_spec(
+    search_game: Callable[[], Game], iterations: int = DEFAULT_ITERATIONS, help: str = "", **fixed: object
+) -> AgentSpec:
+    """The ``mcts`` agent kind of a game, with its parameters declared for code and command line
+    (``--agent mcts:iterations=200,exploration=1.0``). ``search_game`` gives the Game the search
+    samples from (a game may shorten playouts); ``fixed`` are settings the game chooses (an
+    evaluator) that are not parameters."""
+    from .agent_specs import AgentParam, AgentSpec
+
+    def build(seat: int, options: object, **params: object) -> Agent:
+        agent: Any = MCTSAgent(search_game(), seat, **params, **fixed)  # type: ignore[arg-type]
+        return agent
+
+    params = (
+        AgentParam("iterations", int, iterations, "playouts per decision"),
+        AgentParam("exploration", float, DEFAULT_EXPLORATION, "UCB1 constant"),
+        AgentParam("time_limit", float, None, "seconds per decision (not reproducible)"),
+        AgentParam("reward", str, "scaled", "scaled (score margins) or win (win shares)"),
+    )
+    return AgentSpec("mcts", build, help or "information-set Monte Carlo tree search", params)

@@ -22,8 +22,10 @@ def describe_allowed(model: type[GameOptions]) -> str:
     """A short list of option names with their defaults, for error messages."""
     parts = []
     for name, info in model.model_fields.items():
-        default = info.get_default(call_default_factory=True)
-        parts.append(f"{name} (default {default!r})")
+        default = repr(info.get_default(call_default_factory=True))
+        if len(default) > 40:  # a tile set's contents or an engine's parameters: too long for one line
+            default = default[:1] + "..." + default[-1:]
+        parts.append(f"{name} (default {default})")
     return ", ".join(parts)
 
 

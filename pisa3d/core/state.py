@@ -11,9 +11,16 @@ import copy
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
+import numpy as np
+
+from .errors import GameNotOverError
 from .events import Event
+
+if TYPE_CHECKING:
+    from .game import Game
+    from .options import GameOptions
 
 
 @runtime_checkable
@@ -52,6 +59,20 @@ class State(ABC):
     """A position of one game. Players are seats 0..n-1 (shown to people as 1..n)."""
 
     num_players: int
+    game_id: ClassVar[str] = ""
+    """The registered id of this state's game (see ``game``)."""
+
+    @property
+    def game(self) -> Game:
+        """The registered Game this state belongs to."""
+        from .registry import get_game
+
+        return get_game(self.game_id)
+
+    @property
+    def game_options(self) -> GameOptions:
+        """The validated options this game was started with."""
+        return self.options  # type: ignore[attr-defined,no-any-return]
 
     @property
     @abstractmethod
@@ -82,9 +103,42 @@ class State(ABC):
     def result(self) -> Result:
         """The result; only valid when ``is_over``."""
 
-    @abstractmethod
     def view(self, player: int) -> View:
-        """Everything ``player`` may know and nothing more."""
+        """Everything ``player`` may know and nothing more: the public part every player shares
+        plus that player's private part (their keys never overlap)."""
+        return {**self.public_view(), **self.private_view(player)}
+
+    def public_view(self) -> View:
+        """What every player sees alike (the table)."""
+        raise NotImplementedError(f"{type(self).__name__} has no public view")
+
+    def private_view(self, player: int) -> View:
+        """What only ``player`` sees (their hand, their secret choices)."""
+        raise NotImplementedError(f"{type(self).__name__} has no private view")
+
+    # --- for learning libraries -------------------------------------------------------------
+    def observation(self, player: int) -> np.ndarray:
+        """``player``'s view as a float32 vector of the shape ``game.observation_shape`` declares."""
+        raise NotImplementedError(f"{type(self).__name__} has no observation tensor")
+
+    def legal_action_mask(self) -> np.ndarray:
+        """Booleans over the whole action space: True at the ids of ``legal_moves()``."""
+        game, options = self.game, self.game_options
+        flags = bytearray(game.num_actions(self.num_players, options))  # item writes beat numpy's
+        for move in self.legal_moves():
+            flags[game.action_id(move, self.num_players, options)] = 1
+        return np.frombuffer(flags, dtype=bool)
+
+    def returns(self) -> np.ndarray:
+        """One number per player at the end, ordering the players as the winners are chosen (a
+        winner's is the highest; co-winners' are equal). Raises GameNotOverError before then."""
+        self.check_over()
+        return np.asarray(self.result().scores, dtype=np.float64)
+
+    def check_over(self) -> None:
+        """Raise GameNotOverError unless the game is over (before ``result()``/``returns()``)."""
+        if not self.is_over:
+            raise GameNotOverError("the game is not over yet: there is no result or return until it ends")
 
     def apply_recorded(self, move: Move, events: list[Event], extras: dict[str, Any] | None) -> list[Event]:
         """Apply ``move`` as the record says it went, for checking a record by the rules alone.

@@ -11,13 +11,14 @@ from ..core.record import GameRecord
 from ..core.replay import start_from_record
 from ..core.state import State
 from ..games.cards.narration import score_rows, winners_line
+from ..games.cards.views import placed_with_own_cards
 
 
 def _seat(view: dict[str, Any], seat: int, agent: str) -> dict[str, Any]:
     rows: list[list[Any]] = [["hand", view["hand"]]]
     placed = view.get("revealed") or []
     placed_now = view["voting"].get("placed", [])
-    own_votes = [c for p, _option, c in placed_now if p == seat and c is not None]
+    own_votes = view["my_vote_cards"] if placed_now else []
     if own_votes:
         rows.append(["voting now", own_votes])
     if seat < len(placed) and placed[seat]:
@@ -29,8 +30,10 @@ def _seat(view: dict[str, Any], seat: int, agent: str) -> dict[str, Any]:
     return {"title": f"Player {seat + 1} ({agent}): {total} points", "rows": rows}
 
 
-def _own_card(view: dict[str, Any], seat: int, option: str) -> str | None:
-    return next((c for q, o, c in view["voting"]["placed"] if q == seat and o == option and c), None)
+def _own_cards(views: list[dict[str, Any]]) -> list[str | None]:
+    """Each placement's card of the open vote, as the seat that placed it knows it."""
+    placed = views[0]["voting"]["placed"]
+    return [placed_with_own_cards(views[seat])[i][2] for i, (seat, _, _) in enumerate(placed)]
 
 
 def _sheet(view: dict[str, Any], num_players: int) -> list[list[Any]]:
@@ -64,7 +67,9 @@ def _table(state: State, agents: list[str]) -> dict[str, Any]:
     elif v["phase"] == "vote" and v["voting"].get("placed"):
         center_title = f"Votes on {v['voting']['round']} so far"
         # each seat's own view knows the values of its own cards: the replay shows them all
-        center = [[f"P{p + 1} on {option}", _own_card(views[p], p, option)] for p, option, _ in v["voting"]["placed"]]
+        cards = _own_cards(views)
+        center = [[f"P{p + 1} on {option}", card]
+                  for (p, option, _), card in zip(v["voting"]["placed"], cards, strict=True)]
     summary = (f"round {v['round']}/{v['rounds']}, {v['phase']}; tricks {'/'.join(map(str, v['tricks_won']))}; "
                f"points {'/'.join(map(str, v['totals']))}")
     return {

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pisa3d.core.errors import IllegalMoveError
-from pisa3d.games.cards.moves import NUM_ACTIONS, Discard, PlayCard, VoteCard, VoteDone
+from pisa3d.games.cards.moves import Discard, PlayCard, VoteCard, VoteDone
 
 from .helpers import GAME, new_state, random_walk
 
@@ -70,32 +70,6 @@ def test_no_move_after_the_game_is_over() -> None:
     assert state.legal_moves() == [] and state.current_player is None
     with pytest.raises(IllegalMoveError, match="the game is over"):
         state.apply(PlayCard(0))
-
-
-def test_action_ids_round_trip_for_every_legal_move() -> None:
-    seen: set[int] = set()
-    for seed in range(4):
-        state = new_state(3 + seed % 3, seed, rounds=1)
-        rng = np.random.default_rng(seed)
-        while not state.is_over:
-            legal = state.legal_moves()
-            ids = [GAME.action_id(m, state.num_players, OPTS) for m in legal]
-            assert len(set(ids)) == len(ids)
-            for move, action in zip(legal, ids, strict=True):
-                assert 0 <= action < GAME.num_actions(state.num_players, OPTS) == NUM_ACTIONS
-                assert GAME.move_from_action(action, state.num_players, OPTS) == move
-                assert GAME.parse_move(str(move)) == move
-            seen.update(ids)
-            state.apply(legal[int(rng.integers(len(legal)))])
-    assert len(seen) > 300  # votes, done, discards and plays all covered
-
-
-def test_action_space_is_dense() -> None:
-    moves = [GAME.move_from_action(a, 4, OPTS) for a in range(NUM_ACTIONS)]
-    assert len(set(moves)) == NUM_ACTIONS
-    assert [GAME.action_id(m, 4, OPTS) for m in moves] == list(range(NUM_ACTIONS))
-    with pytest.raises(IllegalMoveError, match="ids run from 0 to 560"):
-        GAME.move_from_action(NUM_ACTIONS, 4, OPTS)
 
 
 def test_bad_options_are_refused_clearly() -> None:

@@ -189,3 +189,38 @@ def test_samples_redeal_the_hidden_cards() -> None:
     others = {tuple(map(tuple, GAME.sample_state(view, 0, np.random.default_rng(i)).hands[1:])) for i in range(5)}
     assert len(others) == 5  # different deals of the unseen cards
     assert all(GAME.sample_state(view, 0, np.random.default_rng(i)).hands[0] == state.hands[0] for i in range(3))
+
+
+def test_a_finished_rounds_votes_and_tricks_stay_in_every_later_view() -> None:
+    state = new_state(4, 3, rounds=2)
+    rng = np.random.default_rng(3)
+    while state.round_index == 0:
+        legal = state.legal_moves()
+        state.apply(legal[int(rng.integers(len(legal)))])
+    (first,) = state.round_log
+    for player in range(4):
+        past = state.view(player)["past_rounds"]
+        assert len(past) == 1 and len(past[0]["votes"]) == 3
+        tricks = past[0]["tricks"]
+        assert len(tricks) == 10 and sum(first["tricks"]) == 10  # the last trick is there too
+        assert all(len(cards) == 4 for _, cards in tricks)
+    assert state.view(0)["trick_history"] == []  # the new round starts its own
+
+
+def test_editing_a_view_changes_no_later_view_nor_the_result() -> None:
+    state = new_state(3, 4, rounds=1)
+    rng = np.random.default_rng(4)
+    while not state.is_over:
+        view = state.view(state.current_player)
+        for entry in view["voting"]["results"]:
+            entry["placed"].clear()
+        for trick in view["trick_history"]:
+            trick[1].append("R0")
+        view["round_log"].append({})
+        legal = state.legal_moves()
+        state.apply(legal[int(rng.integers(len(legal)))])
+    details = state.result().details
+    details["rounds"][0]["tricks"].append(99)
+    assert state.result().details["rounds"][0]["tricks"] == state.view(0)["round_log"][0]["tricks"]
+    assert all(len(cards) == 3 for _, cards in state.view(1)["past_rounds"][0]["tricks"])
+    assert all(r["placed"] for r in state.view(2)["past_rounds"][0]["votes"])

@@ -13,34 +13,13 @@ from pisa3d.core.errors import RecordError
 from pisa3d.core.match import play_match
 from pisa3d.core.record import digest_of, load_record, save_record
 from pisa3d.core.replay import verify_record
-from tests.processes import outputs_of_fresh_processes
 
 from .helpers import GAME
-
-GAME_SCRIPT = """
-import json, sys
-from pisa3d.core.match import play_match
-from pisa3d.games import get_game
-game = get_game("cards")
-agents = [game.agents["heuristic"](0, None)] + [game.agents["random"](s, None) for s in (1, 2, 3)]
-body = play_match(game, agents, 1234, {"rounds": 2}).record.body()
-body.pop("date")
-json.dump(body, sys.stdout, sort_keys=True)
-"""
 
 
 def play(seed: int = 5, rounds: int = 1):
     agents = [GAME.agents["heuristic"](0, None)] + [GAME.agents["random"](s, None) for s in (1, 2, 3)]
     return play_match(GAME, agents, seed, {"rounds": rounds})
-
-
-def test_same_seed_same_game_in_two_processes() -> None:
-    first, second = (json.loads(out) for out in outputs_of_fresh_processes(GAME_SCRIPT))
-    assert first == second
-    assert len(first["moves"]) > 100
-    here = play(seed=1234, rounds=2).record.body()
-    here.pop("date")
-    assert json.loads(json.dumps(here, sort_keys=True)) == first
 
 
 def test_different_seeds_differ() -> None:

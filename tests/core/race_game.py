@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import Field
 
 from pisa3d.core import Event, Game, GameOptions, IllegalMoveError, RandomAgent, Result, State, make_rng
+from pisa3d.core.contract import GameContract
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,7 @@ class RaceGame(Game):
     max_players = 4
     default_players = 2
     options_model = RaceOptions
+    contract = GameContract(chance="sampled", information="perfect", default_agent="random")
 
     def _start(self, num_players: int, seed: int, options: GameOptions) -> tuple[State, list[Event]]:
         assert isinstance(options, RaceOptions)

@@ -16,7 +16,7 @@ from pisa3d.core import RandomAgent, play_match
 from pisa3d.core.record import GameRecord, digest_of, record_from_json
 from pisa3d.core.replay import check_record, verify_record
 from pisa3d.games import get_game
-from pisa3d.games.tower.physics import TowerWorld
+from pisa3d.games.tower.state import TowerState
 from tests.export.records import play_record
 
 Tamper = Callable[[dict[str, Any]], None]
@@ -162,8 +162,11 @@ def test_tower_check_trusts_the_recorded_physics_and_never_simulates(records, mo
     def no_physics(*args: object, **kwargs: object) -> None:
         raise AssertionError("check_record must not simulate")
 
+    state, _ = get_game("tower").new_game(2, 1)
+    assert isinstance(state, TowerState)
+    engine_type = type(state.engine)
     with monkeypatch.context() as patch:
-        patch.setattr(TowerWorld, "__init__", no_physics)
+        patch.setattr(engine_type, "settle", no_physics)
         assert _checked(obj).ok
     record = _resealed(obj)
     assert not verify_record(get_game("tower"), record).ok  # verify re-simulates and sees it

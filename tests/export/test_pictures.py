@@ -20,8 +20,8 @@ from pisa3d.games import get_game
 from pisa3d.games.cards.narration import score_rows
 from pisa3d.games.gimignano.hexgrid import PLOT_LETTERS, PLOTS_PER_TILE
 from pisa3d.games.gimignano.tiles import setup_table
-from pisa3d.games.tower.physics.trajectory import Trajectory
 from pisa3d.games.tower.replay import load_tower_replay
+from pisa3d.physics.trajectory import Trajectory
 from pisa3d.viewer.gui import frame_for, move_durations
 from pisa3d.viewer.input import Playback, advance_playback
 

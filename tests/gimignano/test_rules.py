@@ -243,6 +243,9 @@ def test_winner_and_tie_breaks(built: list[int], stones: dict[str, list[int]], w
     result = state.result()
     assert result.winners == winners
     assert result.details["towers"] == built
+    returns = state.returns()  # what learning libraries get: the same order, ties on stones broken
+    assert set(np.flatnonzero(returns == returns.max()).tolist()) == set(winners)
+    assert np.array_equal(np.argsort(-returns, kind="stable")[: len(winners)], sorted(winners))
 
 
 # --- errors -------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from importlib.metadata import version
 
 import numpy as np
 import pytest
@@ -25,7 +26,8 @@ def play(state, text: str):
 def test_deal_is_seeded_and_sized():
     state, events = GAME.new_game(3, 5)
     assert [len(s) for s in state.stacks] == [16, 16, 16]
-    assert events[0].data == {"players": 3, "tiles_each": 16, "left_out": 0, "tile_set": "default-48"}
+    assert events[0].data == {"players": 3, "tiles_each": 16, "left_out": 0, "tile_set": "default-48",
+                              "physics": f"pybullet {version('pybullet')}"}
     again, _ = GAME.new_game(3, 5)
     other, _ = GAME.new_game(3, 6)
     assert again.stacks == state.stacks and other.stacks != state.stacks
@@ -83,6 +85,36 @@ def test_rule_breaking_placement_takes_the_penalty(tmp_path):
     play(state, "W0S r0")
     assert state.current_player == 0
     assert state.skip_next == [False, False]
+
+
+def test_a_tile_shown_by_a_penalty_is_known_at_the_bottom_and_samples_keep_it_there(tmp_path):
+    state, _ = GAME.new_game(2, 4, {"tile_set": uniform_tile_set(tmp_path, 8, "0000", "1111"), **QUIET_HANDS})
+    play(state, "W0N r0")
+    top = state.stacks[1][0]
+    play(state, "W0E r0")  # the penalty: player 2's tile goes under their stack, face up
+    seen_by_1 = state.view(0)
+    assert seen_by_1["stacks_seen_bottom"][1] == [top] and top not in seen_by_1["stacks_unseen"][1]
+    assert "my_stack" in seen_by_1 and seen_by_1["my_stack"] == state.stacks[0]
+    rng = np.random.default_rng(0)
+    orders = set()
+    for _ in range(6):
+        sample = GAME.sample_state(seen_by_1, 0, rng)
+        assert sample.stacks[1][-1] == top and sample.view(0) == seen_by_1
+        orders.add(tuple(sample.stacks[1]))
+    assert len(orders) > 1  # the unseen part is dealt anew
+
+
+def test_the_mcts_bot_searches_the_tower_from_its_view():
+    from pisa3d.core.agent_specs import build_agent
+
+    state, _ = GAME.new_game(3, 5)
+    for text in ("W0N r0", "pass"):
+        legal = [str(m) for m in state.legal_moves()]
+        state.apply(GAME.parse_move(text if text in legal else legal[0]))
+    agent = build_agent(GAME, "mcts:iterations=4", state.current_player, GAME.options())
+    legal = state.legal_moves()
+    move = agent.choose(state.view(state.current_player), legal, np.random.default_rng(1))
+    assert move in legal and agent.last_search.iterations == 4  # type: ignore[attr-defined]
 
 
 def test_pass_is_the_only_move_when_nothing_fits_and_passes_end_in_a_draw(tmp_path):
@@ -157,31 +189,17 @@ def test_fall_threshold_option_is_used(tmp_path):
     assert verdicts[0.5][0] == ["placed", "tower_fell"] and verdicts[5.0][0] == ["placed"]
 
 
-def test_clone_is_independent_and_replays_the_same_world(tmp_path):
-    state, _ = GAME.new_game(2, 4, {"tile_set": uniform_tile_set(tmp_path, 12, "1111", "1111")})
-    for text in ("W0N", "W0E", "W0S"):
-        play(state, text)
-    twin = state.clone()
-    assert twin.world is not state.world
-    assert np.array_equal(twin.world.poses(), state.poses)  # the rebuilt world is bit-identical
-    play(twin, "W0W")
-    assert len(state.placements) == 3 and len(twin.placements) == 4
-    assert state.stacks != twin.stacks
-    play(state, "W0W")
-    assert np.array_equal(state.poses, twin.poses)
-
-
 def test_preview_leaves_the_state_unchanged(tmp_path):
     state, _ = GAME.new_game(2, 4, {"tile_set": uniform_tile_set(tmp_path, 12, "1111", "1111"), **QUIET_HANDS})
     for text in ("W0N", "W0E", "W0S", "W0W"):
         play(state, text)
     look = state.clone()
-    before = look.world.poses()
+    before = look.states.copy()
     verdict = look.preview(PlaceMove(GAME.parse_move("C0").slot, 0))
     assert not verdict.fell and verdict.poses.shape == (5, 7)
-    assert look.world.num_tiles == 4 and np.array_equal(look.world.poses(), before)
+    assert np.array_equal(look.states, before)
     assert len(look.placements) == 4
-    # Exact restore: the looked-ahead clone continues bit for bit like the untouched game.
+    # History-free verdicts: the looked-ahead clone continues bit for bit like the untouched game.
     play(look, "C0")
     play(state, "C0")
     assert np.array_equal(look.poses, state.poses)

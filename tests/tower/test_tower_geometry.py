@@ -17,10 +17,10 @@ from pisa3d.games.tower.geometry import (
     TOP,
     Side,
     load_layout,
-    matrix_from_quaternion,
     visible_bits,
 )
 from pisa3d.games.tower.tiles import Face, face_of_seat, load_tile_set
+from pisa3d.physics.poses import matrix_from_quaternion
 
 A, T = 0.06, 0.004
 LAYOUT = load_layout("windmill", A, T)

@@ -5,9 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pisa3d.games.tower.geometry import Side, load_layout, matrix_from_quaternion, quaternion_from_matrix
+from pisa3d.games.tower.geometry import Side, load_layout
+from pisa3d.games.tower.hand import lowered_release
 from pisa3d.games.tower.placement import carried_pose, ceiling_target
 from pisa3d.games.tower.tiles import Face
+from pisa3d.games.tower.windmill import windmill_layout, windmill_plan
+from pisa3d.physics import FallThresholds, lowest_point, make_engine
+from pisa3d.physics.poses import matrix_from_quaternion, quaternion_from_matrix
 
 A, T = 0.06, 0.004
 LAYOUT = load_layout("windmill", A, T)
@@ -44,3 +48,18 @@ def test_a_ceiling_lies_flat_over_the_mean_of_its_walls():
     target = ceiling_target(ceiling, walls, shifted)
     assert np.allclose(target[:3], ceiling[:3] + np.array([0.002, 0.0, 0.00015]))
     assert np.array_equal(target[3:], ceiling[3:])
+
+
+def test_the_hand_sets_a_tile_down_clear_of_its_neighbour() -> None:
+    """Pushed 1 mm into its neighbour, a wall is moved 0.25 mm clear of it, then lowered straight
+    down to 0.02 mm above the table."""
+    with make_engine("pybullet") as engine:
+        first, second = (slot for _, slot in windmill_plan(2, windmill_layout(engine)))
+        states = engine.settle(np.zeros((0, 13)), first + np.array([0, 0, 2e-5, 0, 0, 0, 0]), first,
+                               FallThresholds.for_tile(engine.tile)).states
+        into_neighbour = second - np.array([0.001, 0.0, 0.0, 0, 0, 0, 0])
+        held = engine.clear_of(states, into_neighbour, 0.00025)
+        released = lowered_release(engine, states, into_neighbour, 0.00025, 0.00002)
+    assert released[:2] == pytest.approx(held[:2], abs=1e-9)  # straight down: still 0.25 mm off the neighbour
+    assert held[0] - into_neighbour[0] > 0.00025 + 0.0009
+    assert lowest_point(released, engine.tile.half_extents) == pytest.approx(0.00002, abs=1e-6)

@@ -11,14 +11,12 @@ The heuristic plays from its view only:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
-from ...core.agents import Agent, RandomAgent
-from ...core.game import AgentFactory
-from ...core.options import GameOptions
+from ...core.agent_specs import AgentRegistry, AgentSpec, random_spec
+from ...core.mcts import mcts_spec
 from ...core.state import Move, State, View
 from .cards import NUM_SUITS, VALUES_PER_SUIT, Card, parse_card, value_of
 from .game import CardsGame
@@ -115,14 +113,6 @@ class HeuristicAgent:
         return legal_moves[cards.index(pick)]
 
 
-def _random(seat: int, options: GameOptions) -> Agent:
-    return RandomAgent()
-
-
-def _heuristic(seat: int, options: GameOptions) -> Agent:
-    return HeuristicAgent()
-
-
 class ThisRoundOnlyCards(CardsGame):
     """The card game as the search sees it: a sampled state ends with the current round.
 
@@ -137,12 +127,9 @@ class ThisRoundOnlyCards(CardsGame):
         return state
 
 
-def _mcts(seat: int, options: GameOptions) -> Agent:
-    # Imported here: the search lives in the core and is built separately.
-    from ...core.mcts import MCTSAgent
-
-    agent: Any = MCTSAgent(ThisRoundOnlyCards(), seat, iterations=MCTS_ITERATIONS)
-    return agent
-
-
-AGENTS: Mapping[str, AgentFactory] = {"random": _random, "heuristic": _heuristic, "mcts": _mcts}
+AGENTS = AgentRegistry.of(
+    random_spec(),
+    AgentSpec("heuristic", lambda seat, options: HeuristicAgent(),
+              "low single vote cards, cheap trick wins (RULES-based rules of thumb)"),
+    mcts_spec(ThisRoundOnlyCards, MCTS_ITERATIONS, "information-set MCTS; playouts end with the round"),
+)

@@ -7,9 +7,11 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...core.contract import GameContract, as_action_id
 from ...core.errors import IllegalMoveError, OptionsError
 from ...core.events import Event
 from ...core.game import AgentFactory, Game
+from ...core.observation import ObservationLayout
 from ...core.options import GameOptions
 from ...core.rng import make_rng
 from ...core.state import Move, Result, State, View
@@ -18,7 +20,8 @@ from . import terminal
 from .cards import SPEC
 from .moves import NUM_ACTIONS, action_of, move_of, parse_move
 from .narration import describe_event, render_view, summarize
-from .state import CardsOptions, CardsState
+from .observation import layout as observation_layout
+from .state import DISCARDS, CardsOptions, CardsState
 
 DEAL_STREAM = 0
 """RNG stream of the shuffles; agents draw from stream 1 of the same seed (core.match)."""
@@ -31,6 +34,9 @@ class CardsGame(Game):
     max_players: ClassVar[int] = max(SPEC.hand_size)
     default_players: ClassVar[int] = 4
     options_model: ClassVar[type[GameOptions]] = CardsOptions
+    # The deal is drawn from the seed inside the state; hands are hidden.
+    contract: ClassVar[GameContract] = GameContract(chance="sampled", information="imperfect",
+                                                    default_agent="heuristic")
 
     def _start(self, num_players: int, seed: int, options: GameOptions) -> tuple[State, list[Event]]:
         assert isinstance(options, CardsOptions)
@@ -52,7 +58,30 @@ class CardsGame(Game):
         return action_of(move)  # type: ignore[arg-type]
 
     def move_from_action(self, action: int, num_players: int, options: GameOptions) -> Move:
-        return move_of(action)
+        return move_of(as_action_id(action, NUM_ACTIONS))
+
+    # --- declared facts -------------------------------------------------------------------
+    @staticmethod
+    def _rounds(num_players: int, options: GameOptions) -> int:
+        assert isinstance(options, CardsOptions)
+        return options.rounds if options.rounds is not None else num_players
+
+    def utility_bounds(self, num_players: int, options: GameOptions) -> tuple[float, float]:
+        # A round scores 1..n voting points and 2..2n play points (ties share within that range).
+        rounds = self._rounds(num_players, options)
+        return 3.0 * rounds, 3.0 * num_players * rounds
+
+    def max_decisions(self, num_players: int, options: GameOptions) -> int:
+        # Per round: at most 3 decisions per vote turn (3 cards, or 2 and 'done'), 3 discards,
+        # then one card per decision from hands of deal size - 3.
+        per_round = num_players * (3 * 3 + DISCARDS + SPEC.hand_size[num_players] - DISCARDS)
+        return per_round * self._rounds(num_players, options)
+
+    def observation_layout(self, num_players: int, options: GameOptions) -> ObservationLayout:
+        return observation_layout(num_players)
+
+    def observation_shape(self, num_players: int, options: GameOptions) -> tuple[int, ...]:
+        return observation_layout(num_players).shape
 
     # --- agents and presentation ----------------------------------------------------------
     @property

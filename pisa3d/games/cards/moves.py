@@ -102,6 +102,10 @@ def move_of(action: int) -> CardsMove:
     return VOTE_MOVES[action // NUM_CARDS][action % NUM_CARDS]
 
 
+ACTION_OF: dict[CardsMove, int] = {move_of(action): action for action in range(NUM_ACTIONS)}
+"""Every move's action id, looked up once (masks are built at every decision of a learning loop)."""
+
+
 def parse_move(text: str) -> CardsMove:
     """The move written as ``text`` (case and extra spaces do not matter)."""
     if not isinstance(text, str):

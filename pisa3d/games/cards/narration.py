@@ -13,6 +13,7 @@ from rich.table import Table
 
 from ...core.events import Event
 from ...core.state import Result, View
+from .views import placed_with_own_cards
 
 
 def _p(seat: int) -> str:
@@ -110,7 +111,7 @@ def render_view(view: View) -> str:
     for res in voting["results"]:
         lines.append(f"{res['voting_round']} vote: {res['winner']} won ({_placed_text(res['placed'])})")
     if voting["round"] is not None:
-        shown = [[seat, opt, card or "??"] for seat, opt, card in voting["placed"]]
+        shown = [[seat, opt, card or "??"] for seat, opt, card in placed_with_own_cards(view)]
         lines.append(
             f"Now voting on {voting['round']} (options {', '.join(voting['options'])}): "
             + (_placed_text(shown) or "no cards yet")

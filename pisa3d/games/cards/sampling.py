@@ -16,6 +16,7 @@ import numpy as np
 from ...core.errors import IllegalMoveError
 from .cards import NUM_CARDS, VALUES_PER_SUIT, Card, parse_card
 from .state import DISCARD, PLAY, VOTE, CardsOptions, CardsState
+from .views import placed_with_own_cards
 from .voting import parse_option
 
 _VOID_RETRIES = 30
@@ -78,6 +79,7 @@ def sample_state(view: dict[str, Any], player: int, rng: np.random.Generator) ->
     state.dealer = view["dealer"]
     state.totals = list(view["totals"])
     state.round_log = list(view["round_log"])
+    state.past_rounds = list(view["past_rounds"])
     state._phase = view["phase"]
     state._current = view["current_player"]
     if state._phase not in (VOTE, DISCARD, PLAY):
@@ -108,7 +110,7 @@ def sample_state(view: dict[str, Any], player: int, rng: np.random.Generator) ->
     current: list[tuple[int, int, Card]] = []
     if state._phase == VOTE:
         state.vote_round = len(voting["results"])
-        for index, (seat, opt, card) in enumerate(voting["placed"]):
+        for index, (seat, opt, card) in enumerate(placed_with_own_cards(view)):
             if card is None:
                 hidden_vote_slots.append((index, seat, parse_option(opt)))
                 current.append((seat, parse_option(opt), -1))

@@ -18,10 +18,23 @@ from ...core.events import Event
 from ...core.options import GameOptions
 from ...core.state import Result, State, View
 from .cards import NUM_CARDS, SPEC, VALUES_PER_SUIT, Card, card_str, cards_str, value_of
-from .moves import DISCARD_MOVES, DONE, PLAY_MOVES, VOTE_MOVES, CardsMove, Discard, PlayCard, VoteCard, VoteDone
+from .moves import (
+    ACTION_OF,
+    DISCARD_MOVES,
+    DONE,
+    NUM_ACTIONS,
+    PLAY_MOVES,
+    VOTE_MOVES,
+    CardsMove,
+    Discard,
+    PlayCard,
+    VoteCard,
+    VoteDone,
+)
+from .observation import observe
 from .scoring import play_points, voting_points
 from .tricks import trick_winner_index
-from .views import make_view
+from .views import private_view, public_view
 from .voting import (
     ORDER_ROUND,
     ROUND_NAMES,
@@ -61,6 +74,8 @@ DISCARDS = SPEC.discard_count
 class CardsState(State):
     """Everything about one game of cards; ``view`` cuts out what a seat may know."""
 
+    game_id = "cards"
+
     def __init__(self, num_players: int, options: CardsOptions, rng: np.random.Generator) -> None:
         self.num_players = num_players
         self.options = options
@@ -72,6 +87,8 @@ class CardsState(State):
         self.dealer = (options.first_dealer - 1) % num_players
         self.totals = [0] * num_players
         self.round_log: list[dict[str, Any]] = []
+        # Every finished round's votes and tricks as view JSON: a player keeps what they saw.
+        self.past_rounds: list[dict[str, Any]] = []
         self._phase = VOTE
         self._current: int | None = None
         self.hands: list[list[Card]] = [[] for _ in range(num_players)]
@@ -398,6 +415,7 @@ class CardsState(State):
         points = play_points(self.tricks_won, self.most_wins)
         for seat, p in enumerate(points):
             self.totals[seat] += p
+        self.past_rounds.append({"votes": self.vote_results_json, "tricks": self.trick_history_json})
         self.round_log.append(
             {
                 "round": self.round_index + 1,
@@ -426,8 +444,7 @@ class CardsState(State):
         return tuple(seat for seat, total in enumerate(self.totals) if total == best)
 
     def result(self) -> Result:
-        if not self.is_over:
-            raise IllegalMoveError("the game is not over yet; there is no result")
+        self.check_over()
         return Result(
             scores=tuple(float(t) for t in self.totals),
             winners=self.winners(),
@@ -440,6 +457,7 @@ class CardsState(State):
         other.rng = copy.deepcopy(self.rng)
         other.totals = list(self.totals)
         other.round_log = list(self.round_log)  # entries are never changed after being added
+        other.past_rounds = list(self.past_rounds)
         other.hands = [list(h) for h in self.hands]
         other.set_aside = list(self.set_aside)
         other.placements = [list(p) for p in self.placements]
@@ -455,5 +473,17 @@ class CardsState(State):
         other.tricks_won = list(self.tricks_won)
         return other
 
-    def view(self, player: int) -> View:
-        return make_view(self, player)
+    def public_view(self) -> View:
+        return public_view(self)
+
+    def private_view(self, player: int) -> View:
+        return private_view(self, player)
+
+    def observation(self, player: int) -> np.ndarray:
+        return observe(self, player)
+
+    def legal_action_mask(self) -> np.ndarray:
+        flags = bytearray(NUM_ACTIONS)
+        for move in self.legal_moves():
+            flags[ACTION_OF[move]] = 1
+        return np.frombuffer(flags, dtype=bool)

@@ -86,8 +86,7 @@ def placed_total(view: View) -> int:
     """The value of every card this seat has placed in this round's votes so far."""
     seat = view["seat"]
     revealed = view["revealed"][seat] if seat < len(view["revealed"]) else []
-    own_now = [card for who, _option, card in view["voting"]["placed"] if who == seat and card]
-    return sum(value_of(parse_card(card)) for card in [*revealed, *own_now])
+    return sum(value_of(parse_card(card)) for card in [*revealed, *view["my_vote_cards"]])
 
 
 def move_menu(view: View, legal_moves: Sequence[Move]) -> list[MenuGroup] | None:

@@ -1,8 +1,14 @@
 """What one seat may know: its own hand and secrets, plus everything shown to the whole table.
 
-Hidden from a seat: other hands, the values of face-down vote cards before the reveal (the
-seat sees who put how many cards where, in order), and which cards others discarded (only how
-many). Everything else (revealed votes, the contract, tricks, scores) is public.
+The view is two parts with disjoint keys: ``public_view`` (the table, the same for every seat)
+and ``private_view`` (what only that seat knows). Hidden from a seat: other hands, the values of
+face-down vote cards before the reveal (the table sees who put how many cards where, in order;
+each seat knows its own, ``my_vote_cards``), and which cards others discarded (only how many).
+Everything else (revealed votes, the contract, tricks, scores, earlier rounds) is public, and a
+view keeps all of it: ``past_rounds`` holds every finished round's votes and tricks.
+
+A view shares no mutable object with the state: every list and dict in it is a fresh copy, so an
+agent that edits its view changes nothing else.
 """
 
 from __future__ import annotations
@@ -17,21 +23,28 @@ if TYPE_CHECKING:
     from .state import CardsState
 
 
-def make_view(state: CardsState, player: int) -> View:
+def copy_votes(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**r, "placed": [list(p) for p in r["placed"]]} for r in results]
+
+
+def copy_tricks(tricks: list[list[Any]]) -> list[list[Any]]:
+    return [[leader, list(cards)] for leader, cards in tricks]
+
+
+def _copy_log_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    return {key: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v)
+            for key, v in entry.items()}
+
+
+def public_view(state: CardsState) -> View:
     s = state
     voting_open = s.phase == "vote"
     current_round = s.vote_round if voting_open else None
-    current_placements: list[list[Any]] = []
+    placed: list[list[Any]] = []
     if current_round is not None:
-        current_placements = [
-            [seat, option_str(option), card_str(card) if seat == player else None]
-            for seat, option, card in s.placements[current_round]
-        ]
-    # Shared with the state's history (read-only by convention, like every view).
-    results = list(s.vote_results_json)
+        placed = [[seat, option_str(option), None] for seat, option, _ in s.placements[current_round]]
     return {
         "game": "cards",
-        "seat": player,
         "num_players": s.num_players,
         "options": s.options_json(),
         "round": s.round_index + 1 if not s.is_over else s.num_rounds,
@@ -39,30 +52,50 @@ def make_view(state: CardsState, player: int) -> View:
         "dealer": s.dealer,
         "phase": s.phase,
         "current_player": s.current_player,
-        "hand": cards_str(s.hands[player]),
         "hand_sizes": [len(h) for h in s.hands],
         "totals": list(s.totals),
-        "round_log": list(s.round_log),
+        "round_log": [_copy_log_entry(e) for e in s.round_log],
+        "past_rounds": [{"votes": copy_votes(r["votes"]), "tricks": copy_tricks(r["tricks"])} for r in s.past_rounds],
         "voting": {
             "round": ROUND_NAMES[current_round] if current_round is not None else None,
             "options": [option_str(o) for o in ROUND_OPTIONS[current_round]] if current_round is not None else [],
-            "placed": current_placements,
+            "placed": placed,
             "turn": (
                 {"player": s.current_player, "option": option_str(s.turn_option), "cards": s.turn_count}
                 if voting_open and s.turn_count
                 else None
             ),
-            "results": results,
+            "results": copy_votes(s.vote_results_json),
         },
         "contract": s.contract(),
         "voting_points": list(s.vote_points),
         # Cards each seat placed and everyone saw; after the discard they are back in hands.
         "revealed": [cards_str(r) for r in s.revealed],
-        "my_placed": cards_str(s.in_front[player]),
-        "my_discards": cards_str(s.discarded[player]),
         "discard_counts": [len(d) for d in s.discarded],
         "leader": s.leader if s.phase == "play" else None,
         "trick": [[seat, card_str(card)] for seat, card in s.trick],
         "tricks_won": list(s.tricks_won),
-        "trick_history": list(s.trick_history_json),
+        "trick_history": copy_tricks(s.trick_history_json),
     }
+
+
+def private_view(state: CardsState, player: int) -> View:
+    s = state
+    mine: list[str] = []
+    if s.phase == "vote":
+        mine = [card_str(card) for seat, _, card in s.placements[s.vote_round] if seat == player]
+    return {
+        "seat": player,
+        "hand": cards_str(s.hands[player]),
+        "my_vote_cards": mine,
+        "my_placed": cards_str(s.in_front[player]),
+        "my_discards": cards_str(s.discarded[player]),
+    }
+
+
+def placed_with_own_cards(view: View) -> list[list[Any]]:
+    """The open voting round's placements, ``[seat, option, card or None]``, with the viewer's
+    own cards (``my_vote_cards``, in placing order) filled in."""
+    own = iter(view["my_vote_cards"])
+    return [[seat, option, next(own) if seat == view["seat"] else None]
+            for seat, option, _ in view["voting"]["placed"]]

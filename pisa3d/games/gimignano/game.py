@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from typing import ClassVar
 
 import numpy as np
 
-from ...core.agents import Agent, RandomAgent
+from ...core.agent_specs import AgentRegistry, AgentSpec, random_spec
+from ...core.contract import GameContract, as_action_id
 from ...core.errors import IllegalMoveError, OptionsError
 from ...core.events import Event
 from ...core.game import AgentFactory, Game
+from ...core.mcts import mcts_spec
+from ...core.observation import ObservationLayout
 from ...core.options import GameOptions
 from ...core.rng import make_rng
 from ...core.state import Move, Result, State, View
 from . import terminal
 from .agents import GreedyAgent
 from .moves import ActionSpace, GimignanoMove, parse_move
+from .observation import layout as observation_layout
 from .options import GimignanoOptions
 from .render_text import describe_event, render_view, summarize
 from .setup import deal
@@ -30,17 +33,6 @@ SETUP_STREAM = 0
 MCTS_ITERATIONS = 100  # with leaf evaluation; measured in benchmarks/mcts_strength.py
 
 
-def _mcts_factory(seat: int, options: GameOptions) -> Agent:
-    # Imported on use: the search agent lives in the core and may be absent in a partial checkout.
-    mcts = importlib.import_module("pisa3d.core.mcts")
-    from ...games import get_game
-    from .evaluation import gimignano_evaluation
-
-    # Leaves are scored at once (rollout_limit=0): random playouts lose to greedy here.
-    return mcts.MCTSAgent(get_game("gimignano"), seat, iterations=MCTS_ITERATIONS, rollout_limit=0,
-                          evaluate=gimignano_evaluation)
-
-
 class GimignanoGame(Game):
     id: ClassVar[str] = "gimignano"
     title: ClassVar[str] = "San Gimignano"
@@ -48,6 +40,9 @@ class GimignanoGame(Game):
     max_players: ClassVar[int] = 4
     default_players: ClassVar[int] = 3
     options_model: ClassVar[type[GameOptions]] = GimignanoOptions
+    # The tiles are dealt from the seed at set-up; after that every hand and plot is open.
+    contract: ClassVar[GameContract] = GameContract(chance="sampled", information="perfect",
+                                                    default_agent="greedy")
 
     def __init__(self) -> None:
         self.tileset = default_tileset()
@@ -78,16 +73,46 @@ class GimignanoGame(Game):
         return self.action_space(num_players).action_id(move)
 
     def move_from_action(self, action: int, num_players: int, options: GameOptions) -> Move:
-        return self.action_space(num_players).move(action)
+        space = self.action_space(num_players)
+        return space.move(as_action_id(action, space.size))
+
+    # --- declared facts ------------------------------------------------------------------------
+    def utility_bounds(self, num_players: int, options: GameOptions) -> tuple[float, float]:
+        # returns(): towers built plus stones on the board / (all stones + 1), below one tower.
+        assert isinstance(options, GimignanoOptions)
+        all_stones = num_players * options.stones_per_player
+        return 0.0, options.towers_per_player + options.stones_per_player / (all_stones + 1)
+
+    def max_decisions(self, num_players: int, options: GameOptions) -> int:
+        # Every turn that plays something lays a tile, places a stone or builds, each bounded:
+        # stones come back only from plots built on (two at most per tower). A turn is at most three
+        # decisions, and at most players - 1 quiet turns (one 'done' each) lie between acting turns.
+        assert isinstance(options, GimignanoOptions)
+        towers = num_players * options.towers_per_player
+        acting = num_players * self.seating.by_players[num_players].hand + num_players * options.stones_per_player \
+            + 2 * towers + towers
+        return 3 * acting + (num_players - 1) * (acting + 1)
+
+    def observation_layout(self, num_players: int, options: GameOptions) -> ObservationLayout:
+        radius = self.action_space(num_players).radius
+        return observation_layout(num_players, radius, self.tileset.max_id, len(self.tileset.guilds))
+
+    def observation_shape(self, num_players: int, options: GameOptions) -> tuple[int, ...]:
+        return self.observation_layout(num_players, options).shape
 
     # --- agents --------------------------------------------------------------------------------
     @property
     def agents(self) -> Mapping[str, AgentFactory]:
-        return {
-            "random": lambda seat, options: RandomAgent(),
-            "greedy": lambda seat, options: GreedyAgent(seat, self.tileset),
-            "mcts": _mcts_factory,
-        }
+        from .evaluation import gimignano_evaluation
+
+        return AgentRegistry.of(
+            random_spec(),
+            AgentSpec("greedy", lambda seat, options: GreedyAgent(seat, self.tileset),
+                      "builds whenever it can; stones and tiles that bring its quartets closest"),
+            # Leaves are scored at once (rollout_limit=0): random playouts lose to greedy here.
+            mcts_spec(lambda: self, MCTS_ITERATIONS, "MCTS scoring leaves with the board evaluation",
+                      rollout_limit=0, evaluate=gimignano_evaluation),
+        )
 
     def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:
         """Perfect information: the view holds the whole position, so the rebuild is exact."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from ...core.errors import IllegalMoveError
 from ...core.events import Event
 from ...core.state import Result, State, View
@@ -24,6 +26,8 @@ NO_TOWER = -1
 
 
 class GimignanoState(State):
+    game_id = "gimignano"
+
     def __init__(self, num_players: int, options: GimignanoOptions, tileset: TileSet) -> None:
         self.num_players = num_players
         self.options = options
@@ -109,8 +113,7 @@ class GimignanoState(State):
         return events
 
     def result(self) -> Result:
-        if not self.is_over:
-            raise RuntimeError("result() asked before the game is over")
+        self.check_over()
         on_board = self.stones_on_board()
         best = max(self.built)
         leaders = [p for p in range(self.num_players) if self.built[p] == best]
@@ -123,11 +126,27 @@ class GimignanoState(State):
         }
         return Result(tuple(float(t) for t in self.built), winners, details)
 
-    def view(self, player: int) -> View:
+    def returns(self) -> np.ndarray:
+        """Towers built, plus stones on the board as a fraction below one tower: more towers always
+        rank higher, and among equal towers more stones do, exactly as the winners are chosen."""
+        self.check_over()
+        on_board = self.stones_on_board()
+        scale = self.num_players * self.options.stones_per_player + 1
+        return np.array([self.built[p] + on_board[p] / scale for p in range(self.num_players)])
+
+    def observation(self, player: int) -> np.ndarray:
+        from .observation import observe
+
+        return observe(self, player, self.game.action_space(self.num_players).radius)  # type: ignore[attr-defined]
+
+    def private_view(self, player: int) -> View:
+        """Nothing is private (hands are open): only who is looking."""
+        return {"viewer": player}
+
+    def public_view(self) -> View:
         """Everything: the game has no hidden information (hands are open)."""
         return {
             "game": "gimignano",
-            "viewer": player,
             "num_players": self.num_players,
             "options": self.options.model_dump(mode="json"),
             "tiles": [[tile_id, q, r, turn] for (q, r), (tile_id, turn) in self.board.tiles.items()],
@@ -389,7 +408,7 @@ class GimignanoState(State):
             return f"{move}: it is {who}'s {self._phase} phase; {expected}"
         if isinstance(move, NoTower):
             return (
-                f"{who} must build this turn: the group of their last tower still holds a quartet; "
+                f"{move}: {who} must build this turn: the group of their last tower still holds a quartet; "
                 f"build on one of {self._listing()}"
             )
         if isinstance(move, PlaceStone | BuildTower):

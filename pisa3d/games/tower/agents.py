@@ -2,21 +2,22 @@
 (topples the tower on purpose when another player is about to win alone).
 
 The tower is in plain sight, so the look-ahead bots ask for the state (``wants_state``): they get a
-clone with its own copy of the world and try candidate placements on it with snapshot/restore;
-the referee's world is never touched. Look-ahead releases the tile without hand noise: a bot
-cannot know how its hand will shake.
+clone and try candidate placements with ``preview``, which changes nothing (verdicts are
+history-free, so the tries cannot change what the real move will do). Look-ahead releases the
+tile without hand noise: a bot cannot know how its hand will shake.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.agents import RandomAgent
-from ...core.game import AgentFactory
-from ...core.state import Move, View
+from ...core.agent_specs import AgentRegistry, AgentSpec, random_spec
+from ...core.game import Game
+from ...core.mcts import mcts_spec
+from ...core.state import Move, State, View
 from .moves import PassMove, PlaceMove
 from .state import TowerState
 
@@ -130,9 +131,27 @@ class BuilderAgent:
         return (ceilings or walls or list(legal_moves))[0]
 
 
-AGENT_FACTORIES: Mapping[str, AgentFactory] = {
-    "random": lambda seat, options: RandomAgent(),
-    "cautious": lambda seat, options: CautiousAgent(seat),
-    "spoiler": lambda seat, options: SpoilerAgent(seat),
-    "builder": lambda seat, options: BuilderAgent(),
-}
+def standing_tower_evaluation(state: State) -> list[float]:
+    """A position cut short with the tower standing: nobody has won or lost yet, so an even share.
+    With one rollout move the search weighs what it cares about most: which placements fall."""
+    return [0.5] * state.num_players
+
+
+def _mcts_search_game() -> Game:
+    from ...core.registry import get_game
+
+    return get_game("tower")
+
+
+AGENT_FACTORIES = AgentRegistry.of(
+    random_spec(),
+    AgentSpec.from_class("cautious", CautiousAgent,
+                         "physics look-ahead: the placement that toppled least and moved the tower least"),
+    AgentSpec.from_class("spoiler", SpoilerAgent,
+                         "cautious, but topples the tower when another player is about to win alone"),
+    AgentSpec("builder", lambda seat, options: BuilderAgent(),
+              "no physics: full floors, four walls then a ceiling (deterministic)"),
+    mcts_spec(_mcts_search_game, 24, "information-set MCTS over the hidden stack orders; playouts of one move "
+              "(each is a physics run), then the tower standing scores even", rollout_limit=1,
+              evaluate=standing_tower_evaluation),
+)

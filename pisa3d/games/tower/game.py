@@ -7,15 +7,19 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...core.contract import GameContract, as_action_id
 from ...core.errors import OptionsError
 from ...core.events import Event
 from ...core.game import AgentFactory, Game
+from ...core.observation import ObservationLayout
 from ...core.options import GameOptions
 from ...core.rng import make_rng
 from ...core.state import Move, Result, State, View
 from . import moves as notation
 from . import narration
 from .agents import AGENT_FACTORIES
+from .observation import DISPLACEMENT_CLIP
+from .observation import layout as observation_layout
 from .options import TowerOptions
 from .setup import build_setup
 from .state import DEAL_STREAM, TowerState
@@ -28,6 +32,10 @@ class TowerGame(Game):
     max_players: ClassVar[int] = 8
     default_players: ClassVar[int] = 4
     options_model: ClassVar[type[GameOptions]] = TowerOptions
+    # Deal and hand shakes come from streams of the seed; stacks lie face down; a placement that
+    # breaks the rules is the rules' penalty (RULES.md section 1), not a refusal.
+    contract: ClassVar[GameContract] = GameContract(chance="sampled", information="imperfect",
+                                                    default_agent="random", illegal_attempts="penalised")
 
     def _start(self, num_players: int, seed: int, options: GameOptions) -> tuple[State, list[Event]]:
         assert isinstance(options, TowerOptions)
@@ -39,8 +47,10 @@ class TowerGame(Game):
         order = [int(t) for t in make_rng(seed, DEAL_STREAM).permutation(total)]
         stacks = [order[seat * per_player:(seat + 1) * per_player] for seat in range(num_players)]
         state = TowerState(setup, num_players, seed, stacks)
+        engine = state.engine.describe()  # the record names the engine's version (options hold its parameters)
         event = Event("deal", {"players": num_players, "tiles_each": per_player,
-                               "left_out": total - per_player * num_players, "tile_set": setup.tile_set.name})
+                               "left_out": total - per_player * num_players, "tile_set": setup.tile_set.name,
+                               "physics": f"{engine['name']} {engine['version']}"})
         return state, [event]
 
     # --- notation --------------------------------------------------------------------------------
@@ -59,7 +69,31 @@ class TowerGame(Game):
         return notation.action_id(move, self._floors(num_players, options))  # type: ignore[arg-type]
 
     def move_from_action(self, action: int, num_players: int, options: GameOptions) -> Move:
-        return notation.move_from_action(action, self._floors(num_players, options))
+        floors = self._floors(num_players, options)
+        return notation.move_from_action(as_action_id(action, notation.num_actions(floors)), floors)
+
+    # --- declared facts ----------------------------------------------------------------------------
+    def _tiles_in_play(self, num_players: int, options: GameOptions) -> int:
+        assert isinstance(options, TowerOptions)
+        return num_players * (len(build_setup(options).tile_set) // num_players)
+
+    def utility_bounds(self, num_players: int, options: GameOptions) -> tuple[float, float]:
+        return 0.0, 1.0  # a loss, a win; a draw gives everyone 0.5
+
+    def max_decisions(self, num_players: int, options: GameOptions) -> int:
+        # Each tile is placed at most once, and between two placements fewer turns pass without one
+        # than tiles are left (then the game is a draw).
+        tiles = self._tiles_in_play(num_players, options)
+        return tiles + (tiles + 1) * tiles
+
+    def observation_layout(self, num_players: int, options: GameOptions) -> ObservationLayout:
+        return observation_layout(num_players, self._tiles_in_play(num_players, options))
+
+    def observation_bounds(self, num_players: int, options: GameOptions) -> tuple[float, float]:
+        return -DISPLACEMENT_CLIP, DISPLACEMENT_CLIP
+
+    def observation_shape(self, num_players: int, options: GameOptions) -> tuple[int, ...]:
+        return self.observation_layout(num_players, options).shape
 
     # --- agents and presentation -----------------------------------------------------------------
     @property
@@ -67,7 +101,10 @@ class TowerGame(Game):
         return AGENT_FACTORIES
 
     def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:
-        raise NotImplementedError("tower agents get the state itself (wants_state): the tower is in plain sight")
+        """Everything is on the table except the order of the other stacks: see tower/views.py."""
+        from .views import sample_state
+
+        return sample_state(view, player, rng)
 
     def describe_event(self, event: Event) -> str | None:
         return narration.describe_event(event)

@@ -21,6 +21,7 @@ import numpy as np
 
 from ...assets import load_json_asset
 from ...core.errors import OptionsError
+from ...physics.poses import quaternion_from_matrix
 from .tiles import Face, Pattern
 
 TOP, RIGHT, BOTTOM, LEFT = 0, 1, 2, 3
@@ -115,40 +116,6 @@ def orientation(up: np.ndarray, right: np.ndarray, normal: np.ndarray, face: Fac
     else:
         matrix = np.column_stack([-right_dir, top_dir, -normal])
     return quaternion_from_matrix(matrix)
-
-
-def quaternion_from_matrix(matrix: np.ndarray) -> np.ndarray:
-    """Unit quaternion (x, y, z, w), w >= 0, of a proper rotation matrix."""
-    m = np.asarray(matrix, dtype=np.float64)
-    if abs(np.linalg.det(m) - 1.0) > 1e-9:
-        raise ValueError("not a proper rotation matrix")
-    trace = m[0, 0] + m[1, 1] + m[2, 2]
-    if trace > 0:
-        s = 2.0 * np.sqrt(trace + 1.0)
-        q = [(m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s, s / 4]
-    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
-        s = 2.0 * np.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2])
-        q = [s / 4, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s, (m[2, 1] - m[1, 2]) / s]
-    elif m[1, 1] > m[2, 2]:
-        s = 2.0 * np.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2])
-        q = [(m[0, 1] + m[1, 0]) / s, s / 4, (m[1, 2] + m[2, 1]) / s, (m[0, 2] - m[2, 0]) / s]
-    else:
-        s = 2.0 * np.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1])
-        q = [(m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, s / 4, (m[1, 0] - m[0, 1]) / s]
-    quat = np.array(q, dtype=np.float64)
-    quat /= np.linalg.norm(quat)
-    # Round away float noise so that the same slot always yields the very same bits.
-    quat = np.round(quat, 15)
-    return -quat if quat[3] < 0 else quat
-
-
-def matrix_from_quaternion(quat: np.ndarray) -> np.ndarray:
-    x, y, z, w = (float(v) for v in quat)
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
 
 
 @cache

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import trimesh
 
-from .geometry import matrix_from_quaternion
+from ...physics.poses import matrix_from_quaternion
 from .tiles import Face, TileFaces
 
 FACE_RGBA = {Face.WHITE: (236, 228, 210, 255), Face.BLACK: (38, 34, 32, 255)}

@@ -54,7 +54,8 @@ def describe_event(event: Event, placed: Sequence[tuple[int, str]] | None = None
                    compact: bool = False) -> str | None:
     d = event.data
     if event.kind == "deal":
-        return f"Dealt {d['tiles_each']} tiles to each of {d['players']} players ({d['left_out']} left out)"
+        physics = f"; physics: {d['physics']}" if "physics" in d else ""
+        return f"Dealt {d['tiles_each']} tiles to each of {d['players']} players ({d['left_out']} left out){physics}"
     if event.kind == "placed":
         return describe_placed(d, placed, compact)
     if event.kind == "passed":

@@ -1,15 +1,28 @@
-"""The tower game's options: defaults come from assets/tower/options.json (rules, noise,
-layout) and from the tile set and engine.json (tile size and wood, fall thresholds, engine)."""
+"""The tower game's options: defaults come from assets/tower/options.json (rules, noise, layout),
+the tile set, and the physics engine's own parameter file (assets/physics/<engine>.json).
+
+Options resolve to self-contained data: the tile set's CONTENTS (not a file path) and EVERY
+parameter of the engine, so a record or an experiment trial carries all it needs to replay on
+another machine. Tile sizes, wood and noise must lie within physical reason (ranges below; one
+line naming the allowed range otherwise).
+"""
 
 from __future__ import annotations
 
 from functools import cache
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ...assets import load_json_asset
+from ...core.errors import OptionsError
 from ...core.options import GameOptions
+from ...physics import DEFAULT_ENGINE, resolve_engine_params
+from .tiles import TILE_RANGES, read_tile_set_file, tile_set_from_json, tile_set_to_json
+
+# Options of records made before the physics layer (tile set as a path, engine settings left to
+# the reading machine): such records are refused, since they cannot replay bit for bit elsewhere.
+RETIRED_OPTIONS = {"engine": "physics (the engine's name) and physics_params (its parameters)"}
 
 
 @cache
@@ -21,28 +34,73 @@ def _default(key: str) -> Any:
     return _defaults()[key]
 
 
+def _range(key: str, scale: float = 1.0) -> dict[str, float]:
+    low, high = TILE_RANGES[key]
+    return {"ge": low * scale, "le": high * scale}
+
+
+def _tile_set_contents(value: Any) -> Any:
+    """A tile set named by a path or an asset name becomes its contents; contents are checked."""
+    if isinstance(value, str):
+        doc = read_tile_set_file(value)
+        if isinstance(doc, dict) and "name" not in doc:
+            doc = {**doc, "name": value}
+        return tile_set_to_json(tile_set_from_json(doc, f"tile set {value}"))
+    if isinstance(value, dict):
+        return tile_set_to_json(tile_set_from_json(value, "option 'tile_set'"))
+    return value  # pydantic names the wrong type
+
+
 class TowerOptions(GameOptions):
     """Every number of RULES.md section 1 that a player might want to change."""
 
-    tile_set: str = Field(default_factory=lambda: _default("tile_set"),
-                          description="tile set file: a path, or a name under assets/tower/")
+    tile_set: dict[str, Any] = Field(
+        default_factory=lambda: _tile_set_contents(_default("tile_set")),
+        description="tile set: a file path or a name under assets/tower/ (read into its contents), or the contents")
     layout: str = Field(default_factory=lambda: _default("layout"),
                         description="slot layout (assets/tower/layouts.json)")
-    tile_side_mm: float | None = Field(default=None, gt=0, description="override the tile set's side")
-    tile_thickness_mm: float | None = Field(default=None, gt=0, description="override the tile set's thickness")
-    density_kg_m3: float | None = Field(default=None, gt=0, description="override the tile set's wood density")
-    friction: float | None = Field(default=None, gt=0, description="override the tile-on-tile friction")
-    noise_position_mm: float = Field(default_factory=lambda: _default("noise_position_mm"), ge=0)
-    noise_yaw_deg: float = Field(default_factory=lambda: _default("noise_yaw_deg"), ge=0)
-    noise_tilt_deg: float = Field(default_factory=lambda: _default("noise_tilt_deg"), ge=0)
-    clearance_mm: float = Field(default_factory=lambda: _default("clearance_mm"), ge=0,
+    tile_side_mm: float | None = Field(default=None, **_range("side_mm"), description="override the tile set's side")
+    tile_thickness_mm: float | None = Field(default=None, **_range("thickness_mm"),
+                                            description="override the tile set's thickness")
+    density_kg_m3: float | None = Field(default=None, **_range("density_kg_m3"),
+                                        description="override the tile set's wood density")
+    friction: float | None = Field(default=None, **_range("friction"), description="override the tile-on-tile friction")
+    noise_position_mm: float = Field(default_factory=lambda: _default("noise_position_mm"), ge=0, le=10)
+    noise_yaw_deg: float = Field(default_factory=lambda: _default("noise_yaw_deg"), ge=0, le=45)
+    noise_tilt_deg: float = Field(default_factory=lambda: _default("noise_tilt_deg"), ge=0, le=10)
+    clearance_mm: float = Field(default_factory=lambda: _default("clearance_mm"), ge=0, le=5,
                                 description="release gap to the tiles a new tile will touch")
-    fall_distance_mm: float | None = Field(default=None, gt=0, description="override engine.json's fall distance")
-    fall_angle_deg: float | None = Field(default=None, gt=0, description="override engine.json's fall angle")
-    engine: dict[str, float | int | bool] = Field(default_factory=dict,
-                                                  description="overrides of engine.json parameters by name")
+    drop_mm: float = Field(default_factory=lambda: _default("drop_mm"), ge=0, le=5,
+                           description="the hand then lowers the tile until it is this far above its support")
+    fall_distance_mm: float | None = Field(default=None, gt=0, le=100,
+                                           description="fall distance; default 1.25 tile thicknesses (RULES.md)")
+    fall_angle_deg: float | None = Field(default=None, gt=0, le=90,
+                                         description="fall angle; default 10 degrees (RULES.md)")
+    physics: str = Field(default=DEFAULT_ENGINE, description="the physics engine that judges falls")
+    physics_params: dict[str, Any] = Field(
+        default_factory=lambda: resolve_engine_params(DEFAULT_ENGINE),
+        description="the engine's parameters by name (overrides; resolved to every parameter)")
     base_placements: int = Field(default_factory=lambda: _default("base_placements"), ge=0)
     min_walls_for_ceiling: int = Field(default_factory=lambda: _default("min_walls_for_ceiling"), ge=0, le=4)
     min_walls_for_new_floor: int = Field(default_factory=lambda: _default("min_walls_for_new_floor"), ge=0, le=4)
     min_touched_tiles: int = Field(default_factory=lambda: _default("min_touched_tiles"), ge=0)
     record_trajectories: bool = Field(default=True, description="keep per-move trajectories for the record")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _self_contained(cls, values: Any) -> Any:
+        if not isinstance(values, dict):
+            return values
+        for key, replacement in RETIRED_OPTIONS.items():
+            if key in values:
+                raise OptionsError(f"tower option {key!r} is retired, use {replacement}; a record made "
+                                   "with it predates self-contained records and must be made again")
+        values = dict(values)
+        if "tile_set" in values:
+            values["tile_set"] = _tile_set_contents(values["tile_set"])
+        engine = values.get("physics", DEFAULT_ENGINE)
+        if isinstance(engine, str):
+            params = values.get("physics_params", {})
+            if isinstance(params, dict):
+                values["physics_params"] = resolve_engine_params(engine, params)
+        return values

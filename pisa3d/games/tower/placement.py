@@ -1,10 +1,6 @@
-"""Where a hand puts a tile: the intended pose on the tower as it now stands, and the release
-pose (hand noise, then lifted and slid clear of the tiles it would otherwise cut into).
-
-A tile created overlapping a neighbour gets kicked by the solver, so the release pose keeps a
-small clearance from every tile (``TowerWorld.clear_of_tiles``): a real hand feels the
-neighbour and stops.
-"""
+"""Where a hand means to put a tile: the intended pose on the tower as it now stands (the hand's
+noise is in hand.py; the state then moves the noisy pose clear of the tiles with the engine's
+``clear_of``)."""
 
 from __future__ import annotations
 
@@ -12,8 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .geometry import matrix_from_quaternion, quaternion_from_matrix
-from .physics import TowerWorld, apply_hand_noise
+from ...physics.poses import matrix_from_quaternion, quaternion_from_matrix
 
 Pose = np.ndarray  # (7,) x, y, z, qx, qy, qz, qw
 
@@ -41,18 +36,3 @@ def ceiling_target(nominal_slot: Pose, walls_nominal: Sequence[Pose], walls_sett
         rot, shift = relative_move(nominal, settled)
         centres.append(rot @ nominal_slot[:3] + shift)
     return np.concatenate([np.mean(centres, axis=0), nominal_slot[3:]])
-
-
-def release_pose(
-    target: Pose,
-    world: TowerWorld,
-    rng: np.random.Generator,
-    noise_position: float,
-    noise_yaw_deg: float,
-    noise_tilt_deg: float,
-    clearance: float,
-) -> Pose:
-    """The hand's release pose for a tile meant for ``target``: seeded noise, then moved
-    ``clearance`` clear of the table and of every tile standing in ``world``."""
-    noisy = apply_hand_noise(target, rng, noise_position, noise_yaw_deg, noise_tilt_deg)
-    return world.clear_of_tiles(noisy, clearance)

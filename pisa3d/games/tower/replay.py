@@ -13,10 +13,10 @@ import numpy as np
 
 from ...core.errors import RecordError
 from ...core.record import GameRecord, MoveEntry
+from ...physics.trajectory import Trajectory
 from .. import get_game
 from .narration import describe_event, fall_label
 from .options import TowerOptions
-from .physics.trajectory import Trajectory
 from .setup import TowerSetup, build_setup
 from .tiles import TileFaces
 

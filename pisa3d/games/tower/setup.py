@@ -7,11 +7,11 @@ import json
 from dataclasses import dataclass
 from functools import cache
 
+from ...physics import FallThresholds, TileSpec
 from .geometry import Layout, load_layout
 from .options import TowerOptions
-from .physics import EngineParams, FallThresholds, TileSpec
 from .structure import RuleParams
-from .tiles import TileSet, load_tile_set
+from .tiles import TileSet, check_tile_shape, tile_set_from_json
 
 
 @dataclass(frozen=True)
@@ -20,9 +20,18 @@ class TowerSetup:
     tile_set: TileSet
     layout: Layout
     tile_spec: TileSpec
-    engine: EngineParams
     thresholds: FallThresholds
     rules: RuleParams
+
+    @property
+    def physics(self) -> str:
+        """The engine's name (pisa3d.physics.make_engine)."""
+        return self.options.physics
+
+    @property
+    def physics_params(self) -> dict:
+        """Every engine parameter (the options resolve them)."""
+        return self.options.physics_params
 
     @property
     def noise(self) -> tuple[float, float, float]:
@@ -33,6 +42,10 @@ class TowerSetup:
     def clearance(self) -> float:
         return self.options.clearance_mm / 1000.0
 
+    @property
+    def drop(self) -> float:
+        return self.options.drop_mm / 1000.0
+
 
 def build_setup(options: TowerOptions) -> TowerSetup:
     return _build_setup_cached(json.dumps(options.model_dump(mode="json"), sort_keys=True))
@@ -41,14 +54,16 @@ def build_setup(options: TowerOptions) -> TowerSetup:
 @cache
 def _build_setup_cached(options_json: str) -> TowerSetup:
     options = TowerOptions.model_validate_json(options_json)
-    tiles = load_tile_set(options.tile_set)
+    tiles = tile_set_from_json(options.tile_set, "option 'tile_set'")
     mm = 1000.0
     side = options.tile_side_mm / mm if options.tile_side_mm is not None else tiles.side
     thickness = options.tile_thickness_mm / mm if options.tile_thickness_mm is not None else tiles.thickness
     density = options.density_kg_m3 if options.density_kg_m3 is not None else tiles.density
     friction = options.friction if options.friction is not None else tiles.friction
+    check_tile_shape(side, thickness, "tower options")
     tiles = dataclasses.replace(tiles, side=side, thickness=thickness, density=density, friction=friction)
-    default_thresholds = FallThresholds.from_asset()
+    tile_spec = TileSpec(side=side, thickness=thickness, mass=tiles.mass, friction=friction)
+    default_thresholds = FallThresholds.for_tile(tile_spec)  # RULES.md: 1.25 thicknesses, 10 degrees
     thresholds = FallThresholds(
         distance=options.fall_distance_mm / mm if options.fall_distance_mm is not None else default_thresholds.distance,
         angle_deg=options.fall_angle_deg if options.fall_angle_deg is not None else default_thresholds.angle_deg,
@@ -57,8 +72,7 @@ def _build_setup_cached(options_json: str) -> TowerSetup:
         options=options,
         tile_set=tiles,
         layout=load_layout(options.layout, side, thickness),
-        tile_spec=TileSpec(side=side, thickness=thickness, mass=tiles.mass, friction=friction),
-        engine=EngineParams.from_asset(**options.engine),
+        tile_spec=tile_spec,
         thresholds=thresholds,
         rules=RuleParams(
             base_placements=options.base_placements,

@@ -1,12 +1,11 @@
-"""A tower game in progress: plain data (stacks, placements, poses) plus the rules that advance it.
+"""A tower game in progress: plain data (stacks, placements, every tile's pose and velocity) plus
+the rules that advance it.
 
-The PyBullet world is a service kept beside the data, never part of it: the settled world is
-kept between moves (a tower rebuilt from stored poses alone jumps: it needs the tiles' settled
-velocities and creation order too, which the world keeps). A clone gets an exact copy of the
-world (``TowerWorld.copy``) or, if none was built yet, rebuilds one lazily by re-releasing every
-tile from the start, which PyBullet reproduces bit for bit. Look-ahead (``preview``) uses the
-world's exact snapshot/restore, so the game stays a deterministic function of
-(options, seed, moves) whatever the agents tried.
+The physics engine is a service, never part of the state: each placement asks the process's
+shared engine (``pisa3d.physics.shared_engine``) to settle the release from ``self.states``, and
+verdicts are history-free (pisa3d/physics/contract.py), so a clone, a state rebuilt in another
+process, or one whose look-ahead (``preview``) judged other releases continues bit for bit like
+the original. A state holds no engine, so neither does a finished game or its outcome.
 """
 
 from __future__ import annotations
@@ -20,14 +19,15 @@ from ...core.errors import IllegalMoveError
 from ...core.events import Event
 from ...core.rng import make_rng
 from ...core.state import Move, Result, State, View
+from ...physics import PhysicsEngine, Trajectory, Verdict, box_corners, shared_engine
 from .geometry import visible_bits
+from .hand import apply_hand_noise, lowered_release
 from .moves import PASS, PassMove, PlaceMove, TowerMove, max_floors
-from .physics import PlacementVerdict, TowerWorld, box_corners
-from .physics.trajectory import Trajectory
-from .placement import carried_pose, ceiling_target, release_pose
+from .options import TowerOptions
+from .placement import carried_pose, ceiling_target
 from .setup import TowerSetup
 from .structure import Placement, Slot, Structure
-from .tiles import Face, face_of_seat, pattern_text
+from .tiles import Face, face_of_seat
 
 NOISE_STREAM = 11
 """RNG stream of the players' hands (the deal uses DEAL_STREAM, agents use stream 1)."""
@@ -38,6 +38,8 @@ RECORDED_PHYSICS = ("max_displacement_mm", "max_rotation_deg", "worst_tile", "st
 
 
 class TowerState(State):
+    game_id = "tower"
+
     def __init__(self, setup: TowerSetup, num_players: int, seed: int, stacks: list[list[int]]) -> None:
         self.setup = setup
         self.num_players = num_players
@@ -46,8 +48,7 @@ class TowerState(State):
         self.structure = Structure()
         self.nominal_poses: list[np.ndarray] = []  # slot pose at placement time (layout heights)
         self.targets: list[np.ndarray] = []  # intended pose on the tower as it stood
-        self.releases: list[np.ndarray] = []  # where the hand let go
-        self.poses = np.zeros((0, 7))  # settled poses, placement order
+        self.states = np.zeros((0, 13))  # every tile's settled pose and velocity, placement order
         self.skip_next = [False] * num_players
         self.non_placements_in_row = 0
         self.history: list[str] = []
@@ -55,47 +56,46 @@ class TowerState(State):
         self._current: int | None = 0
         self._extras: dict[str, Any] | None = None
         self._legal: list[TowerMove] | None = None
-        self._world: TowerWorld | None = None
         self._recorded_placement: tuple[Event | None, dict[str, Any] | None] | None = None  # apply_recorded
         self.tiles_in_play = sum(len(s) for s in stacks)
+        # Per stack: how many tiles at its top nobody has seen yet (a pass or penalty shows one).
+        self.unseen = [len(s) for s in stacks]
+
+    @property
+    def options(self) -> TowerOptions:
+        return self.setup.options
 
     # --- copies ---------------------------------------------------------------------------------
     def clone(self) -> TowerState:
-        """An independent copy sharing nothing mutable, with its own copy of the world."""
+        """An independent copy sharing nothing mutable (there is no engine to copy)."""
         other = TowerState(self.setup, self.num_players, self.seed, [list(s) for s in self.stacks])
         other.structure = Structure(self.structure.placements)
         other.nominal_poses = [p.copy() for p in self.nominal_poses]
         other.targets = [p.copy() for p in self.targets]
-        other.releases = [p.copy() for p in self.releases]
-        other.poses = self.poses.copy()
+        other.states = self.states.copy()
         other.skip_next = list(self.skip_next)
         other.non_placements_in_row = self.non_placements_in_row
         other.history = list(self.history)
         other.outcome = dict(self.outcome) if self.outcome is not None else None
         other._current = self._current
         other.tiles_in_play = self.tiles_in_play
-        if self._world is not None:
-            other._world = self._world.copy()
+        other.unseen = list(self.unseen)
         return other
 
     def __deepcopy__(self, memo: dict) -> TowerState:
         return self.clone()
 
-    def close(self) -> None:
-        """Free the PyBullet world now rather than at garbage collection."""
-        if self._world is not None:
-            self._world.close()
-            self._world = None
-
     # --- the physics service --------------------------------------------------------------------
     @property
-    def world(self) -> TowerWorld:
-        if self._world is None:
-            world = TowerWorld(self.setup.tile_spec, self.setup.engine)
-            for pose, target in zip(self.releases, self.targets, strict=True):
-                world.release(pose, target, self.setup.thresholds)
-            self._world = world
-        return self._world
+    def poses(self) -> np.ndarray:
+        """(N, 7) settled poses, placement order."""
+        return self.states[:, :7]
+
+    @property
+    def engine(self) -> PhysicsEngine:
+        """The process's engine for this game's physics (asked for at each use, never kept)."""
+        setup = self.setup
+        return shared_engine(setup.physics, setup.tile_spec, setup.physics_params)
 
     # --- turn order -------------------------------------------------------------------------------
     @property
@@ -209,6 +209,11 @@ class TowerState(State):
     def _tile_to_bottom(self, player: int) -> None:
         stack = self.stacks[player]
         stack.append(stack.pop(0))
+        self._top_seen(player)
+
+    def _top_seen(self, player: int) -> None:
+        """The top tile of ``player``'s stack left it face up (placed, or shown and put under)."""
+        self.unseen[player] = max(0, self.unseen[player] - 1)
 
     def _after_non_placement(self, player: int) -> list[Event]:
         self.non_placements_in_row += 1
@@ -250,7 +255,8 @@ class TowerState(State):
         else:
             rng = make_rng(0)
             sigma_pos = sigma_yaw = sigma_tilt = 0.0
-        return release_pose(target, self.world, rng, sigma_pos, sigma_yaw, sigma_tilt, setup.clearance)
+        noisy = apply_hand_noise(target, rng, sigma_pos, sigma_yaw, sigma_tilt)
+        return lowered_release(self.engine, self.states, noisy, setup.clearance, setup.drop)
 
     def _place(self, player: int, move: PlaceMove) -> list[Event]:
         tile = self.top_tile(player)
@@ -258,12 +264,12 @@ class TowerState(State):
         nominal, target = self.intended_pose(move.slot, face, move.rotation)
         release, verdict = self._settle(player, target)
         self.stacks[player].pop(0)
+        self._top_seen(player)
         bits = self.bits_for_tile(tile, face, move.rotation)
         self.structure.add(Placement(tile, face, move.slot, move.rotation, player, bits))
         self.nominal_poses.append(nominal)
         self.targets.append(target)
-        self.releases.append(release)
-        self.poses = np.array(verdict.poses, dtype=np.float64)
+        self.states = np.array(verdict.states, dtype=np.float64)
         self.non_placements_in_row = 0
         self._legal = None
         events = [Event("placed", {
@@ -288,14 +294,15 @@ class TowerState(State):
             self._advance(player)
         return events
 
-    def _settle(self, player: int, target: np.ndarray) -> tuple[np.ndarray, PlacementVerdict]:
+    def _settle(self, player: int, target: np.ndarray) -> tuple[np.ndarray, Verdict]:
         """(release pose, verdict) of the current tile meant for ``target``: simulated with the
         player's seeded hand, or taken from the record in a rules-only replay (apply_recorded)."""
         if self._recorded_placement is not None:
             return self._recorded_verdict(target, *self._recorded_placement)
         hand = make_rng(self.seed, NOISE_STREAM, player, len(self.placements))
         release = self._release_for(player, target, hand)
-        return release, self.world.release(release, target, self.setup.thresholds)
+        aftermath = self.setup.options.record_trajectories  # frames of the tower coming down, for replays
+        return release, self.engine.settle(self.states, release, target, self.setup.thresholds, aftermath=aftermath)
 
     # --- rules-only replay of a record ------------------------------------------------------------
     def apply_recorded(self, move: Move, events: list[Event], extras: dict[str, Any] | None) -> list[Event]:
@@ -316,7 +323,7 @@ class TowerState(State):
 
     def _recorded_verdict(
         self, target: np.ndarray, placed: Event | None, extras: dict[str, Any] | None
-    ) -> tuple[np.ndarray, PlacementVerdict]:
+    ) -> tuple[np.ndarray, Verdict]:
         if placed is None:
             raise IllegalMoveError("the rules place a tile here, but the record has no 'placed' event")
         fell = placed.data.get("fell")
@@ -335,28 +342,24 @@ class TowerState(State):
             if not np.all(np.abs(norms - 1.0) < 1e-3):
                 raise IllegalMoveError("the recorded trajectory's last frame holds a quaternion that is not a rotation")
             poses[:, 3:] /= norms  # stored rounded: make them exact unit quaternions again
-        verdict = PlacementVerdict(fell=fell, max_displacement=0.0, max_rotation_deg=0.0, worst_tile=tiles - 1,
-                                   steps=0, poses=poses, trajectory=Trajectory(hz=1.0, frames=poses[None]))
+        states = np.hstack([poses, np.zeros((tiles, 6))])  # at rest: a rules-only replay never steps them
+        verdict = Verdict(fell=fell, max_displacement=0.0, max_rotation_deg=0.0, worst_tile=tiles - 1, steps=0,
+                          settled=True, states=states, trajectory=Trajectory(hz=1.0, frames=poses[None]))
         return target, verdict
 
     def preview(
         self, move: PlaceMove, hand: np.random.Generator | None = None, noise_scale: float = 1.0
-    ) -> PlacementVerdict:
+    ) -> Verdict:
         """What releasing the current tile at ``move`` would do, without changing the game (the
-        world is restored exactly afterwards). The hand noise is drawn from ``hand`` (a bot's
+        state is not touched, and verdicts are history-free). The hand noise is drawn from ``hand`` (a bot's
         own generator: it cannot know how the real hand will shake), its sigmas times
         ``noise_scale``; None: a steady hand."""
         player = self.current_player
         if player is None or self.rule_check(move) is not None:
             raise IllegalMoveError(f"cannot preview {move}: not a legal placement now")
-        world = self.world
         _, target = self.intended_pose(move.slot, self.face_of(player), move.rotation)
         release = self._release_for(player, target, hand, noise_scale)
-        snap = world.snapshot()
-        try:
-            return world.release(release, target, self.setup.thresholds)
-        finally:
-            world.restore(snap)
+        return self.engine.settle(self.states, release, target, self.setup.thresholds)
 
     # --- reporting ------------------------------------------------------------------------------------
     def take_record_extras(self) -> dict[str, Any] | None:
@@ -371,8 +374,7 @@ class TowerState(State):
         return float(max(box_corners(pose, half)[:, 2].max() for pose in self.poses))
 
     def result(self) -> Result:
-        if self.outcome is None:
-            raise IllegalMoveError("the game is not over yet")
+        self.check_over()
         winners = tuple(self.outcome["winners"])
         if self.outcome["kind"] == "draw":
             scores = tuple(0.5 for _ in range(self.num_players))
@@ -388,31 +390,17 @@ class TowerState(State):
         }
         return Result(scores, winners, details)
 
-    def view(self, player: int) -> View:
-        current = self.current_player
-        hand = None
-        if current is not None:
-            tile = self.setup.tile_set.tiles[self.top_tile(current)]
-            hand = {"tile": tile.id, "face": self.face_of(current).label,
-                    "visible_pattern": pattern_text(tile.pattern(self.face_of(current)))}
-        return {
-            "game": "tower",
-            "player": player,
-            "face": self.face_of(player).label,
-            "current_player": current,
-            "tile_in_hand": hand,
-            "stack_sizes": [len(s) for s in self.stacks],
-            "skip_next": list(self.skip_next),
-            "turns_without_placement": self.non_placements_in_row,
-            "open_floor": self.structure.open_floor,
-            "floors": self.structure.num_floors,
-            "height_mm": round(self.height() * MM, 3),
-            "placements": [
-                {"tile": p.tile, "face": p.face.label, "slot": str(p.slot), "rotation": p.rotation,
-                 "player": p.player, "bits": pattern_text(p.bits)}
-                for p in self.placements
-            ],
-            "poses": [[round(float(v), 7) for v in pose] for pose in self.poses],
-            "history": list(self.history),
-            "is_over": self.is_over,
-        }
+    def public_view(self) -> View:
+        from .views import public_view
+
+        return public_view(self)
+
+    def private_view(self, player: int) -> View:
+        from .views import private_view
+
+        return private_view(self, player)
+
+    def observation(self, player: int) -> np.ndarray:
+        from .observation import observe
+
+        return observe(self, player)

@@ -86,23 +86,51 @@ def resolve_tile_set_path(name: str) -> Path:
     raise OptionsError(f"tile set {name!r} not found (neither a file nor assets/tower/{name})")
 
 
-def _positive(doc: dict[str, Any], key: str, where: str) -> float:
-    value = doc.get(key)
-    if not isinstance(value, int | float) or isinstance(value, bool) or not value > 0:
-        raise OptionsError(f"{where}: field {key!r} must be a positive number, got {value!r}")
+# Physical reason for a tile set's numbers (file or options): (low, high), both allowed.
+TILE_RANGES: dict[str, tuple[float, float]] = {
+    "side_mm": (20.0, 200.0),
+    "thickness_mm": (1.0, 20.0),
+    "density_kg_m3": (100.0, 2000.0),  # balsa to dense hardwood and plastics
+    "friction": (0.1, 1.5),
+}
+MAX_THICKNESS_PER_SIDE = 0.2  # a tile is a plate: at most a fifth of its side thick
+
+
+def check_tile_number(key: str, value: object, where: str) -> float:
+    """``value`` as a float within TILE_RANGES[key], else one line naming the allowed range."""
+    low, high = TILE_RANGES[key]
+    if not isinstance(value, int | float) or isinstance(value, bool) or not low <= value <= high:
+        raise OptionsError(f"{where}: {key} must be a number from {low:g} to {high:g}, got {value!r}")
     return float(value)
+
+
+def check_tile_shape(side: float, thickness: float, where: str) -> None:
+    if thickness > MAX_THICKNESS_PER_SIDE * side:
+        raise OptionsError(f"{where}: a tile {thickness * 1000:g} mm thick is too thick for its "
+                           f"{side * 1000:g} mm side (at most {MAX_THICKNESS_PER_SIDE:g} of the side)")
 
 
 def load_tile_set(name: str) -> TileSet:
     """Read and check a tile set file; raises OptionsError naming the file and the field."""
+    doc = read_tile_set_file(name)
+    if isinstance(doc, dict) and "name" not in doc:
+        doc = {**doc, "name": resolve_tile_set_path(name).stem}
+    return tile_set_from_json(doc, f"tile set {name}")
+
+
+def read_tile_set_file(name: str) -> Any:
+    """The JSON document of a tile set file (a path, or a name under assets/tower/)."""
     path = resolve_tile_set_path(name)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise OptionsError(f"tile set {path}: cannot be read as JSON ({exc})") from None
+
+
+def tile_set_from_json(doc: Any, where: str) -> TileSet:
+    """Check a tile set document (a file's contents, or the contents a record carries)."""
     if not isinstance(doc, dict):
-        raise OptionsError(f"tile set {path}: must be a JSON object")
-    where = f"tile set {path}"
+        raise OptionsError(f"{where}: must be a JSON object")
     raw_tiles = doc.get("tiles")
     if not isinstance(raw_tiles, list) or not raw_tiles:
         raise OptionsError(f"{where}: field 'tiles' must be a non-empty list")
@@ -116,11 +144,29 @@ def load_tile_set(name: str) -> TileSet:
             TileFaces(index, parse_pattern(raw["white"], f"{where} tiles[{index}].white"),
                       parse_pattern(raw["black"], f"{where} tiles[{index}].black"))
         )
+    name = doc.get("name", "tile set")
+    if not isinstance(name, str):
+        raise OptionsError(f"{where}: field 'name' must be text, got {name!r}")
+    side = check_tile_number("side_mm", doc.get("side_mm"), where) / 1000.0
+    thickness = check_tile_number("thickness_mm", doc.get("thickness_mm"), where) / 1000.0
+    check_tile_shape(side, thickness, where)
     return TileSet(
-        name=str(doc.get("name", path.stem)),
-        side=_positive(doc, "side_mm", where) / 1000.0,
-        thickness=_positive(doc, "thickness_mm", where) / 1000.0,
-        density=_positive(doc, "density_kg_m3", where),
-        friction=_positive(doc, "friction", where),
+        name=name,
+        side=side,
+        thickness=thickness,
+        density=check_tile_number("density_kg_m3", doc.get("density_kg_m3"), where),
+        friction=check_tile_number("friction", doc.get("friction"), where),
         tiles=tuple(tiles),
     )
+
+
+def tile_set_to_json(tile_set: TileSet) -> dict[str, Any]:
+    """The document ``tile_set_from_json`` reads back: what a record carries instead of a path."""
+    return {
+        "name": tile_set.name,
+        "side_mm": round(tile_set.side * 1000.0, 9),
+        "thickness_mm": round(tile_set.thickness * 1000.0, 9),
+        "density_kg_m3": tile_set.density,
+        "friction": tile_set.friction,
+        "tiles": [{"id": t.id, "white": pattern_text(t.white), "black": pattern_text(t.black)} for t in tile_set.tiles],
+    }

@@ -18,8 +18,9 @@ JSON_DECIMALS = 5
 class Trajectory:
     """``frames[f, i]`` is tile ``i``'s pose (x, y, z, qx, qy, qz, qw) in frame ``f``.
 
-    Frames are ``1 / hz`` seconds apart from the release (frame 0); the last frame is the settled
-    (or final) state and may follow its predecessor by less than ``1 / hz``.
+    Frames are ``1 / hz`` seconds apart from the release (frame 0); the verdict's frame (settled,
+    fallen or out of time) may follow its predecessor by less than ``1 / hz``. After a fall the
+    frames may go on (the aftermath, still ``1 / hz`` apart) to show the tower coming down.
     """
 
     hz: float

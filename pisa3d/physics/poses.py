@@ -1,4 +1,5 @@
-"""Pure numpy helpers on poses (x, y, z, qx, qy, qz, qw): distances, angles, hand noise."""
+"""The one copy of the pose maths (x, y, z, qx, qy, qz, qw; quaternions scalar last): products,
+axis-angle, matrices, angles between poses, box corners. Pure numpy; every layer uses these."""
 
 from __future__ import annotations
 
@@ -70,29 +71,35 @@ def lowest_point(pose: np.ndarray, half_extents: tuple[float, float, float]) -> 
     return float(box_corners(pose, half_extents)[:, 2].min())
 
 
-def apply_hand_noise(
-    pose: np.ndarray,
-    rng: np.random.Generator,
-    sigma_pos: float,
-    sigma_yaw_deg: float,
-    sigma_tilt_deg: float,
-) -> np.ndarray:
-    """A player's unsteady hand: the pose moved and turned by seeded Gaussian noise.
-
-    Draws, in this fixed order: x and y offsets (sigma ``sigma_pos`` metres; no vertical offset,
-    the release height is the caller's clearance), a yaw about the vertical (``sigma_yaw_deg``)
-    and tilts about the world x and y axes (``sigma_tilt_deg`` each). Rotations turn the tile
-    about its own centre. Re-apply the clearance afterwards (see ``lowest_point``): a tilt
-    lowers one corner.
-    """
-    dx, dy, yaw, tilt_x, tilt_y = rng.normal(
-        0.0, [sigma_pos, sigma_pos, np.radians(sigma_yaw_deg), np.radians(sigma_tilt_deg), np.radians(sigma_tilt_deg)]
-    )
-    turn = quat_multiply(
-        quat_from_axis_angle([1.0, 0.0, 0.0], tilt_x),
-        quat_multiply(quat_from_axis_angle([0.0, 1.0, 0.0], tilt_y), quat_from_axis_angle([0.0, 0.0, 1.0], yaw)),
-    )
-    pose = np.asarray(pose, dtype=np.float64)
-    quat = quat_multiply(turn, pose[3:])
+def quaternion_from_matrix(matrix: np.ndarray) -> np.ndarray:
+    """Unit quaternion (x, y, z, w), w >= 0, of a proper rotation matrix."""
+    m = np.asarray(matrix, dtype=np.float64)
+    if abs(np.linalg.det(m) - 1.0) > 1e-9:
+        raise ValueError("not a proper rotation matrix")
+    trace = m[0, 0] + m[1, 1] + m[2, 2]
+    if trace > 0:
+        s = 2.0 * np.sqrt(trace + 1.0)
+        q = [(m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s, s / 4]
+    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
+        s = 2.0 * np.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2])
+        q = [s / 4, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s, (m[2, 1] - m[1, 2]) / s]
+    elif m[1, 1] > m[2, 2]:
+        s = 2.0 * np.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2])
+        q = [(m[0, 1] + m[1, 0]) / s, s / 4, (m[1, 2] + m[2, 1]) / s, (m[0, 2] - m[2, 0]) / s]
+    else:
+        s = 2.0 * np.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1])
+        q = [(m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, s / 4, (m[1, 0] - m[0, 1]) / s]
+    quat = np.array(q, dtype=np.float64)
     quat /= np.linalg.norm(quat)
-    return np.concatenate([pose[:3] + np.array([dx, dy, 0.0]), quat])
+    # Round away float noise so that the same slot always yields the very same bits.
+    quat = np.round(quat, 15)
+    return -quat if quat[3] < 0 else quat
+
+
+def matrix_from_quaternion(quat: np.ndarray) -> np.ndarray:
+    x, y, z, w = (float(v) for v in quat)
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+    ])

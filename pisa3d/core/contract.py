@@ -1,0 +1,72 @@
+"""The facts every game declares about itself, next to its class (after OpenSpiel's GameType and
+GameInfo): what kind of chance and information it has, and per (players, options) the size of its
+action space, the range of a player's return, its longest game and its observation's shape.
+
+Learning libraries (the PettingZoo and OpenSpiel adapters) and the conformance suite in
+tests/contract read these instead of knowing any game.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from .errors import IllegalMoveError
+
+Chance = Literal["explicit", "sampled"]
+"""``explicit``: chance outcomes are decisions of a chance player; ``sampled``: the state draws
+them itself from streams of the game's seed (the deal, the hand's shake)."""
+Information = Literal["perfect", "imperfect"]
+IllegalAttempts = Literal["refused", "penalised"]
+"""What ``apply`` does with a well-formed move that is not legal now: ``refused`` raises
+IllegalMoveError and leaves the state unchanged; ``penalised`` plays it as the rules' penalty (the
+tower: the attempt is taken back, the tile goes under the stack and the turn is lost). Moves that
+cannot be made at all (a taken slot, a card not held, the wrong phase) are refused in every game."""
+
+OBSERVATION_DTYPE = np.float32
+
+
+@dataclass(frozen=True)
+class GameContract:
+    """What a game is, whatever its options."""
+
+    chance: Chance
+    information: Information
+    default_agent: str
+    illegal_attempts: IllegalAttempts = "refused"
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What a game is for a number of players and options: fixed for the whole game."""
+
+    num_players: int
+    num_actions: int
+    min_utility: float
+    max_utility: float
+    max_decisions: int
+    """No game takes more decisions than this (an upper bound, as OpenSpiel's max_game_length)."""
+    observation_shape: tuple[int, ...]
+    observation_low: float = 0.0
+    observation_high: float = 1.0
+    """Every entry of an observation lies in [observation_low, observation_high]."""
+    observation_dtype: type = OBSERVATION_DTYPE
+
+
+def as_action_id(action: object, num_actions: int) -> int:
+    """``action`` as a plain int in 0..num_actions-1; numpy integers are accepted, bools and
+    floats refused with the allowed range named."""
+    if isinstance(action, bool | np.bool_):
+        raise IllegalMoveError(f"action id must be a whole number from 0 to {num_actions - 1}, got {action!r}")
+    try:
+        value = operator.index(action)  # int and every numpy integer type
+    except TypeError:
+        raise IllegalMoveError(
+            f"action id must be a whole number from 0 to {num_actions - 1}, got {action!r}"
+        ) from None
+    if not 0 <= value < num_actions:
+        raise IllegalMoveError(f"action id {value} is out of range; ids run from 0 to {num_actions - 1}")
+    return value

@@ -1,0 +1,136 @@
+"""The settle / early-exit rule every backend applies, and the verdict it ends in.
+
+A backend gives two callables, ``step(n)`` (advance its world n steps) and ``read_states()``
+((N, 13) states now); :func:`run_settle` does the rest, so every engine stops and judges by the
+same rule (contract.py describes it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .contract import POSE_WIDTH, FallThresholds, Verdict, require_positive
+from .poses import pose_differences
+from .trajectory import Trajectory
+
+
+@dataclass(frozen=True)
+class SettleRule:
+    """When to stop stepping: seconds and speeds, with the engine's step length."""
+
+    timestep: float
+    check_every_steps: int  # poses are read every this many steps
+    settle_min_time: float  # never settled before this (a dropped tile must land first)
+    settle_window_time: float  # quiet for this long = settled
+    settle_linear_speed: float  # m/s: slower is quiet
+    settle_angular_speed_deg: float  # deg/s: slower is quiet
+    fall_exit_factor: float  # stop as a fall once a tile is this many times past a threshold
+    max_time: float  # give up (settled=False) after this
+    trajectory_hz: float  # frames per second kept for replays
+    fall_aftermath_time: float  # seconds simulated after a fall verdict when the aftermath is asked for
+
+    def __post_init__(self) -> None:
+        require_positive("SettleRule", timestep=self.timestep, check_every_steps=self.check_every_steps,
+                         settle_window_time=self.settle_window_time,
+                         settle_linear_speed=self.settle_linear_speed,
+                         settle_angular_speed_deg=self.settle_angular_speed_deg,
+                         fall_exit_factor=self.fall_exit_factor, max_time=self.max_time,
+                         trajectory_hz=self.trajectory_hz)
+        if self.settle_min_time < 0 or self.fall_aftermath_time < 0:
+            raise ValueError("SettleRule.settle_min_time and fall_aftermath_time must not be negative")
+
+    def steps_for(self, seconds: float) -> int:
+        return max(0, round(seconds / self.timestep))
+
+
+def _check(
+    reference: np.ndarray, previous: np.ndarray, current: np.ndarray, limits: np.ndarray
+) -> tuple[bool, bool]:
+    """(past the exit limits since ``reference``, still moving since ``previous``) in one pass.
+
+    ``limits`` holds squared distances and cos(angle / 2) for the exit and the quiet test: with
+    only a few tiles numpy's per-call cost dominates, so both comparisons share each operation.
+    """
+    before = np.stack([reference, previous])
+    shift = current[None, :, :3] - before[:, :, :3]
+    moved2 = (shift * shift).sum(axis=2).max(axis=1)
+    alignment = np.abs((current[None, :, 3:] * before[:, :, 3:]).sum(axis=2)).min(axis=1)
+    beyond = (moved2 > limits[:, 0]) | (alignment < limits[:, 1])
+    return bool(beyond[0]), bool(beyond[1])
+
+
+def run_settle(
+    rule: SettleRule,
+    thresholds: FallThresholds,
+    reference: np.ndarray,
+    step: Callable[[int], None],
+    read_poses: Callable[[], np.ndarray],
+    read_states: Callable[[], np.ndarray],
+    aftermath: bool = False,
+) -> Verdict:
+    """Step a world whose tiles start where they were released until the rule stops it; judge the
+    final poses against ``reference`` ((N, 7): each tile's pose before the move, the new one's
+    target)."""
+    check = rule.check_every_steps
+    chunk_time = check * rule.timestep
+    sample_every = max(1, round(1.0 / (rule.trajectory_hz * chunk_time)))  # in checks
+    quiet_needed = max(1, math.ceil(rule.settle_window_time / chunk_time - 1e-9))
+    min_steps = rule.steps_for(rule.settle_min_time)
+    max_steps = max(check, rule.steps_for(rule.max_time))
+    # The checks run every few steps, so they compare squared distances and |q1 . q2|
+    # (= cos(angle / 2)) instead of computing distances and angles.
+    limits = np.array([
+        [(rule.fall_exit_factor * thresholds.distance) ** 2,
+         math.cos(math.radians(min(180.0, rule.fall_exit_factor * thresholds.angle_deg)) / 2)],
+        [(rule.settle_linear_speed * chunk_time) ** 2,
+         math.cos(math.radians(rule.settle_angular_speed_deg * chunk_time) / 2)],
+    ])
+
+    previous = read_poses()
+    current = previous
+    frames = [previous]
+    steps = quiet = checks = 0
+    settled = False
+    while steps < max_steps:
+        step(check)
+        steps += check
+        checks += 1
+        current = read_poses()
+        if checks % sample_every == 0:
+            frames.append(current)
+        past_exit, moving = _check(reference, previous, current, limits)
+        if past_exit:
+            break
+        quiet = 0 if moving else quiet + 1
+        previous = current
+        if quiet >= quiet_needed and steps >= min_steps:
+            settled = True
+            break
+    if frames[-1] is not current:
+        frames.append(current)
+    states = read_states()
+
+    distance, angle = pose_differences(reference, current)
+    score = np.maximum(distance / thresholds.distance, angle / thresholds.angle_deg)
+    fell = bool(np.any(distance > thresholds.distance) or np.any(angle > thresholds.angle_deg))
+    hz = 1.0 / (sample_every * chunk_time)
+    if fell and aftermath:
+        # The verdict is made; keep the tower coming down for the replay, on the same frame clock.
+        # (The frame after the verdict's last one is one sample interval later.)
+        for _ in range(rule.steps_for(rule.fall_aftermath_time) // (check * sample_every)):
+            step(check * sample_every)
+            frames.append(read_poses())
+    return Verdict(
+        fell=fell,
+        max_displacement=float(distance.max()),
+        max_rotation_deg=float(angle.max()),
+        worst_tile=int(np.argmax(score)),
+        steps=steps,
+        settled=settled or fell,
+        states=states,
+        trajectory=Trajectory(hz=hz, frames=np.stack(frames)[:, :, :POSE_WIDTH]),
+    )
