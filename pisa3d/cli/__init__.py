@@ -6,7 +6,9 @@ import sys
 
 import typer
 
+from .. import __version__
 from ..core.errors import PisaError
+from ..core.quiet import import_pybullet_quietly
 from .experiment import experiment_app
 from .export import export as export_command
 from .play import play_app
@@ -19,6 +21,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},  # inherited by every subcommand
 )
 app.add_typer(play_app, name="play")
 app.add_typer(replay_app, name="replay")
@@ -27,7 +30,25 @@ app.command("export")(export_command)
 app.command("view")(view_command)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"pisa3d {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", "-V", callback=_print_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Play, record and replay the pisa3d games: tower (physics), cards and gimignano."""
+
+
 def main() -> None:
+    # PyBullet prints its build banner from C when first imported; take that import here,
+    # silenced, before any command can trigger it.
+    import_pybullet_quietly()
     try:
         app()
     except PisaError as exc:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 
@@ -12,7 +12,8 @@ from ..core.agents import build_agents
 from ..core.game import Game
 from ..core.match import EventCallback, MatchOutcome, play_match
 from ..core.options import parse_option_assignments
-from ..core.record import save_record
+from ..core.record import GameRecord, save_record
+from .outputs import check_output_file
 
 SEED_HELP = "Seed of all randomness: the same seed, options and moves give the same game."
 HUMAN_HELP = "Seat a person at this seat (1-based) who plays in the terminal; repeatable."
@@ -30,16 +31,48 @@ def run_match(
     record_path: Path | None,
     on_events: EventCallback | None = None,
     extra_options: dict[str, Any] | None = None,
+    force: bool = False,
 ) -> MatchOutcome:
+    """Play one game for a ``play`` command and write its record.
+
+    Every problem with the arguments (the record path included) is found before the first move.
+    A game stopped by Ctrl-C or by the end of a person's input keeps its moves: they are saved
+    as an unfinished record when ``record_path`` is given, and the command exits with 130.
+    """
+    if record_path is not None:
+        check_output_file(record_path, "--record", force)
     values = {**(extra_options or {}), **parse_option_assignments(list(option_pairs))}
     options = game.options(values)
     agents = build_agents(game, num_players, agent_names, humans, options)
+    started: list[GameRecord] = []
     try:
-        outcome = play_match(game, agents, seed, options, on_events=on_events)
-    except EOFError:  # a person's input ran out (TerminalAgent): stop cleanly, no traceback
-        typer.echo("Input ended before the game did; the game was abandoned.", err=True)
-        raise typer.Exit(1) from None
+        outcome = play_match(game, agents, seed, options, on_events=on_events, on_start=started.append)
+    except KeyboardInterrupt:
+        stop_match(started, record_path, "Stopped by Ctrl-C")
+    except EOFError:  # a person's input ran out (TerminalAgent)
+        stop_match(started, record_path, "Input ended before the game did")
     if record_path is not None:
         save_record(outcome.record, record_path)
         typer.echo(f"Record written to {record_path}")
     return outcome
+
+
+INTERRUPTED_EXIT = 130
+"""Exit status of a game stopped before its end (the shell's code for Ctrl-C)."""
+
+
+def stop_match(started: list[GameRecord], record_path: Path | None, why: str) -> NoReturn:
+    """Save the moves of a stopped game (when a record was asked for), say where, exit 130.
+
+    ``started`` holds the record play_match handed to ``on_start`` (empty if it never started)."""
+    moves = len(started[0].moves) if started else 0
+    if record_path is None:
+        typer.echo(f"{why}: stopped after {moves} moves; nothing was saved "
+                   "(add --record FILE to keep the moves of a stopped game).", err=True)
+    elif not started:
+        typer.echo(f"{why}: stopped before the first move; no record was written.", err=True)
+    else:
+        save_record(started[0].as_unfinished(), record_path)
+        typer.echo(f"{why}: stopped after {moves} moves, saved as an unfinished record in {record_path} "
+                   f"(see it with: pisa3d replay show {record_path})", err=True)
+    raise typer.Exit(INTERRUPTED_EXIT)

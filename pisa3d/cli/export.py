@@ -7,7 +7,8 @@ from pathlib import Path
 import typer
 
 from ..core.errors import OptionsError
-from ..core.record import load_record
+from .outputs import FORCE_HELP, check_output_file
+from .replay import NO_CHECK_HELP, load_checked
 
 
 def export(
@@ -24,11 +25,21 @@ def export(
     pitch: float = typer.Option(-25.0, help="Camera pitch in degrees (negative looks down)."),
     distance: float | None = typer.Option(None, help="Camera distance in metres (default: frame the whole tower)."),
     renderer: str = typer.Option("auto", help="auto (EGL when it loads, else TinyRenderer), egl or tiny."),
+    force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
+    check: bool = typer.Option(True, "--check/--no-check", help=NO_CHECK_HELP),
 ) -> None:
-    """Export a record: --html for a web page anyone can open offline, --video for a tower film."""
+    """Export a record: --html for a web page anyone can open offline, --video for a tower film.
+
+    The record is checked by the rules first (as `replay show` does); each file is written
+    aside and renamed at the end, so an interrupted export leaves nothing under its name.
+    """
     if html is None and video is None:
         raise OptionsError("say what to export: --html OUT.html and/or --video OUT.mp4 (or .gif)")
-    record = load_record(file)
+    if html is not None:
+        check_output_file(html, "--html", force)
+    if video is not None:
+        check_output_file(video, "--video", force)
+    record = load_checked(file, check)
     if html is not None:
         from ..export.html import write_page
 

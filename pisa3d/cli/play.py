@@ -29,6 +29,7 @@ from ..core.options import describe_allowed
 from ..core.registry import game_ids, get_game
 from ..core.state import Move, State
 from .common import HUMAN_HELP, RECORD_HELP, SEED_HELP, SET_HELP, run_match
+from .outputs import FORCE_HELP
 
 
 class _LazyGames(TyperGroup):
@@ -61,17 +62,21 @@ class PlayMatch:
     humans: list[int]
     option_pairs: list[str]
     record: Path | None
+    force: bool = False  # replace existing output files
+    quiet: bool = False  # print only the end (a person at the table still sees the game)
 
     def play(self, on_events: EventCallback | None = None, extra_options: dict[str, Any] | None = None
              ) -> MatchOutcome:
         return run_match(self.game, self.players, self.seed, self.agents, self.humans, self.option_pairs,
-                         self.record, on_events=on_events, extra_options=extra_options)
+                         self.record, on_events=on_events, extra_options=extra_options, force=self.force)
 
 
 def narrate(match: PlayMatch) -> None:
     """The default display: every event's narration line, then the game's summary."""
 
     def show(player: int | None, move: Move | None, events: list[Event], state: State) -> None:
+        if match.quiet and not match.humans:
+            return
         for line in match.game.describe_events(events):
             typer.echo(line)
 
@@ -95,7 +100,7 @@ def _shared_parameters(game: Game) -> list[inspect.Parameter]:
         inspect.Parameter("players", option, annotation=int, default=typer.Option(
             game.default_players, "--players", "-n",
             help=f"Number of players, {game.min_players} to {game.max_players}.")),
-        inspect.Parameter("seed", option, annotation=int, default=typer.Option(0, "--seed", help=SEED_HELP)),
+        inspect.Parameter("seed", option, annotation=int, default=typer.Option(0, "--seed", "-s", help=SEED_HELP)),
         inspect.Parameter("agent", option, annotation=list[str], default=typer.Option(
             [], "--agent", "-a", metavar="NAME[:PARAM=VALUE,...]",
             help=f"Bot for the seats without a person, NAME or NAME:param=value,... Repeat to cycle over the "
@@ -104,7 +109,11 @@ def _shared_parameters(game: Game) -> list[inspect.Parameter]:
         inspect.Parameter("human", option, annotation=list[int], default=typer.Option(
             [], "--human", metavar="SEAT", help=HUMAN_HELP)),
         inspect.Parameter("record", option, annotation=Path | None, default=typer.Option(
-            None, "--record", metavar="FILE", help=RECORD_HELP)),
+            None, "--record", "-r", metavar="FILE", help=RECORD_HELP)),
+        inspect.Parameter("force", option, annotation=bool, default=typer.Option(
+            False, "--force", "-f", help=FORCE_HELP)),
+        inspect.Parameter("quiet", option, annotation=bool, default=typer.Option(
+            False, "--quiet", "-q", help="Print only the end (a person at the table still sees the game).")),
         inspect.Parameter("option", option, annotation=list[str], default=typer.Option(
             [], "--set", metavar="KEY=VALUE",
             help=f"{SET_HELP} {game.id} options: {describe_allowed(game.options_model)}.")),
@@ -121,7 +130,7 @@ def make_play_command(game_id: str) -> Callable[..., None]:
 
     def command(**kwargs: Any) -> None:
         match = PlayMatch(game, kwargs["players"], kwargs["seed"], list(kwargs["agent"]), list(kwargs["human"]),
-                          list(kwargs["option"]), kwargs["record"])
+                          list(kwargs["option"]), kwargs["record"], kwargs["force"], kwargs["quiet"])
         run(match, **{k: v for k, v in kwargs.items() if k not in shared})
 
     command.__signature__ = inspect.Signature(_shared_parameters(game) + extra_params)  # type: ignore[attr-defined]

@@ -36,6 +36,8 @@ def run(match, verbose: bool) -> None:  # type: ignore[no-untyped-def]
     kinds = None if verbose else (_HUMAN_KINDS if human else _COMPACT_KINDS)
 
     def show(player: int | None, move: Move | None, events: list[Event], state: State) -> None:
+        if match.quiet and not human:  # a person at the table must still see the game
+            return
         for event in events:
             if event.kind == "trick_won" and not verbose and not human:
                 typer.echo(_trick_line(event))

@@ -10,6 +10,7 @@ import typer
 from ..core.errors import OptionsError
 from ..core.events import Event
 from ..core.state import Move, State
+from .outputs import check_output_file
 
 _PICTURE_SUFFIXES = (".svg", ".png")
 
@@ -35,6 +36,8 @@ EXTRAS = [
 def run(match, svg: Path | None, every_turn: bool) -> None:  # type: ignore[no-untyped-def]
     if svg is not None and svg.suffix.lower() not in _PICTURE_SUFFIXES:
         raise OptionsError(f"--svg {svg}: the picture file must end in .svg or .png")
+    if svg is not None:
+        check_output_file(svg, "--svg", match.force)
     game, seed, players = match.game, match.seed, match.players
     from ..games.gimignano.render_text import board_map, render_view
     from ..games.gimignano.state import GimignanoState
@@ -43,6 +46,8 @@ def run(match, svg: Path | None, every_turn: bool) -> None:  # type: ignore[no-u
 
     def show(player: int | None, move: Move | None, events: list[Event], state: State) -> None:
         assert isinstance(state, GimignanoState)
+        if match.quiet and not match.humans:  # a person at the table must still see the game
+            return
         if player is None:
             typer.echo(f"San Gimignano, {state.num_players} players, seed {seed}")
         for event in events:

@@ -10,7 +10,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..core.events import Event
+from ..core.quiet import python_only_stdout
+from ..core.record import GameRecord
 from ..core.state import Move, State
+from .common import stop_match
+from .outputs import check_output_file
 
 HELP = """Play the tower game to the end, headless: each player in turn places the top tile of their
 stack as a wall or a ceiling (edges must match), PyBullet drops it with the player's hand noise
@@ -34,7 +38,6 @@ EXTRAS = [
     _option("fall_mm", float | None, "--fall-mm",
             help="Fall threshold: a tile moved farther (mm; default 1.25 tile thicknesses)."),
     _option("fall_deg", float | None, "--fall-deg", help="Fall threshold: a tile turned more (degrees)."),
-    _option("quiet", bool, "--quiet", "-q", help="Print only the end, not every placement.", default=False),
     _option("gui", bool, "--gui", default=False,
             help="Play in a 3D PyBullet window (needs a display): --human seats pick placements with keys or "
                  "clicks on a ghost tile; bots' placements and every settle or fall are animated."),
@@ -42,7 +45,7 @@ EXTRAS = [
 
 
 def run(match, noise_mm: float | None, yaw_deg: float | None, tilt_deg: float | None,  # type: ignore[no-untyped-def]
-        tiles: str | None, fall_mm: float | None, fall_deg: float | None, quiet: bool, gui: bool) -> None:
+        tiles: str | None, fall_mm: float | None, fall_deg: float | None, gui: bool) -> None:
     game, human = match.game, match.humans
     console = Console(highlight=False)
     extra: dict[str, Any] = {
@@ -52,10 +55,22 @@ def run(match, noise_mm: float | None, yaw_deg: float | None, tilt_deg: float | 
         }.items() if value is not None
     }
     if gui:
-        from ..viewer.live import play_tower_gui  # imported here: only the window needs a display
+        if match.record is not None:
+            check_output_file(match.record, "--record", match.force)
+        from ..viewer.live import GameAbandoned, play_tower_gui  # imported here: only the window needs a display
 
-        outcome = play_tower_gui(match.players, match.seed, match.agents or [game.contract.default_agent], human,
-                                 match.option_pairs, match.record, extra_options=extra, on_line=typer.echo)
+        started: list[GameRecord] = []
+        try:
+            with python_only_stdout():  # the GUI's OpenGL set-up lines stay off the terminal
+                outcome = play_tower_gui(match.players, match.seed, match.agents or [game.contract.default_agent],
+                                         human, match.option_pairs, match.record, extra_options=extra,
+                                         on_line=typer.echo, on_start=started.append)
+        except KeyboardInterrupt:
+            stop_match(started, match.record, "Stopped by Ctrl-C")
+        except GameAbandoned as exc:
+            if not started:
+                raise
+            stop_match(started, match.record, f"Stopped ({exc})")
         if match.record is not None:
             typer.echo(f"Record written to {match.record}")
         typer.echo(game.summarize(outcome.result, match.players))
@@ -68,17 +83,21 @@ def run(match, noise_mm: float | None, yaw_deg: float | None, tilt_deg: float | 
 
     def show(player: int | None, move: Move | None, events: list[Event], state: State) -> None:
         if move is None and hasattr(state, "tiles_in_play"):
+            progress.start()  # only once the game has started: a refused argument draws no bar
             progress.update(task, total=state.tiles_in_play)
         for event in events:
             if event.kind == "placed":
                 progress.advance(task)
             line = game.describe_event(event)
-            if line is not None and (not quiet or event.kind in {"tower_fell", "last_tile", "draw"}):
+            if line is not None and (not match.quiet or event.kind in {"tower_fell", "last_tile", "draw"}):
                 if human:
                     typer.echo(line)
                 else:  # above the progress bar, one line per event, never re-wrapped
                     progress.console.print(line, soft_wrap=True, markup=False, highlight=False)
 
-    with progress:  # run_match stops the game cleanly when a person's input ends
+    try:  # run_match stops the game cleanly (and saves its moves) on Ctrl-C or the end of input
         outcome = match.play(on_events=show, extra_options=extra)
+    finally:
+        if progress.live.is_started:  # stopping a bar never started would print an empty line
+            progress.stop()
     typer.echo(game.summarize(outcome.result, match.players))

@@ -7,7 +7,9 @@ from pathlib import Path
 import typer
 
 from ..core.errors import OptionsError
+from ..core.quiet import python_only_stdout
 from ..core.record import load_record
+from .outputs import FORCE_HELP, check_output_file
 
 
 def view(
@@ -21,17 +23,21 @@ def view(
         None, help="On closing, save what the window shows (the scene as its camera sees it, with the "
         "caption) as this PNG."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not echo the on-screen line to the terminal."),
+    force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
 ) -> None:
     """Watch a tower game in a PyBullet window, no re-simulation: space play/pause, left/right
     step a move, '.' / ',' ten moves on/back, 1-9 scrub to 10%-90% of the game, b / e begin/end,
     +/- speed, up/down and [ ] orbit, z/x zoom, h camera home, q or Esc quit; the mouse orbits as
     in PyBullet (ctrl + drag turns, wheel zooms).
     """
+    if screenshot is not None:
+        check_output_file(screenshot, "--screenshot", force)
     from ..viewer.gui import view_record
 
     record = load_record(file)
     if move is not None and not 0 <= move <= len(record.moves):
         raise OptionsError(f"--move {move}: the record has {len(record.moves)} moves; choose 0 to {len(record.moves)}")
     on_change = None if quiet else typer.echo
-    view_record(record, start=None if move is None else move - 1, width=width, height=height, on_change=on_change,
-                max_seconds=seconds, screenshot=screenshot)
+    with python_only_stdout():  # the GUI's OpenGL set-up lines stay off the terminal
+        view_record(record, start=None if move is None else move - 1, width=width, height=height,
+                    on_change=on_change, max_seconds=seconds, screenshot=screenshot)

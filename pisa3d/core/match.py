@@ -41,13 +41,15 @@ def play_match(
     on_events: EventCallback | None = None,
     max_moves: int = 1_000_000,
     on_move: Callable[[MoveEntry], None] | None = None,
+    on_start: Callable[[GameRecord], None] | None = None,
 ) -> MatchOutcome:
     """Play ``game`` to the end with one agent per seat.
 
     An agent with ``wants_state = True`` (a referee-level search bot in a game of perfect
     information) gets a clone of the state instead of a view. ``on_move`` gets each move's
     record entry as it is written, extras (the tower's trajectory) included: a live viewer
-    animates from it.
+    animates from it. ``on_start`` gets the record as soon as it exists; it grows move by move,
+    so a caller stopped mid-game (Ctrl-C, end of input) still holds every finished move.
     """
     num_players = len(agents)
     opts = game.options(options)
@@ -56,6 +58,8 @@ def play_match(
     players = [PlayerEntry(seat, getattr(agent, "name", "agent")) for seat, agent in enumerate(agents)]
     header = new_header(game, opts, seed, players)
     record = GameRecord(header=header, setup_events=setup_events, moves=[], result=None)
+    if on_start:
+        on_start(record)
     if on_events:
         on_events(None, None, setup_events, state)
     while not state.is_over:

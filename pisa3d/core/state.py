@@ -140,6 +140,15 @@ class State(ABC):
         if not self.is_over:
             raise GameNotOverError("the game is not over yet: there is no result or return until it ends")
 
+    def apply_recorded(self, move: Move, events: list[Event], extras: dict[str, Any] | None) -> list[Event]:
+        """Apply ``move`` as the record says it went, for checking a record by the rules alone.
+
+        Games whose outcome comes from a simulation (the tower) take that outcome from the
+        recorded ``events`` and ``extras`` instead of simulating; the rules still decide whose
+        turn it is and which moves are allowed. Rules-only games just apply the move.
+        """
+        return self.apply(move)
+
     def clone(self) -> State:
         """An independent copy; games holding external resources override this."""
         return copy.deepcopy(self)

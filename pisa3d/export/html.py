@@ -15,6 +15,7 @@ from typing import Any
 
 from ..assets import asset_path
 from ..core.errors import PisaError
+from ..core.files import written_aside
 from ..core.record import GameRecord
 from ..games import get_game
 from .web_scene import build_scene
@@ -81,8 +82,6 @@ def render_page_data(data: dict[str, Any]) -> str:
 def write_page(record: GameRecord, path: str | Path) -> Path:
     path = Path(path)
     page = render_page(record)
-    try:
-        path.write_text(page, encoding="utf-8")
-    except OSError as exc:
-        raise PisaError(f"{path}: cannot write the page ({exc.strerror})") from None
+    with written_aside(path, "page") as tmp:  # an interrupted write leaves no half page behind
+        tmp.write_text(page, encoding="utf-8")
     return path

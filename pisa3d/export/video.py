@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import OptionsError, PisaError
+from ..core.files import written_aside
 from ..core.record import GameRecord
 from ..games.tower.replay import TowerReplay, load_tower_replay
 from ..viewer.camera import framing_camera, tower_bounds
@@ -112,18 +113,20 @@ def export_video(record: GameRecord, path: str | Path, settings: VideoSettings =
     with OffscreenRenderer(settings.renderer) as renderer:
         create_table(renderer.client, replay.side)
         bodies = TileBodies(renderer.client, replay.tiles, replay.side, replay.thickness)
-        try:
-            writer = _writer(path, settings.fps)
-        except OSError as exc:
-            raise PisaError(f"{path}: cannot write the video ({exc})") from None
-        with writer, _progress(progress, len(plan), path) as advance:
-            for ref in plan:
-                bodies.pose(_frame_poses(replay, ref))
-                image = renderer.render(camera, settings.width, settings.height)
-                if settings.caption:
-                    image = draw_caption(image, *caption_lines(replay, ref.move))
-                writer.append_data(image)
-                advance()
+        # Rendered aside and renamed at the end: Ctrl-C never leaves a cut video under the real name.
+        with written_aside(path, "video") as tmp:
+            try:
+                writer = _writer(tmp, settings.fps)
+            except OSError as exc:
+                raise PisaError(f"{path}: cannot write the video ({exc})") from None
+            with writer, _progress(progress, len(plan), path) as advance:
+                for ref in plan:
+                    bodies.pose(_frame_poses(replay, ref))
+                    image = renderer.render(camera, settings.width, settings.height)
+                    if settings.caption:
+                        image = draw_caption(image, *caption_lines(replay, ref.move))
+                    writer.append_data(image)
+                    advance()
         backend = renderer.backend
     seconds = len(plan) / settings.fps
     return (f"{len(plan)} frames, {settings.width}x{settings.height} at {settings.fps} fps ({seconds:.1f} s), "

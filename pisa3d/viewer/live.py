@@ -21,7 +21,7 @@ from ..core.agents import TerminalAgent, build_agents
 from ..core.errors import PisaError
 from ..core.match import MatchOutcome, play_match
 from ..core.options import parse_option_assignments
-from ..core.record import MoveEntry, save_record
+from ..core.record import GameRecord, MoveEntry, save_record
 from ..core.state import Move
 from ..games import get_game
 from ..games.tower.moves import PASS, PlaceMove
@@ -172,11 +172,13 @@ def play_tower_gui(
     on_line: Callable[[str], None] | None = None,
     commands: CommandSource | None = None,
     window: TowerWindow | None = None,
+    on_start: Callable[[GameRecord], None] | None = None,
 ) -> MatchOutcome:
     """Play a tower game in the 3D window; ``humans`` are 1-based GUI seats, bots take the rest.
 
     ``on_line`` gets each narrated event (the CLI prints them); ``commands`` replaces the
-    window's keys and mouse (tests, demos); ``window`` may be given (e.g. a DIRECT-mode one).
+    window's keys and mouse (tests, demos); ``window`` may be given (e.g. a DIRECT-mode one);
+    ``on_start`` gets the growing record (play_match), so a stopped game keeps its moves.
     """
     game = get_game("tower")
     options = game.options({**(extra_options or {}), **parse_option_assignments(list(option_pairs))})
@@ -202,7 +204,7 @@ def play_tower_gui(
             caption = move_caption(len(moves_shown) - 1, entry, placed)
             table.show_move(entry, caption.what, caption.fall or "")
 
-        outcome = play_match(game, agents, seed, options, on_move=narrate)
+        outcome = play_match(game, agents, seed, options, on_move=narrate, on_start=on_start)
         table.say(game.summarize(outcome.result, num_players))
         if record_path is not None:
             save_record(outcome.record, record_path)

@@ -3,11 +3,8 @@ loads, PyBullet's built-in TinyRenderer (CPU) otherwise."""
 
 from __future__ import annotations
 
-import contextlib
-import os
 import pkgutil
-import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -15,38 +12,18 @@ import pybullet as p
 from PIL import Image, ImageDraw, ImageFont
 
 from ..core.errors import OptionsError
+from ..core.quiet import quiet_fds
 from .camera import OrbitCamera
 
 RendererChoice = Literal["auto", "egl", "tiny"]
 LIGHT_DIRECTION = [0.4, -0.6, 1.0]
 
 
-@contextlib.contextmanager
-def _quiet_stdout(fds: tuple[int, ...] = (1,)) -> Iterator[None]:
-    """The EGL plugin prints its OpenGL details from C: keep them off the user's terminal."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    try:
-        saved = [os.dup(fd) for fd in fds]
-    except OSError:  # no real file descriptors (some test runners): nothing to hide
-        yield
-        return
-    try:
-        with open(os.devnull, "wb") as null:
-            for fd in fds:
-                os.dup2(null.fileno(), fd)
-            yield
-    finally:
-        for fd, copy in zip(fds, saved, strict=True):
-            os.dup2(copy, fd)
-            os.close(copy)
-
-
 def _load_egl(client: int) -> bool:
     loader = pkgutil.get_loader("eglRenderer")
     if loader is None:
         return False
-    with _quiet_stdout((1, 2)):
+    with quiet_fds((1, 2)):
         plugin = p.loadPlugin(loader.get_filename(), "_eglRendererPlugin", physicsClientId=client)
     return plugin >= 0
 
@@ -115,12 +92,12 @@ class OffscreenRenderer:
     def render(self, camera: OrbitCamera, width: int, height: int) -> np.ndarray:
         """An RGB image (height, width, 3) of the scene seen by ``camera``."""
         engine = p.ER_BULLET_HARDWARE_OPENGL if self.backend == "egl" else p.ER_TINY_RENDERER
-        with _quiet_stdout():
+        with quiet_fds():
             return capture(self.client, camera, width, height, engine, lightDirection=LIGHT_DIRECTION, shadow=0)
 
     def close(self) -> None:
         if self.client >= 0 and p.isConnected(self.client):
-            with _quiet_stdout():
+            with quiet_fds():
                 p.disconnect(self.client)
         self.client = -1
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from pisa3d.core.match import play_match
-from pisa3d.core.record import load_record, save_record
+from pisa3d.core.record import MAX_DEPTH, MAX_FILE_BYTES, MAX_JSON_BYTES, load_record, nesting_depth, save_record
 from pisa3d.core.replay import verify_record
 from pisa3d.games import get_game
 from pisa3d.physics import Trajectory
@@ -108,6 +108,9 @@ def test_noise_free_tall_tower_stands_to_the_end_and_its_record_is_small(tmp_pat
     assert path.stat().st_size < 5_000_000
     assert gz.stat().st_size < path.stat().st_size
     assert verify_record(GAME, load_record(gz)).ok
+    # The loading limits hold this longest real game with a hundredfold room (docs/records.md).
+    assert path.stat().st_size * 100 < MAX_JSON_BYTES and gz.stat().st_size * 100 < MAX_FILE_BYTES
+    assert nesting_depth(path.read_bytes()) * 4 <= MAX_DEPTH
 
 
 def test_record_of_a_full_default_game_is_compact(tmp_path):

@@ -40,10 +40,6 @@ class CardsGame(Game):
 
     def _start(self, num_players: int, seed: int, options: GameOptions) -> tuple[State, list[Event]]:
         assert isinstance(options, CardsOptions)
-        if options.rounds is not None and options.rounds < 1:
-            raise OptionsError(
-                f"cards: option 'rounds' must be at least 1 (or null for one per player), got {options.rounds}"
-            )
         if not 1 <= options.first_dealer <= num_players:
             raise OptionsError(
                 f"cards: option 'first_dealer' is a seat from 1 to {num_players}, got {options.first_dealer}"

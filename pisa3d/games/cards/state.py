@@ -49,15 +49,20 @@ from .voting import (
     wants_most_tricks,
 )
 
+MAX_ROUNDS = 20
+"""Most rounds a game may have: the rules play one per player (3 to 5); 20 is four full cycles of deals."""
+
 
 class CardsOptions(GameOptions):
     """Options of the card game. Card counts and hand sizes are data in assets/cards/cards.json."""
 
     rounds: int | None = Field(
-        default=None, description="Rounds to play; null (the rules' default) plays one per player."
+        default=None, ge=1, le=MAX_ROUNDS,
+        description=f"Rounds to play, 1 to {MAX_ROUNDS}; null (the rules' default) plays one per player.",
     )
     first_dealer: int = Field(
-        default=1, description="Seat (1-based) dealing round 1; the deal moves one seat left a round."
+        default=1, ge=1, le=max(SPEC.hand_size),
+        description="Seat (1-based) dealing round 1; the deal moves one seat left a round.",
     )
 
 

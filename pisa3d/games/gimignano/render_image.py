@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...core.errors import OptionsError
+from ...core.files import written_aside
 from .hexgrid import PLOT_LETTERS, PLOTS_PER_TILE, corner_point, hex_centre, plot_centre, plot_polygon
 from .tiles import setup_table
 
@@ -85,6 +86,9 @@ def draw_board(state: GimignanoState, path: str | Path, title: str | None = None
         ax.add_patch(Circle((min(xs) + 0.15 + 2.1 * p, min(ys) - 0.3), 0.1, facecolor=colours[p], edgecolor="black"))
     for p, label in enumerate(players.split("   ")):
         ax.text(min(xs) + 0.32 + 2.1 * p, min(ys) - 0.3, label, fontsize=8, va="center")
-    fig.savefig(path, bbox_inches="tight", dpi=110)
-    plt.close(fig)
+    try:
+        with written_aside(path, "picture") as tmp:  # never a half-drawn file under the real name
+            fig.savefig(tmp, bbox_inches="tight", dpi=110)
+    finally:
+        plt.close(fig)
     return path

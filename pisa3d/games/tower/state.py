@@ -19,7 +19,7 @@ from ...core.errors import IllegalMoveError
 from ...core.events import Event
 from ...core.rng import make_rng
 from ...core.state import Move, Result, State, View
-from ...physics import PhysicsEngine, Verdict, box_corners, pose_differences, shared_engine
+from ...physics import PhysicsEngine, Trajectory, Verdict, box_corners, pose_differences, shared_engine
 from .geometry import visible_bits
 from .hand import apply_hand_noise, lowered_release
 from .moves import PASS, PassMove, PlaceMove, TowerMove, max_floors
@@ -34,6 +34,12 @@ NOISE_STREAM = 11
 """RNG stream of the players' hands (the deal uses DEAL_STREAM, agents use stream 1)."""
 DEAL_STREAM = 10
 MM = 1000.0
+RECORDED_PHYSICS = (
+    "max_displacement_mm", "max_rotation_deg", "worst_tile", "steps", "height_mm",
+    "static_margin_mm", "target_margin_mm", "hand_offset_mm", "hand_turn_deg",
+)
+"""Fields of a placed event that the simulation decides (the release is set clear of the tiles by
+the engine, the margins read settled poses); a rules-only replay copies them from the record."""
 
 
 def _mm_or_none(metres: float) -> float | None:
@@ -59,6 +65,7 @@ class TowerState(State):
         self._current: int | None = 0
         self._extras: dict[str, Any] | None = None
         self._legal: list[TowerMove] | None = None
+        self._recorded_placement: tuple[Event | None, dict[str, Any] | None] | None = None  # apply_recorded
         self.tiles_in_play = sum(len(s) for s in stacks)
         # Per stack: how many tiles at its top nobody has seen yet (a pass or penalty shows one).
         self.unseen = [len(s) for s in stacks]
@@ -248,11 +255,8 @@ class TowerState(State):
         tile = self.top_tile(player)
         face = self.face_of(player)
         nominal, target = self.intended_pose(move.slot, face, move.rotation)
-        hand = make_rng(self.seed, NOISE_STREAM, player, len(self.placements))
-        release = self._release_for(player, target, hand)
+        release, verdict = self._settle(player, target)
         aimed, released = (self.static_margin(move.slot, pose) for pose in (target, release))
-        aftermath = self.setup.options.record_trajectories  # frames of the tower coming down, for replays
-        verdict = self.engine.settle(self.states, release, target, self.setup.thresholds, aftermath=aftermath)
         self.stacks[player].pop(0)
         self._top_seen(player)
         bits = self.bits_for_tile(tile, face, move.rotation)
@@ -296,6 +300,59 @@ class TowerState(State):
         stands: the least of every tile group holding it. Negative: statics says it falls."""
         slots = [p.slot for p in self.placements]
         return placement_margin(slots, self.poses, slot, pose, self.setup.tile_spec.half_extents)
+
+    def _settle(self, player: int, target: np.ndarray) -> tuple[np.ndarray, Verdict]:
+        """(release pose, verdict) of the current tile meant for ``target``: simulated with the
+        player's seeded hand, or taken from the record in a rules-only replay (apply_recorded)."""
+        if self._recorded_placement is not None:
+            return self._recorded_verdict(target, *self._recorded_placement)
+        hand = make_rng(self.seed, NOISE_STREAM, player, len(self.placements))
+        release = self._release_for(player, target, hand)
+        aftermath = self.setup.options.record_trajectories  # frames of the tower coming down, for replays
+        return release, self.engine.settle(self.states, release, target, self.setup.thresholds, aftermath=aftermath)
+
+    # --- rules-only replay of a record ------------------------------------------------------------
+    def apply_recorded(self, move: Move, events: list[Event], extras: dict[str, Any] | None) -> list[Event]:
+        """Apply ``move`` trusting the record's physics: whether the tower fell and the settled
+        poses (the last frame of the move's trajectory, when recorded) come from the record, and
+        its figures (displacement, rotation, steps, height) are copied into the placed event.
+        The rules still decide turn order, legality, penalties and the end. Nothing is simulated."""
+        placed = next((event for event in events if event.kind == "placed"), None)
+        self._recorded_placement = (placed, extras)
+        try:
+            produced = self.apply(move)
+        finally:
+            self._recorded_placement = None
+        if placed is None:
+            return produced
+        trusted = {key: placed.data[key] for key in RECORDED_PHYSICS if key in placed.data}
+        return [Event(e.kind, {**e.data, **trusted}) if e.kind == "placed" else e for e in produced]
+
+    def _recorded_verdict(
+        self, target: np.ndarray, placed: Event | None, extras: dict[str, Any] | None
+    ) -> tuple[np.ndarray, Verdict]:
+        if placed is None:
+            raise IllegalMoveError("the rules place a tile here, but the record has no 'placed' event")
+        fell = placed.data.get("fell")
+        if not isinstance(fell, bool):
+            raise IllegalMoveError(f"the placed event's 'fell' must be true or false, got {fell!r:.40}")
+        tiles = len(self.placements) + 1
+        poses = np.vstack([self.poses.reshape(-1, 7), target])  # no trajectory: as if it settled on target
+        if extras is not None and "trajectory" in extras:
+            try:
+                poses = np.asarray(extras["trajectory"]["frames"][-1], dtype=np.float64)
+            except (KeyError, IndexError, TypeError, ValueError):
+                raise IllegalMoveError("the recorded trajectory has no readable last frame") from None
+            if poses.shape != (tiles, 7) or not np.all(np.isfinite(poses)):
+                raise IllegalMoveError(f"the recorded trajectory's last frame must hold {tiles} finite poses")
+            norms = np.linalg.norm(poses[:, 3:], axis=1, keepdims=True)
+            if not np.all(np.abs(norms - 1.0) < 1e-3):
+                raise IllegalMoveError("the recorded trajectory's last frame holds a quaternion that is not a rotation")
+            poses[:, 3:] /= norms  # stored rounded: make them exact unit quaternions again
+        states = np.hstack([poses, np.zeros((tiles, 6))])  # at rest: a rules-only replay never steps them
+        verdict = Verdict(fell=fell, max_displacement=0.0, max_rotation_deg=0.0, worst_tile=tiles - 1, steps=0,
+                          settled=True, states=states, trajectory=Trajectory(hz=1.0, frames=poses[None]))
+        return target, verdict
 
     def preview(
         self, move: PlaceMove, hand: np.random.Generator | None = None, noise_scale: float = 1.0
