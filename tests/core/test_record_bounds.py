@@ -77,14 +77,17 @@ def _gzip_of_spaces(path: Path, size: int) -> Path:
     return path
 
 
+# The peak is read from VmHWM, this process's own memory map: getrusage's ru_maxrss keeps the
+# high-water mark of the forked parent across exec (a big pytest worker then looks like a leak).
 _PEAK_MEMORY_SCRIPT = """
-import resource, sys
+import re, sys
+from pathlib import Path
 from pisa3d.core import RecordError, load_record
 try:
     load_record(sys.argv[1])
 except RecordError as exc:
     print(exc)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+print(int(re.search(r"VmHWM:\\s+(\\d+) kB", Path("/proc/self/status").read_text()).group(1)) // 1024)
 """
 
 
