@@ -21,11 +21,14 @@ from importlib.metadata import version
 from typing import Any
 
 import numpy as np
-import pybullet as pb
 
+from ..core.quiet import import_pybullet_quietly
 from .contract import FallThresholds, TileSpec, Verdict, as_pose, as_states
 from .pybullet_params import PyBulletParams
 from .settle_rule import run_settle
+
+import_pybullet_quietly()  # PyBullet prints its build banner from C at import: keep it off the terminal
+import pybullet as pb  # noqa: E402
 
 
 class PyBulletEngine:
