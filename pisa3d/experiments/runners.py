@@ -56,9 +56,12 @@ def play_trial(trial: TrialJson, records_dir: str | None = None) -> RowsJson:
     return rows
 
 
-def _ignore_sigint() -> None:
+def _worker_signals() -> None:
     # Ctrl-C is the parent's to handle: it stops handing out trials and keeps what finished.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A forked worker inherits the parent's SIGTERM handler, which would turn the pool's own
+    # shutdown into a KeyboardInterrupt traceback per worker: a worker just ends.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @dataclass
@@ -78,7 +81,7 @@ class LocalRunner:
             return
         pending = list(reversed(trials))
         in_flight: set[Future[RowsJson]] = set()
-        pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint)
+        pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_worker_signals)
         try:
             while pending or in_flight:
                 while pending and len(in_flight) < self.workers * IN_FLIGHT_PER_WORKER:

@@ -129,6 +129,17 @@ def test_cli_runs_resumes_from_the_directory_and_reports(tmp_path):
     assert all(c["options"]["noise_tilt_deg"] == 0.3 for c in stored["cells"])  # every option resolved
 
 
+def test_a_finished_pool_run_ends_its_workers_quietly(tmp_path):
+    # The workers are forked after the driver installs its SIGTERM handler; the pool's shutdown
+    # must not print one KeyboardInterrupt traceback per worker.
+    proc = subprocess.run([sys.executable, "-m", "pisa3d", "experiment", "run", str(write_spec(tmp_path)),
+                           "--out", str(tmp_path / "exp"), "--seeds", "2", "-j", "2"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "4 trials played" in proc.stdout
+    assert "Traceback" not in proc.stderr and "KeyboardInterrupt" not in proc.stderr, proc.stderr
+
+
 def test_cli_mistakes_exit_2_with_one_line(tmp_path):
     spec = write_spec(tmp_path, 'game = "tower"\nagents = ["genius"]\n')
     proc = subprocess.run([sys.executable, "-m", "pisa3d", "experiment", "run", str(spec), "--out",
