@@ -58,11 +58,35 @@ STATE_WIDTH = 13  # x, y, z, qx, qy, qz, qw, vx, vy, vz, wx, wy, wz
 POSE_WIDTH = 7
 
 
+def _is_number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+
+
 def require_positive(owner: str, **values: float) -> None:
     """One clear line for a value that must be a positive finite number."""
     for name, value in values.items():
-        if isinstance(value, bool) or not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+        if not (_is_number(value) and value > 0):
             raise OptionsError(f"{owner}.{name} must be a positive finite number, got {value!r}")
+
+
+def require_non_negative(owner: str, **values: float) -> None:
+    """One clear line for a value that must be a finite number >= 0."""
+    for name, value in values.items():
+        if not (_is_number(value) and value >= 0):
+            raise OptionsError(f"{owner}.{name} must be a number >= 0, got {value!r}")
+
+
+def require_integers(owner: str, **values: int) -> None:
+    """One clear line for a value that must be a whole number (a bool is not one)."""
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise OptionsError(f"{owner}.{name} must be an integer, got {value!r}")
+
+
+def require_numbers(owner: str, name: str, value: Any, size: int) -> None:
+    """One clear line for a value that must be a tuple of ``size`` finite numbers."""
+    if not (isinstance(value, tuple) and len(value) == size and all(_is_number(v) for v in value)):
+        raise OptionsError(f"{owner}.{name} must hold {size} finite numbers, got {value!r}")
 
 
 @dataclass(frozen=True)

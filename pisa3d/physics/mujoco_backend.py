@@ -86,7 +86,6 @@ class MujocoEngine:
     def __init__(self, tile: TileSpec | None = None, params: MujocoParams | None = None) -> None:
         self.tile = tile if tile is not None else TileSpec()
         self.params = params if params is not None else MujocoParams()
-        self._rule = self.params.settle_rule
 
     @property
     def gravity(self) -> float:
@@ -118,7 +117,7 @@ class MujocoEngine:
         def step(steps: int) -> None:
             mujoco.mj_step(model, data, nstep=steps)
 
-        return run_settle(self._rule, thresholds, reference, step, lambda: _poses(data), lambda: _states(data),
+        return run_settle(self.params, thresholds, reference, step, lambda: _poses(data), lambda: _states(data),
                           aftermath=aftermath)
 
     def clear_of(self, states: np.ndarray, pose: np.ndarray, clearance: float, max_rounds: int = 32) -> np.ndarray:
@@ -152,7 +151,7 @@ class MujocoEngine:
     def simulate(self, states: np.ndarray, seconds: float, gravity: tuple[float, float, float] | None = None
                  ) -> np.ndarray:
         model, data = self._world(as_states(states), gravity)
-        mujoco.mj_step(model, data, nstep=self._rule.steps_for(seconds))
+        mujoco.mj_step(model, data, nstep=self.params.steps_for(seconds))
         return _states(data)
 
     def table_friction(self) -> float:

@@ -70,7 +70,7 @@ class PyBulletEngine:
         target = as_pose(target, "target pose")
         reference = np.vstack([states[:, :7], target[None, :]])
         self.build(np.vstack([states, np.concatenate([release, np.zeros(6)])[None, :]]))
-        return run_settle(self.params.settle_rule, thresholds, reference, self.step, self._read_poses,
+        return run_settle(self.params, thresholds, reference, self.step, self._read_poses,
                           self._read_states, aftermath=aftermath)
 
     def clear_of(self, states: np.ndarray, pose: np.ndarray, clearance: float, max_rounds: int = 32) -> np.ndarray:
