@@ -17,6 +17,8 @@ Conventions (every backend follows them):
   the angular velocity ``wx, wy, wz``, both in the WORLD frame. ``states`` is an (N, 13) float64
   array in placement order; (N, 7) poses are accepted as tiles at rest.
 * A tile's square faces lie in its local x-y plane, its thickness along local z.
+* Every backend opens ``settle`` with :func:`settle_inputs` (the checks, the world to step and
+  the reference poses), so malformed input is refused, and the question posed, alike.
 
 History-free verdicts: a verdict is a bitwise function of (engine name and version, its
 parameters, the tile, ``states``, ``release``, ``target``, ``thresholds``). An engine object is
@@ -215,3 +217,19 @@ def as_pose(pose: np.ndarray, what: str = "pose") -> np.ndarray:
     if array.shape != (POSE_WIDTH,) or not np.all(np.isfinite(array)):
         raise ValueError(f"{what} must be 7 finite numbers (x, y, z, qx, qy, qz, qw), got {array.shape}")
     return array
+
+
+def with_tile_at_rest(states: np.ndarray, pose: np.ndarray) -> np.ndarray:
+    """(N, 13) ``states`` with one more tile after them, at rest at the 7-float ``pose``."""
+    return np.vstack([states, np.concatenate([pose, np.zeros(STATE_WIDTH - POSE_WIDTH)])[None, :]])
+
+
+def settle_inputs(states: np.ndarray, release: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``settle``'s arguments checked and in the form every backend steps and judges them:
+    (world, reference). ``world``: the (N + 1, 13) states to simulate, the tiles of ``states``
+    then the new tile at rest at ``release``. ``reference``: the (N + 1, 7) poses the verdict
+    compares with, each tile's before the move and the new tile's ``target``."""
+    states = as_states(states)
+    release = as_pose(release, "release pose")
+    target = as_pose(target, "target pose")
+    return with_tile_at_rest(states, release), np.vstack([states[:, :POSE_WIDTH], target[None, :]])

@@ -19,7 +19,7 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from .contract import FallThresholds, TileSpec, Verdict, as_pose, as_states
+from .contract import FallThresholds, TileSpec, Verdict, as_pose, as_states, settle_inputs, with_tile_at_rest
 from .mujoco_params import MujocoParams
 from .settle_rule import run_settle
 
@@ -108,11 +108,8 @@ class MujocoEngine:
         *,
         aftermath: bool = False,
     ) -> Verdict:
-        states = as_states(states)
-        release = as_pose(release, "release pose")
-        target = as_pose(target, "target pose")
-        reference = np.vstack([states[:, :7], target[None, :]])
-        model, data = self._world(np.vstack([states, np.concatenate([release, np.zeros(6)])[None, :]]))
+        world, reference = settle_inputs(states, release, target)
+        model, data = self._world(world)
 
         def step(steps: int) -> None:
             mujoco.mj_step(model, data, nstep=steps)
@@ -126,7 +123,7 @@ class MujocoEngine:
         MuJoCo's signed distances."""
         states = as_states(states)
         pose = as_pose(pose).copy()
-        model, data = self._world(np.vstack([states, np.concatenate([pose, np.zeros(6)])[None, :]]))
+        model, data = self._world(with_tile_at_rest(states, pose))
         probe = model.ngeom - 1  # the held tile's geom, created last
         address = model.jnt_qposadr[model.njnt - 1]
         fromto = np.zeros(6)

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..core.quiet import import_pybullet_quietly
-from .contract import FallThresholds, TileSpec, Verdict, as_pose, as_states
+from .contract import FallThresholds, TileSpec, Verdict, as_pose, as_states, settle_inputs
 from .pybullet_params import PyBulletParams
 from .settle_rule import run_settle
 
@@ -65,11 +65,8 @@ class PyBulletEngine:
         *,
         aftermath: bool = False,
     ) -> Verdict:
-        states = as_states(states)
-        release = as_pose(release, "release pose")
-        target = as_pose(target, "target pose")
-        reference = np.vstack([states[:, :7], target[None, :]])
-        self.build(np.vstack([states, np.concatenate([release, np.zeros(6)])[None, :]]))
+        world, reference = settle_inputs(states, release, target)
+        self.build(world)
         return run_settle(self.params, thresholds, reference, self.step, self._read_poses,
                           self._read_states, aftermath=aftermath)
 
