@@ -21,6 +21,7 @@ import fcntl
 import json
 import os
 import platform
+import secrets
 import socket
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -62,6 +63,17 @@ PLACEMENT_SCHEMA = pa.schema([
 
 def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def _run_stamp() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+
+
+def new_run_id() -> str:
+    """A run's name, which its part files carry: the start time (parts sort by run), the process
+    and a random tail. One process may start two runs within a second (run_experiment called
+    twice, a quick resume): without the tail the second run's parts would replace the first's."""
+    return f"{_run_stamp()}-{os.getpid()}-{secrets.token_hex(3)}"
 
 
 def _write_json(path: Path, obj: Any) -> None:
@@ -195,7 +207,7 @@ class ExperimentWriter:
     """Holds the directory's lock during a run and writes its batches."""
 
     root: Path
-    run_id: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}")
+    run_id: str = field(default_factory=new_run_id)
     batches: int = 0
     _lock: Any = None
 

@@ -13,14 +13,16 @@ from typer.testing import CliRunner
 from pisa3d import __version__
 from pisa3d.cli import app
 from pisa3d.core.errors import OptionsError
+from pisa3d.experiments import storage
 from pisa3d.experiments.run import run_experiment
 from pisa3d.experiments.runners import LocalRunner
-from pisa3d.experiments.spec import load_spec
+from pisa3d.experiments.spec import load_spec, validate_spec
 from pisa3d.experiments.storage import stored_keys
 
 from .helpers import all_rows, stored_rows, write_spec
 
 RUNNER = CliRunner()
+CARDS = {"game": "cards", "players": 3, "agents": ["heuristic", "random"], "options": {"rounds": 1}}
 
 
 def _run(spec_path, out, workers=1, overrides=(), **kwargs):
@@ -52,6 +54,20 @@ def test_rerun_skips_stored_trials_and_more_seeds_run_only_the_new_ones(tmp_path
     assert len(after) == 18 and len({r["key"] for r in after}) == 18
     assert [r for r in after if r["key"] in {b["key"] for b in before}] == before
     assert first.ran == 8
+
+
+def test_runs_started_in_the_same_second_keep_each_others_rows(tmp_path, monkeypatch):
+    """Two runs of one process may start within a second (a quick resume, or run_experiment called
+    twice): their part files must not share a name, or the later run replaces the earlier's rows."""
+    monkeypatch.setattr(storage, "_run_stamp", lambda: "20261201T000000")  # every run in one second
+    out, clean = tmp_path / "exp", tmp_path / "clean"
+    for seeds in (2, 5, 5):
+        run_experiment(validate_spec({**CARDS, "seeds": seeds}), "test", out, LocalRunner(1))
+    run_experiment(validate_spec({**CARDS, "seeds": 5}), "test", clean, LocalRunner(1))
+    assert len(stored_rows(out)) == 5 and all_rows(out) == all_rows(clean)
+    runs = json.loads((out / "metadata.json").read_text())["runs"]
+    assert [(r["status"], r["trials_run"]) for r in runs] == [("done", 2), ("done", 3), ("done", 0)]
+    assert len({r["id"] for r in runs}) == 3
 
 
 def test_a_changed_fixed_option_is_refused_before_anything_runs(tmp_path):
