@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from pisa3d import __version__
@@ -119,6 +121,29 @@ def test_a_stop_keeps_finished_trials_and_the_rest_run_on_resume(tmp_path):
     assert resumed.ran == 5
     _run(spec, tmp_path / "clean")
     assert all_rows(out) == all_rows(tmp_path / "clean")
+
+
+def test_a_stop_right_after_a_batch_is_stored_keeps_each_row_once(tmp_path, monkeypatch):
+    """Ctrl-C may land anywhere, also just after a batch was committed and before the driver let
+    go of it: the rows are then stored once, and the message counts what is on disk."""
+    out = tmp_path / "exp"
+    commit = storage.ExperimentWriter.write_batch
+    stops = iter([False, True])  # the second batch's commit is followed at once by Ctrl-C
+
+    def commit_then_stop(self, results):
+        commit(self, results)
+        if results and next(stops, False):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(storage.ExperimentWriter, "write_batch", commit_then_stop)
+    console = Console(file=io.StringIO(), width=200)
+    spec = validate_spec({**CARDS, "seeds": 9})
+    summary = run_experiment(spec, "test", out, LocalRunner(1), console=console, batch_trials=2)
+    rows = stored_rows(out)
+    assert summary.status == "interrupted" and len(rows) == len({r["key"] for r in rows}) == 4
+    assert summary.ran == 4 and "Interrupted: 4 of 9 trials stored" in console.file.getvalue()
+    monkeypatch.undo()
+    assert run_experiment(spec, "test", out, LocalRunner(1)).ran == 5 and len(stored_rows(out)) == 9
 
 
 def test_cli_runs_resumes_from_the_directory_and_reports(tmp_path):
