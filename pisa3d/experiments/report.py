@@ -189,6 +189,16 @@ def numeric_axes(games: pd.DataFrame, axes: Sequence[str]) -> list[str]:
     return out
 
 
+def _finish(fig: Any, ax: Any, path: Path, title: str, legend: str | None, grid: str = "both") -> None:
+    """Every plot's end: title, legend, grid; the PNG written and the figure freed."""
+    ax.set_title(title)
+    ax.legend(fontsize="small", title=legend)
+    ax.grid(alpha=0.3, axis=grid)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    _pyplot().close(fig)
+
+
 def plot_fall_rate(summary: pd.DataFrame, axis: str, others: Sequence[str], path: Path, title: str,
                    columns: tuple[str, str, str] = ("fall_share", "fall_low", "fall_high"),
                    ylabel: str = "games ended by a fall (%)") -> None:
@@ -210,12 +220,7 @@ def plot_fall_rate(summary: pd.DataFrame, axis: str, others: Sequence[str], path
         ax.set_ylim(-2, 102)
     else:
         ax.set_ylim(bottom=0)
-    ax.set_title(title)
-    ax.legend(title="95% Wilson intervals", fontsize="small")
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _finish(fig, ax, path, title, legend="95% Wilson intervals")
 
 
 def _axis_label(axis: str) -> str:
@@ -236,12 +241,7 @@ def plot_survival(curves: dict[str, pd.DataFrame], path: Path, title: str) -> No
     ax.set_xlabel("placements k (tiles placed)")
     ax.set_ylabel("towers still standing after k placements (%)")
     ax.set_ylim(-2, 102)
-    ax.set_title(title)
-    ax.legend(fontsize="small", title="Kaplan-Meier, 95% band")
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _finish(fig, ax, path, title, legend="Kaplan-Meier, 95% band")
 
 
 def plot_bars(table: pd.DataFrame, category: str, value: str, series: str | None, path: Path, title: str,
@@ -265,12 +265,7 @@ def plot_bars(table: pd.DataFrame, category: str, value: str, series: str | None
                        fontsize="small")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.legend(fontsize="small", title="cell" if series == "label" else series)
-    ax.grid(alpha=0.3, axis="y")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _finish(fig, ax, path, title, legend="cell" if series == "label" else series, grid="y")
 
 
 # --- the report -------------------------------------------------------------------------------------

@@ -102,7 +102,14 @@ def run_experiment(
             previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not lose rows
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             try:
-                w.write_batch(buffer)
+                if status == "interrupted":
+                    # The stop may have come just after a batch was committed, before the loop let
+                    # go of it: store only rows not on disk yet, and count what is.
+                    stored = stored_keys(out)
+                    w.write_batch([rows for rows in buffer if rows["key"] not in stored])
+                    ran = len(stored_keys(out) & {t.key for t in todo})
+                else:
+                    w.write_batch(buffer)
                 w.end_run(status, ran)
             finally:
                 signal.signal(signal.SIGINT, previous)

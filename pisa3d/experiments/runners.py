@@ -1,8 +1,9 @@
 """Playing trials: one function plays one trial and returns its rows; two backends run it over
 many trials (a local process pool, or Ray tasks on a local instance or a cluster).
 
-Workers send back rows only (plain data), never states or outcomes: a finished tower game's
-physics world is closed in the worker before the rows leave it.
+Workers send back rows only (plain data), never states or outcomes. A finished game holds no
+physics world: a tower game asks the process's shared engines (pisa3d.physics.shared_engine, a
+few at most) for each verdict, and the worker's next trial reuses them.
 """
 
 from __future__ import annotations
@@ -41,18 +42,13 @@ def play_trial(trial: TrialJson, records_dir: str | None = None) -> RowsJson:
     start = time.perf_counter()
     outcome = play_match(game, agents, trial["seed"], resolved)
     wall_s = time.perf_counter() - start
-    try:
-        rows = {
-            "key": trial["key"],
-            "game": game_row(trial, outcome, wall_s),
-            "placements": placement_rows(trial, outcome) if trial["game"] == "tower" else [],
-        }
-        if records_dir is not None:
-            save_record(outcome.record, Path(records_dir) / f"{trial['key']}.json.gz")
-    finally:
-        close = getattr(outcome.final_state, "close", None)
-        if close is not None:
-            close()  # free the physics world now, not whenever garbage collection gets to it
+    rows = {
+        "key": trial["key"],
+        "game": game_row(trial, outcome, wall_s),
+        "placements": placement_rows(trial, outcome) if trial["game"] == "tower" else [],
+    }
+    if records_dir is not None:
+        save_record(outcome.record, Path(records_dir) / f"{trial['key']}.json.gz")
     return rows
 
 

@@ -159,7 +159,8 @@ def _axis_values(key: str, value: Any) -> list[Any]:
         try:
             return SweepRange.model_validate(dict(value)).values()
         except ValidationError as exc:
-            raise OptionsError(f"sweep {key!r}: {_first_problem(exc)}; a range is {{start, stop, num}}") from None
+            problems = "; ".join(_problems(exc))
+            raise OptionsError(f"sweep {key!r}: {problems}; a range is {{start, stop, num}}") from None
     if not isinstance(value, list) or not value:
         raise OptionsError(f"sweep {key!r}: give a non-empty list of values or {{start, stop, num}}, got {value!r}")
     if key == "agents":
@@ -167,17 +168,20 @@ def _axis_values(key: str, value: Any) -> list[Any]:
     return list(value)
 
 
-def _first_problem(exc: ValidationError) -> str:
+def _problems(exc: ValidationError, top_level: bool = False) -> list[str]:
+    """One short phrase per problem pydantic found, naming the key: its full dotted path, or with
+    ``top_level`` the spec key it lies under."""
     problems = []
     for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "value"
+        loc = err["loc"]
+        where = (str(loc[0]) if loc else "spec") if top_level else (".".join(str(p) for p in loc) or "value")
         if err["type"] == "extra_forbidden":
             problems.append(f"unknown key {where!r}")
         elif err["type"] == "missing":
             problems.append(f"missing key {where!r}")
         else:
             problems.append(f"{where!r}: {err['msg']} (got {err.get('input')!r})")
-    return "; ".join(problems)
+    return problems
 
 
 # --- reading and overriding ---------------------------------------------------------------------
@@ -254,17 +258,9 @@ def validate_spec(raw: Mapping[str, Any], source: str = "spec") -> ExperimentSpe
     try:
         spec = ExperimentSpec.model_validate(dict(raw))
     except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            where = str(err["loc"][0]) if err["loc"] else "spec"
-            if err["type"] == "extra_forbidden":
-                problems.append(f"unknown key {where!r}")
-            elif err["type"] == "missing":
-                problems.append(f"missing key {where!r}")
-            else:
-                problems.append(f"{where!r}: {err['msg']} (got {err.get('input')!r})")
+        problems = dict.fromkeys(_problems(exc, top_level=True))  # each phrase once, in order
         allowed = ", ".join(SPEC_KEYS)
-        raise OptionsError(f"{source}: " + "; ".join(dict.fromkeys(problems)) + f". Allowed keys: {allowed}") from None
+        raise OptionsError(f"{source}: " + "; ".join(problems) + f". Allowed keys: {allowed}") from None
     for agent in spec.agents:
         parse_agent(agent)
     spec.seed_values()

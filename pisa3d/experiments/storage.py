@@ -65,6 +65,17 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
+def _run_stamp() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+
+
+def new_run_id() -> str:
+    """A run's name, which its part files carry: the start time (parts sort by run), the process
+    and a random tail. One process may start two runs within a second (run_experiment called
+    twice, a quick resume): without the tail the second run's parts would replace the first's."""
+    return f"{_run_stamp()}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
 def _write_json(path: Path, obj: Any) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(obj, indent=2, sort_keys=True), encoding="utf-8")
@@ -189,12 +200,6 @@ def _what_changed(old: Mapping[str, Any], new_cells: Sequence[Mapping[str, Any]]
             allowed = ", ".join(sorted({json.dumps(v) for v in seen}))
             return f"{name} is {allowed} in this spec, the stored trials have {json.dumps(value)}"
     return f"cell {old['id']} ({old['params']}) is no longer in the spec"
-
-
-def new_run_id() -> str:
-    """Sorts by start time; the random tail keeps two runs of one process within one second from
-    writing parts of the same name (the second would replace the first's rows)."""
-    return f"{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{secrets.token_hex(4)}"
 
 
 @dataclass

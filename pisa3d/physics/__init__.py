@@ -4,8 +4,10 @@ It knows tiles, poses and a table, never the rules; the tower game calls it and 
 truth as plain data. Modules: ``contract.py`` (the Protocol and the engine-neutral types),
 ``poses.py`` (the one copy of the pose and quaternion maths), ``trajectory.py`` (sampled poses for
 records), ``settle_rule.py`` (the settle / early-exit rule every backend applies),
+``engine_params.py`` (the parameters every engine shares: settle rule, world, asset defaults),
 ``engines.py`` (``make_engine`` by name, a per-process pool), one module per backend
-(``pybullet_backend.py`` with ``pybullet_params.py``), ``validation.py`` (statics scenes).
+(``pybullet_backend.py`` with ``pybullet_params.py``, ``mujoco_backend.py`` with
+``mujoco_params.py``), ``validation.py`` (statics scenes).
 """
 
 from .contract import FallThresholds, PhysicsEngine, TileSpec, Verdict, as_pose, as_states

@@ -17,6 +17,8 @@ Conventions (every backend follows them):
   the angular velocity ``wx, wy, wz``, both in the WORLD frame. ``states`` is an (N, 13) float64
   array in placement order; (N, 7) poses are accepted as tiles at rest.
 * A tile's square faces lie in its local x-y plane, its thickness along local z.
+* Every backend opens ``settle`` with :func:`settle_inputs` (the checks, the world to step and
+  the reference poses), so malformed input is refused, and the question posed, alike.
 
 History-free verdicts: a verdict is a bitwise function of (engine name and version, its
 parameters, the tile, ``states``, ``release``, ``target``, ``thresholds``). An engine object is
@@ -58,11 +60,35 @@ STATE_WIDTH = 13  # x, y, z, qx, qy, qz, qw, vx, vy, vz, wx, wy, wz
 POSE_WIDTH = 7
 
 
+def _is_number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+
+
 def require_positive(owner: str, **values: float) -> None:
     """One clear line for a value that must be a positive finite number."""
     for name, value in values.items():
-        if isinstance(value, bool) or not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+        if not (_is_number(value) and value > 0):
             raise OptionsError(f"{owner}.{name} must be a positive finite number, got {value!r}")
+
+
+def require_non_negative(owner: str, **values: float) -> None:
+    """One clear line for a value that must be a finite number >= 0."""
+    for name, value in values.items():
+        if not (_is_number(value) and value >= 0):
+            raise OptionsError(f"{owner}.{name} must be a number >= 0, got {value!r}")
+
+
+def require_integers(owner: str, **values: int) -> None:
+    """One clear line for a value that must be a whole number (a bool is not one)."""
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise OptionsError(f"{owner}.{name} must be an integer, got {value!r}")
+
+
+def require_numbers(owner: str, name: str, value: Any, size: int) -> None:
+    """One clear line for a value that must be a tuple of ``size`` finite numbers."""
+    if not (isinstance(value, tuple) and len(value) == size and all(_is_number(v) for v in value)):
+        raise OptionsError(f"{owner}.{name} must hold {size} finite numbers, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -191,3 +217,19 @@ def as_pose(pose: np.ndarray, what: str = "pose") -> np.ndarray:
     if array.shape != (POSE_WIDTH,) or not np.all(np.isfinite(array)):
         raise ValueError(f"{what} must be 7 finite numbers (x, y, z, qx, qy, qz, qw), got {array.shape}")
     return array
+
+
+def with_tile_at_rest(states: np.ndarray, pose: np.ndarray) -> np.ndarray:
+    """(N, 13) ``states`` with one more tile after them, at rest at the 7-float ``pose``."""
+    return np.vstack([states, np.concatenate([pose, np.zeros(STATE_WIDTH - POSE_WIDTH)])[None, :]])
+
+
+def settle_inputs(states: np.ndarray, release: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``settle``'s arguments checked and in the form every backend steps and judges them:
+    (world, reference). ``world``: the (N + 1, 13) states to simulate, the tiles of ``states``
+    then the new tile at rest at ``release``. ``reference``: the (N + 1, 7) poses the verdict
+    compares with, each tile's before the move and the new tile's ``target``."""
+    states = as_states(states)
+    release = as_pose(release, "release pose")
+    target = as_pose(target, "target pose")
+    return with_tile_at_rest(states, release), np.vstack([states[:, :POSE_WIDTH], target[None, :]])

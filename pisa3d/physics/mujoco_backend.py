@@ -19,7 +19,7 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from .contract import FallThresholds, TileSpec, Verdict, as_pose, as_states
+from .contract import FallThresholds, TileSpec, Verdict, as_pose, as_states, settle_inputs, with_tile_at_rest
 from .mujoco_params import MujocoParams
 from .settle_rule import run_settle
 
@@ -86,7 +86,6 @@ class MujocoEngine:
     def __init__(self, tile: TileSpec | None = None, params: MujocoParams | None = None) -> None:
         self.tile = tile if tile is not None else TileSpec()
         self.params = params if params is not None else MujocoParams()
-        self._rule = self.params.settle_rule
 
     @property
     def gravity(self) -> float:
@@ -109,16 +108,13 @@ class MujocoEngine:
         *,
         aftermath: bool = False,
     ) -> Verdict:
-        states = as_states(states)
-        release = as_pose(release, "release pose")
-        target = as_pose(target, "target pose")
-        reference = np.vstack([states[:, :7], target[None, :]])
-        model, data = self._world(np.vstack([states, np.concatenate([release, np.zeros(6)])[None, :]]))
+        world, reference = settle_inputs(states, release, target)
+        model, data = self._world(world)
 
         def step(steps: int) -> None:
             mujoco.mj_step(model, data, nstep=steps)
 
-        return run_settle(self._rule, thresholds, reference, step, lambda: _poses(data), lambda: _states(data),
+        return run_settle(self.params, thresholds, reference, step, lambda: _poses(data), lambda: _states(data),
                           aftermath=aftermath)
 
     def clear_of(self, states: np.ndarray, pose: np.ndarray, clearance: float, max_rounds: int = 32) -> np.ndarray:
@@ -127,7 +123,7 @@ class MujocoEngine:
         MuJoCo's signed distances."""
         states = as_states(states)
         pose = as_pose(pose).copy()
-        model, data = self._world(np.vstack([states, np.concatenate([pose, np.zeros(6)])[None, :]]))
+        model, data = self._world(with_tile_at_rest(states, pose))
         probe = model.ngeom - 1  # the held tile's geom, created last
         address = model.jnt_qposadr[model.njnt - 1]
         fromto = np.zeros(6)
@@ -152,7 +148,7 @@ class MujocoEngine:
     def simulate(self, states: np.ndarray, seconds: float, gravity: tuple[float, float, float] | None = None
                  ) -> np.ndarray:
         model, data = self._world(as_states(states), gravity)
-        mujoco.mj_step(model, data, nstep=self._rule.steps_for(seconds))
+        mujoco.mj_step(model, data, nstep=self.params.steps_for(seconds))
         return _states(data)
 
     def table_friction(self) -> float:

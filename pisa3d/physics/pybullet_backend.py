@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..core.quiet import import_pybullet_quietly
-from .contract import FallThresholds, TileSpec, Verdict, as_pose, as_states
+from .contract import FallThresholds, TileSpec, Verdict, as_pose, as_states, settle_inputs
 from .pybullet_params import PyBulletParams
 from .settle_rule import run_settle
 
@@ -73,12 +73,9 @@ class PyBulletEngine:
         *,
         aftermath: bool = False,
     ) -> Verdict:
-        states = as_states(states)
-        release = as_pose(release, "release pose")
-        target = as_pose(target, "target pose")
-        reference = np.vstack([states[:, :7], target[None, :]])
-        self.build(np.vstack([states, np.concatenate([release, np.zeros(6)])[None, :]]))
-        return run_settle(self.params.settle_rule, thresholds, reference, self.step, self._read_poses,
+        world, reference = settle_inputs(states, release, target)
+        self.build(world)
+        return run_settle(self.params, thresholds, reference, self.step, self._read_poses,
                           self._read_states, aftermath=aftermath)
 
     def clear_of(self, states: np.ndarray, pose: np.ndarray, clearance: float, max_rounds: int = 32) -> np.ndarray:

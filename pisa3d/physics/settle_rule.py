@@ -10,17 +10,24 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from .contract import POSE_WIDTH, FallThresholds, Verdict, require_positive
+from ..core.errors import OptionsError
+from .contract import POSE_WIDTH, FallThresholds, Verdict, require_integers, require_non_negative, require_positive
 from .poses import pose_differences
 from .trajectory import Trajectory
 
 
 @dataclass(frozen=True)
 class SettleRule:
-    """When to stop stepping: seconds and speeds, with the engine's step length."""
+    """When to stop stepping: seconds and speeds, with the engine's step length.
+
+    Each engine's parameters (engine_params.py) extend this class, so a field of the rule is
+    declared and checked here only, and reaches every engine's asset, options and record header."""
+
+    NAME: ClassVar[str] = "SettleRule"  # who a bad value belongs to, in error messages
 
     timestep: float
     check_every_steps: int  # poses are read every this many steps
@@ -34,14 +41,17 @@ class SettleRule:
     fall_aftermath_time: float  # seconds simulated after a fall verdict when the aftermath is asked for
 
     def __post_init__(self) -> None:
-        require_positive("SettleRule", timestep=self.timestep, check_every_steps=self.check_every_steps,
+        require_positive(self.NAME, timestep=self.timestep, check_every_steps=self.check_every_steps,
                          settle_window_time=self.settle_window_time,
                          settle_linear_speed=self.settle_linear_speed,
                          settle_angular_speed_deg=self.settle_angular_speed_deg,
                          fall_exit_factor=self.fall_exit_factor, max_time=self.max_time,
                          trajectory_hz=self.trajectory_hz)
-        if self.settle_min_time < 0 or self.fall_aftermath_time < 0:
-            raise ValueError("SettleRule.settle_min_time and fall_aftermath_time must not be negative")
+        require_integers(self.NAME, check_every_steps=self.check_every_steps)
+        require_non_negative(self.NAME, settle_min_time=self.settle_min_time,
+                             fall_aftermath_time=self.fall_aftermath_time)
+        if self.fall_exit_factor < 1:  # below 1 the early exit would stop before the fall threshold
+            raise OptionsError(f"{self.NAME}.fall_exit_factor must be at least 1, got {self.fall_exit_factor}")
 
     def steps_for(self, seconds: float) -> int:
         return max(0, round(seconds / self.timestep))

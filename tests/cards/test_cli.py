@@ -80,3 +80,27 @@ def test_the_installed_command_reports_a_mistake_in_one_line() -> None:
     proc = subprocess.run(["pisa3d", "play", "cards", "--human", "0"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip() == "pisa3d: error: --human 0: seats run from 1 to 4"
+
+
+def test_the_compact_and_the_verbose_trick_lines_are_the_narrators(tmp_path: Path) -> None:
+    """One narrator tells a won trick: the default output prints its compact form, one line a
+    trick in play order; --verbose and replays print its full form."""
+    from pisa3d.core.record import load_record
+    from pisa3d.games.cards.narration import describe_trick
+
+    for seed in (2, 5):
+        path = tmp_path / f"c{seed}.json"
+        game = ["play", "cards", "-n", "4", "-s", str(seed), "--set", "rounds=2"]
+        compact = runner.invoke(app, [*game, "-r", str(path)])
+        verbose = runner.invoke(app, [*game, "-v"])
+        assert compact.exit_code == verbose.exit_code == 0, compact.output + verbose.output
+        tricks = [e.data for m in load_record(path).moves for e in m.events if e.kind == "trick_won"]
+        assert len(tricks) > 10
+        printed = [line for line in compact.output.splitlines() if line.startswith("  trick ")]
+        assert printed == [describe_trick(t, compact=True) for t in tricks]
+        first = tricks[0]
+        cards = " ".join(f"{c:>3}" for c in first["cards"])
+        assert printed[0] == f"  trick  1: {cards}  (P{first['leader'] + 1} led) -> P{first['player'] + 1}"
+        full = [line for line in verbose.output.splitlines() if line.startswith("trick ")]
+        assert full == [describe_trick(t) for t in tricks]
+        assert full[0].startswith(f"trick 1 to player {first['player'] + 1}: {' '.join(first['cards'])}")

@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from pisa3d import __version__
 from pisa3d.cli import app
 from pisa3d.core.errors import OptionsError
+from pisa3d.experiments import storage
 from pisa3d.experiments.run import run_experiment
 from pisa3d.experiments.runners import LocalRunner
-from pisa3d.experiments.spec import load_spec
-from pisa3d.experiments.storage import ExperimentWriter, stored_keys
+from pisa3d.experiments.spec import load_spec, validate_spec
+from pisa3d.experiments.storage import stored_keys
 
 from .helpers import all_rows, stored_rows, write_spec
 
 RUNNER = CliRunner()
+CARDS = {"game": "cards", "players": 3, "agents": ["heuristic", "random"], "options": {"rounds": 1}}
 
 
 def _run(spec_path, out, workers=1, overrides=(), **kwargs):
@@ -52,6 +56,20 @@ def test_rerun_skips_stored_trials_and_more_seeds_run_only_the_new_ones(tmp_path
     assert len(after) == 18 and len({r["key"] for r in after}) == 18
     assert [r for r in after if r["key"] in {b["key"] for b in before}] == before
     assert first.ran == 8
+
+
+def test_runs_started_in_the_same_second_keep_each_others_rows(tmp_path, monkeypatch):
+    """Two runs of one process may start within a second (a quick resume, or run_experiment called
+    twice): their part files must not share a name, or the later run replaces the earlier's rows."""
+    monkeypatch.setattr(storage, "_run_stamp", lambda: "20261201T000000")  # every run in one second
+    out, clean = tmp_path / "exp", tmp_path / "clean"
+    for seeds in (2, 5, 5):
+        run_experiment(validate_spec({**CARDS, "seeds": seeds}), "test", out, LocalRunner(1))
+    run_experiment(validate_spec({**CARDS, "seeds": 5}), "test", clean, LocalRunner(1))
+    assert len(stored_rows(out)) == 5 and all_rows(out) == all_rows(clean)
+    runs = json.loads((out / "metadata.json").read_text())["runs"]
+    assert [(r["status"], r["trials_run"]) for r in runs] == [("done", 2), ("done", 3), ("done", 0)]
+    assert len({r["id"] for r in runs}) == 3
 
 
 def test_a_changed_fixed_option_is_refused_before_anything_runs(tmp_path):
@@ -103,6 +121,29 @@ def test_a_stop_keeps_finished_trials_and_the_rest_run_on_resume(tmp_path):
     assert resumed.ran == 5
     _run(spec, tmp_path / "clean")
     assert all_rows(out) == all_rows(tmp_path / "clean")
+
+
+def test_a_stop_right_after_a_batch_is_stored_keeps_each_row_once(tmp_path, monkeypatch):
+    """Ctrl-C may land anywhere, also just after a batch was committed and before the driver let
+    go of it: the rows are then stored once, and the message counts what is on disk."""
+    out = tmp_path / "exp"
+    commit = storage.ExperimentWriter.write_batch
+    stops = iter([False, True])  # the second batch's commit is followed at once by Ctrl-C
+
+    def commit_then_stop(self, results):
+        commit(self, results)
+        if results and next(stops, False):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(storage.ExperimentWriter, "write_batch", commit_then_stop)
+    console = Console(file=io.StringIO(), width=200)
+    spec = validate_spec({**CARDS, "seeds": 9})
+    summary = run_experiment(spec, "test", out, LocalRunner(1), console=console, batch_trials=2)
+    rows = stored_rows(out)
+    assert summary.status == "interrupted" and len(rows) == len({r["key"] for r in rows}) == 4
+    assert summary.ran == 4 and "Interrupted: 4 of 9 trials stored" in console.file.getvalue()
+    monkeypatch.undo()
+    assert run_experiment(spec, "test", out, LocalRunner(1)).ran == 5 and len(stored_rows(out)) == 9
 
 
 def test_cli_runs_resumes_from_the_directory_and_reports(tmp_path):
@@ -160,14 +201,3 @@ def test_help_teaches():
     for word in ("--set", "--seeds", "--workers", "--backend", "--address", "--records", "resume"):
         assert word in result.output, word
 
-
-def test_runs_started_within_one_second_never_share_part_names(tmp_path):
-    # Part files are named after the run; two runs of one process within a second once got the
-    # same names, and the second run's parts replaced the first's rows.
-    ids = {ExperimentWriter(tmp_path).run_id for _ in range(50)}
-    assert len(ids) == 50
-    spec = write_spec(tmp_path)
-    out = tmp_path / "exp"
-    for seeds in (1, 2, 3):
-        _run(spec, out, overrides=[f"seeds={seeds}"])
-    assert len({r["key"] for r in stored_rows(out)}) == len(stored_rows(out)) == 6

@@ -68,6 +68,8 @@ def test_agent_parameters_from_strings_and_tables_reach_the_agents(tmp_path):
     ({"game": "tower", "options": {"noise": 1}}, ["unknown option 'noise'", "noise_position_mm (default"]),
     ({"game": "tower", "sweep": {"noise_position_mm": [-1]}}, ["noise_position_mm", "greater than or equal"]),
     ({"game": "tower", "sweep": {"noise_position_mm": {"start": 0, "stop": 1}}}, ["missing key 'num'"]),
+    ({"game": "tower", "sweep": {"noise_position_mm": {"start": 0, "stop": 1, "num": 2, "step": 1}}},
+     ["sweep 'noise_position_mm': unknown key 'step'; a range is {start, stop, num}"]),
     ({"game": "tower", "sweep": {"seeds": [1, 2]}}, ["'seeds' cannot be swept"]),
     ({"game": "tower", "agents": ["genius"]}, ["unknown agent 'genius'", "choose from random, careful, cautious"]),
     ({"game": "tower", "agents": ["cautious:depth=3"]}, ["no parameter 'depth'", "max_candidates (int, default 2)"]),

@@ -115,15 +115,27 @@ def test_hand_offset_is_the_drawn_noise(tmp_path):
     assert abs(shaky.mean() / (2.0 * np.sqrt(np.pi / 2)) - 1) < 0.2
 
 
-def test_a_played_trial_leaves_no_physics_world_open(tmp_path):
+def test_a_played_trial_leaves_no_physics_world_but_the_shared_engines(tmp_path):
+    """Rows leave a trial as plain data and a finished game holds no world: the only clients open
+    after trials are the process's shared engines (pisa3d.physics.shared_engine), which the next
+    trial reuses, so a worker does not gain a client per trial; closing them leaves none open.
+    Whatever ran before in this process (the pool is emptied first)."""
     import pybullet as pb
+
+    from pisa3d.physics import close_shared_engines
 
     def open_clients() -> set[int]:
         return {i for i in range(256) if pb.getConnectionInfo(physicsClientId=i)["isConnected"]}
 
+    close_shared_engines()
     before = open_clients()
-    spec = _small_tower(tmp_path, ["cautious:max_candidates=2,hand_samples=1"], 2, 1.0, 2)
+    spec = _small_tower(tmp_path, ["cautious:max_candidates=2,hand_samples=1"], 2, 1.0, 3)
+    after = []
     for trial in expand_trials(spec):
         rows = play_trial(trial.to_json())
         assert set(rows) == {"key", "game", "placements"}  # plain rows, no state or outcome
-        assert open_clients() == before  # closed at once, not left to garbage collection
+        after.append(open_clients())
+    assert len(after) == 3 and after[0] > before  # the games did use physics
+    assert after[1] == after[2] == after[0]  # reused, none added per trial
+    close_shared_engines()
+    assert open_clients() == before  # every client a trial left open was a shared engine's

@@ -46,13 +46,23 @@ def _placed_text(placed: list[list[Any]]) -> str:
     return "; ".join(f"{option} [{' '.join(cards)}]" for option, cards in by_option.items())
 
 
-def describe_event(event: Event) -> str | None:
+def describe_trick(d: dict[str, Any], compact: bool = False) -> str:
+    """A won trick. ``compact`` (the default play output, one line a trick, no card_played lines):
+    indented, the cards in aligned columns, seats as P1, P2; else in words, as replays tell it."""
+    if compact:
+        cards = " ".join(f"{card:>3}" for card in d["cards"])
+        return f"  trick {d['trick']:2d}: {cards}  (P{d['leader'] + 1} led) -> P{d['player'] + 1}"
+    return f"trick {d['trick']} to {_p(d['player'])}: {' '.join(d['cards'])} (led by {_p(d['leader'])})"
+
+
+def describe_event(event: Event, compact: bool = False) -> str | None:
+    """One line for ``event``; ``compact`` only changes the won trick (see describe_trick)."""
     d = event.data
     kind = event.kind
     if kind == "card_played":
         return f"{_p(d['player'])} plays {d['card']}"
     if kind == "trick_won":
-        return f"trick {d['trick']} to {_p(d['player'])}: {' '.join(d['cards'])} (led by {_p(d['leader'])})"
+        return describe_trick(d, compact)
     if kind == "vote_placed":
         who = _p(d["player"])
         return f"{who} puts a {_ordinal(d['cards'])} card face down by {d['option']} ({d['voting_round']} vote)"
