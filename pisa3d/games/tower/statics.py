@@ -106,40 +106,54 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
 
 
-def _inside(points: np.ndarray, polys: np.ndarray) -> np.ndarray:
-    """(P, K) whether each of (P, K, 2) points lies in its counter-clockwise (P, 4, 2) polygon."""
-    edges = polys[:, _NEXT] - polys
-    lengths = np.sqrt((edges * edges).sum(-1))
-    rel = points[:, :, None, :] - polys[:, None, :, :]
-    return (_cross(edges[:, None], rel) >= -_EDGE_TOL * lengths[:, None]).all(-1)
+# Contact points work on x and y planes of (pairs, 16) or (pairs, 32) arrays spread out by these
+# index tables: numpy runs fast over long rows, slowly over many rows of 2 (x, y). Each value is
+# computed with the same floating-point operations as on (pairs, 4, 4, 2) arrays.
+_EDGE_I = np.repeat(np.arange(4), 4)  # (16,): edge i of the upper quad against ...
+_EDGE_J = np.tile(np.arange(4), 4)  # ... edge j of the lower one
+_POINT_K = np.repeat(np.arange(8), 4)  # (32,): corner k (upper's 4, then lower's 4) against ...
+_POINT_E = (_POINT_K // 4) * 4 + np.tile(np.arange(4), 8)  # ... edge e of the other quad (lower's, then upper's)
 
 
 def contact_points(upper: np.ndarray, lower: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Boundary points of the overlap of two convex quads per pair, (P, 24, 2) with a (P, 24) mask:
-    corners of each inside the other and edge crossings. Their hull is the overlap."""
-    p = len(upper)
-    a0, b0 = upper[:, :, None, :], lower[:, None, :, :]
-    da = (upper[:, _NEXT] - upper)[:, :, None, :]
-    db = (lower[:, _NEXT] - lower)[:, None, :, :]
-    denom = _cross(da, db)
+    corners of each inside the other (on an edge counts) and edge crossings. Their hull is the overlap."""
+    ux, uy, lx, ly = upper[..., 0], upper[..., 1], lower[..., 0], lower[..., 1]
+    udx, udy = ux[:, _NEXT] - ux, uy[:, _NEXT] - uy  # edge vectors
+    ldx, ldy = lx[:, _NEXT] - lx, ly[:, _NEXT] - ly
+    # Crossings: upper edge i (start a, vector da) against lower edge j (start b, vector db).
+    ax, ay, dax, day = ux[:, _EDGE_I], uy[:, _EDGE_I], udx[:, _EDGE_I], udy[:, _EDGE_I]
+    bx, by, dbx, dby = lx[:, _EDGE_J], ly[:, _EDGE_J], ldx[:, _EDGE_J], ldy[:, _EDGE_J]
+    denom = dax * dby - day * dbx
     ok = np.abs(denom) > 1e-18
     safe = np.where(ok, denom, 1.0)
-    w = b0 - a0
-    s = _cross(w, db) / safe
-    u = _cross(w, da) / safe
+    wx, wy = bx - ax, by - ay
+    s = (wx * dby - wy * dbx) / safe
+    u = (wx * day - wy * dax) / safe
     crossing = ok & (s >= 0) & (s <= 1) & (u >= 0) & (u <= 1)
-    crossings = (a0 + s[..., None] * da).reshape(p, 16, 2)
-    points = np.concatenate([upper, lower, crossings], axis=1)
-    both = points[:, :8]  # each quad's corners in the other quad, in one call
-    inside = _inside(np.concatenate([both[:, :4], both[:, 4:]]), np.concatenate([lower, upper]))
-    mask = np.concatenate([inside[:p], inside[p:], crossing.reshape(p, 16)], axis=1)
-    return points, mask
+    # Corners inside: each corner against each edge of the other quad (counter-clockwise: left of all).
+    cx, cy = np.concatenate([ux, lx], axis=1), np.concatenate([uy, ly], axis=1)  # the points, (P, 8)
+    qx, qy = np.concatenate([lx, ux], axis=1), np.concatenate([ly, uy], axis=1)  # the other quad's corners
+    ex, ey = np.concatenate([ldx, udx], axis=1), np.concatenate([ldy, udy], axis=1)
+    lengths = np.sqrt(ex * ex + ey * ey)
+    ex, ey = ex[:, _POINT_E], ey[:, _POINT_E]
+    relx, rely = cx[:, _POINT_K] - qx[:, _POINT_E], cy[:, _POINT_K] - qy[:, _POINT_E]
+    inside = (ex * rely - ey * relx >= -_EDGE_TOL * lengths[:, _POINT_E]).reshape(-1, 8, 4).all(-1)
+    xs = np.concatenate([cx, ax + s * dax], axis=1)
+    ys = np.concatenate([cy, ay + s * day], axis=1)
+    return np.stack([xs, ys], axis=-1), np.concatenate([inside, crossing], axis=1)
 
 
 def _compact(points: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Move each row's masked points to the front, keeping their order."""
     flat = _flat_index(np.argsort(~mask, axis=1, kind="stable"))
     return points.reshape(-1, 2)[flat], mask.reshape(-1)[flat]
+
+
+def _compact_planes(x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_compact`` of points given as x and y planes."""
+    flat = _flat_index(np.argsort(~mask, axis=1, kind="stable"))
+    return x.reshape(-1)[flat], y.reshape(-1)[flat], mask.reshape(-1)[flat]
 
 
 def _flat_index(order: np.ndarray) -> np.ndarray:
@@ -169,7 +183,6 @@ def convex_hulls(points: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.n
     duplicates), then drop corners that do not turn left until none is left (Graham's rule for
     all rows at once; of two neighbours both to drop, only the first goes in one pass, so that a
     pair of near-duplicates cannot take a true corner with it)."""
-    rows = _positions(len(mask))[:, None]
     # The valid points first, then trim the empty columns: the centre's sum runs over exactly these
     # (numpy sums rows of 8 or more pairwise, so interleaved zeros would change its last bit).
     points, mask = _compact(points, mask)
@@ -177,34 +190,37 @@ def convex_hulls(points: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.n
     width = max(1, int(count.max())) if len(count) else 1
     points, mask = points[:, :width], mask[:, :width]
     centre = (points * mask[..., None]).sum(1) / np.maximum(count, 1)[:, None]
-    rel = points - centre[:, None, :]
-    angle = np.where(mask, np.arctan2(rel[..., 1], rel[..., 0]), _NO_ANGLE)
-    radius = (rel * rel).sum(-1)
+    # From here on x and y planes, (G, width) each: numpy runs slowly over many rows of 2.
+    rx, ry = points[..., 0] - centre[:, :1], points[..., 1] - centre[:, 1:]
+    angle = np.where(mask, np.arctan2(ry, rx), _NO_ANGLE)
+    radius = rx * rx + ry * ry
     flat = _flat_index(np.argsort(angle, axis=1, kind="stable"))
-    angle, radius = angle.reshape(-1)[flat], radius.reshape(-1)[flat]
-    pts, valid = points.reshape(-1, 2)[flat], mask.reshape(-1)[flat]
+    angle, radius, valid = angle.reshape(-1)[flat], radius.reshape(-1)[flat], mask.reshape(-1)[flat]
+    x, y = points[..., 0].reshape(-1)[flat], points[..., 1].reshape(-1)[flat]
     # (G, V-1): points k and k + 1 on one ray (masked points, last after the sort, are left alone)
     same = (np.abs(angle[:, 1:] - angle[:, :-1]) < 1e-9) & valid[:, 1:]
     if same.any():  # else every point is on a ray of its own: nothing to merge
         nearer = radius[:, :-1] <= radius[:, 1:]
         valid[:, :-1] &= ~(same & nearer)
         valid[:, 1:] &= ~(same & ~nearer)
-        pts, valid = _compact(pts, valid)
+        x, y, valid = _compact_planes(x, y, valid)
         width = max(1, int(valid.sum(1).max()))
-        pts, valid = pts[:, :width], valid[:, :width]
+        x, y, valid = x[:, :width].copy(), y[:, :width].copy(), valid[:, :width].copy()
     while True:
         count = valid.sum(1)
         prev, nxt = _neighbours(count, width)
-        a, c = pts[rows, prev], pts[rows, nxt]
-        flag = valid & (_cross(pts - a, c - pts) <= _TURN_TOL) & (count >= 3)[:, None]
+        prev, nxt = _flat_index(prev), _flat_index(nxt)
+        xf, yf = x.reshape(-1), y.reshape(-1)
+        ax, ay, cx, cy = xf[prev], yf[prev], xf[nxt], yf[nxt]
+        flag = valid & ((x - ax) * (cy - y) - (y - ay) * (cx - x) <= _TURN_TOL) & (count >= 3)[:, None]
         if not flag.any():
-            return pts, count
-        drop = flag & ~flag[rows, prev]
+            return np.stack([x, y], axis=-1), count
+        drop = flag & ~flag.reshape(-1)[prev]
         stuck = flag.any(1) & ~drop.any(1)  # every corner flagged: drop the first
         if stuck.any():
             stuck = np.flatnonzero(stuck)
             drop[stuck, flag[stuck].argmax(1)] = True
-        pts, valid = _compact(pts, valid & ~drop)
+        x, y, valid = _compact_planes(x, y, valid & ~drop)
 
 
 def hull_margins(hulls: np.ndarray, counts: np.ndarray, targets: np.ndarray) -> np.ndarray:
@@ -213,19 +229,20 @@ def hull_margins(hulls: np.ndarray, counts: np.ndarray, targets: np.ndarray) -> 
     width = hulls.shape[1]
     positions = _positions(width)[None, :]
     corner = positions < counts[:, None]
-    starts = hulls
-    edges = hulls[_positions(len(hulls))[:, None], (positions + 1) % np.maximum(counts, 1)[:, None]] - starts
-    lengths = np.sqrt((edges * edges).sum(-1))
+    sx, sy = hulls[..., 0], hulls[..., 1]  # edge starts, as x and y planes
+    nxt = _flat_index((positions + 1) % np.maximum(counts, 1)[:, None])
+    ex, ey = np.ascontiguousarray(sx).reshape(-1)[nxt] - sx, np.ascontiguousarray(sy).reshape(-1)[nxt] - sy
+    lengths = np.sqrt(ex * ex + ey * ey)
     used = corner & (lengths > 0)
-    rel = targets[:, None, :] - starts
-    inside = np.where(used, _cross(edges, rel) / np.where(used, lengths, 1.0), np.inf).min(1)
+    rx, ry = targets[:, :1] - sx, targets[:, 1:] - sy
+    inside = np.where(used, (ex * ry - ey * rx) / np.where(used, lengths, 1.0), np.inf).min(1)
     within = (counts >= 3) & (inside >= 0)
     if within.all():  # the usual case: every point inside its hull, no distance outside to take
         return inside
-    along = np.clip((rel * edges).sum(-1) / np.where(used, lengths * lengths, 1.0), 0.0, 1.0)
-    gap = rel - along[..., None] * edges
-    point_gap = np.sqrt((rel * rel).sum(-1))
-    gaps = np.where(used, np.sqrt((gap * gap).sum(-1)), np.where(corner, point_gap, np.inf))
+    along = np.clip((rx * ex + ry * ey) / np.where(used, lengths * lengths, 1.0), 0.0, 1.0)
+    gx, gy = rx - along * ex, ry - along * ey
+    point_gap = np.sqrt(rx * rx + ry * ry)
+    gaps = np.where(used, np.sqrt(gx * gx + gy * gy), np.where(corner, point_gap, np.inf))
     return np.where(within, inside, -gaps.min(1))
 
 
