@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import accumulate
 
 import numpy as np
 
@@ -118,6 +119,12 @@ _POINT_E = (_POINT_K // 4) * 4 + np.tile(np.arange(4), 8)  # ... edge e of the o
 def contact_points(upper: np.ndarray, lower: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Boundary points of the overlap of two convex quads per pair, (P, 24, 2) with a (P, 24) mask:
     corners of each inside the other (on an edge counts) and edge crossings. Their hull is the overlap."""
+    xs, ys, mask = _contact_planes(upper, lower)
+    return np.stack([xs, ys], axis=-1), mask
+
+
+def _contact_planes(upper: np.ndarray, lower: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``contact_points`` as x and y planes, (P, 24) each, and the mask."""
     ux, uy, lx, ly = upper[..., 0], upper[..., 1], lower[..., 0], lower[..., 1]
     udx, udy = ux[:, _NEXT] - ux, uy[:, _NEXT] - uy  # edge vectors
     ldx, ldy = lx[:, _NEXT] - lx, ly[:, _NEXT] - ly
@@ -141,7 +148,7 @@ def contact_points(upper: np.ndarray, lower: np.ndarray) -> tuple[np.ndarray, np
     inside = (ex * rely - ey * relx >= -_EDGE_TOL * lengths[:, _POINT_E]).reshape(-1, 8, 4).all(-1)
     xs = np.concatenate([cx, ax + s * dax], axis=1)
     ys = np.concatenate([cy, ay + s * day], axis=1)
-    return np.stack([xs, ys], axis=-1), np.concatenate([inside, crossing], axis=1)
+    return xs, ys, np.concatenate([inside, crossing], axis=1)
 
 
 def _compact(points: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -183,20 +190,26 @@ def convex_hulls(points: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.n
     duplicates), then drop corners that do not turn left until none is left (Graham's rule for
     all rows at once; of two neighbours both to drop, only the first goes in one pass, so that a
     pair of near-duplicates cannot take a true corner with it)."""
+    return _convex_hulls_of_planes(points[..., 0], points[..., 1], mask)
+
+
+def _convex_hulls_of_planes(x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``convex_hulls`` of points given as x and y planes, (G, V) each."""
     # The valid points first, then trim the empty columns: the centre's sum runs over exactly these
     # (numpy sums rows of 8 or more pairwise, so interleaved zeros would change its last bit).
-    points, mask = _compact(points, mask)
+    x, y, mask = _compact_planes(x, y, mask)
     count = mask.sum(1)
     width = max(1, int(count.max())) if len(count) else 1
-    points, mask = points[:, :width], mask[:, :width]
+    x, y, mask = x[:, :width], y[:, :width], mask[:, :width]
+    points = np.stack([x, y], axis=-1)  # (G, width, 2), laid out as the centre's sum expects
     centre = (points * mask[..., None]).sum(1) / np.maximum(count, 1)[:, None]
     # From here on x and y planes, (G, width) each: numpy runs slowly over many rows of 2.
-    rx, ry = points[..., 0] - centre[:, :1], points[..., 1] - centre[:, 1:]
+    rx, ry = x - centre[:, :1], y - centre[:, 1:]
     angle = np.where(mask, np.arctan2(ry, rx), _NO_ANGLE)
     radius = rx * rx + ry * ry
     flat = _flat_index(np.argsort(angle, axis=1, kind="stable"))
     angle, radius, valid = angle.reshape(-1)[flat], radius.reshape(-1)[flat], mask.reshape(-1)[flat]
-    x, y = points[..., 0].reshape(-1)[flat], points[..., 1].reshape(-1)[flat]
+    x, y = np.ascontiguousarray(x).reshape(-1)[flat], np.ascontiguousarray(y).reshape(-1)[flat]
     # (G, V-1): points k and k + 1 on one ray (masked points, last after the sort, are left alone)
     same = (np.abs(angle[:, 1:] - angle[:, :-1]) < 1e-9) & valid[:, 1:]
     if same.any():  # else every point is on a ray of its own: nothing to merge
@@ -303,7 +316,7 @@ def _contacts(uppers: np.ndarray, lowers: np.ndarray, tops: np.ndarray) -> tuple
     ``len(tops)``: the table), (P, W, 2) counter-clockwise, and their corner counts."""
     if not len(lowers):
         return np.zeros((0, 1, 2)), np.zeros(0, dtype=np.int64)
-    return convex_hulls(*contact_points(uppers, np.concatenate([tops, _TABLE_TOP[None]])[lowers]))
+    return _convex_hulls_of_planes(*_contact_planes(uppers, np.concatenate([tops, _TABLE_TOP[None]])[lowers]))
 
 
 def _widen(points: np.ndarray, width: int) -> np.ndarray:
@@ -397,6 +410,11 @@ _TOPOLOGIES: dict[tuple[tuple[int, int], ...], _Topology] = {}
 _MAX_TOPOLOGIES = 512  # a few games' worth of towers; the oldest go first
 
 
+def clear_topology_cache() -> None:
+    """Forget every cached slot topology (benchmarks time a first judgement with it)."""
+    _TOPOLOGIES.clear()
+
+
 def _topology(slots: Sequence[Slot]) -> _Topology:
     # Keyed by plain (floor, side number) tuples: hashing Slot dataclasses is slow.
     key = tuple((slot.floor, -1 if slot.side is None else int(slot.side)) for slot in slots)
@@ -476,7 +494,7 @@ class TowerStatics:
         top, bottom = face_polygons(poses, self.half_extents)
         tops = np.concatenate([self._top, top]) if n else top
         pairs = [(t, s) for t, sup in enumerate(flat_supports) for s in sup]
-        first_pair = np.cumsum([0] + [len(sup) for sup in flat_supports])
+        first_pair = list(accumulate((len(sup) for sup in flat_supports), initial=0))  # ints: cheap to index
         lowers = np.array([len(tops) if s == TABLE else s for _, s in pairs], dtype=np.int64)
         contacts, corners = _contacts(bottom[[t for t, _ in pairs]], lowers, tops)
         # One table of hulls to take unions from: the base groups', then the added contacts'.
