@@ -32,10 +32,7 @@ from itertools import accumulate
 
 import numpy as np
 
-from .geometry import Side
 from .structure import Slot
-
-_SIDES = tuple(Side)
 
 TABLE = -1
 """Support index of the table."""
@@ -371,6 +368,11 @@ def _bit_matrix(masks: Sequence[int], n: int) -> np.ndarray:
     return np.array([[(m >> i) & 1 for i in range(n)] for m in masks], dtype=np.float64)
 
 
+def _slot_key(slot: Slot) -> tuple[int, int]:
+    """(floor, side number; -1 for the ceiling): a slot as a plain tuple, quick to hash."""
+    return (slot.floor, -1 if slot.side is None else int(slot.side))
+
+
 class _Topology:
     """What judging a tower takes from its slots alone: supports, groups, which contacts carry each
     group. A game judges the same slots again and again, so these are cached per slot list."""
@@ -401,7 +403,7 @@ class _Topology:
         self.pair_lowers = np.array([n if s == TABLE else s for _, s in pairs], dtype=np.int64)  # n: the table
         self.union = _UnionPlan.of([[p for i in g.resting for p in range(self.first_pair[i], self.first_pair[i + 1])]
                                     for g in self.groups])
-        self.index = {slot: i for i, slot in enumerate(slots)}
+        self.key_index = {_slot_key(slot): i for i, slot in enumerate(slots)}
         self.holders = [set(np.flatnonzero(self.members[:, i]).tolist()) for i in range(n)]
         self.levels = {k: n + k for k in range(len(self.groups) - n)}
 
@@ -417,7 +419,7 @@ def clear_topology_cache() -> None:
 
 def _topology(slots: Sequence[Slot]) -> _Topology:
     # Keyed by plain (floor, side number) tuples: hashing Slot dataclasses is slow.
-    key = tuple((slot.floor, -1 if slot.side is None else int(slot.side)) for slot in slots)
+    key = tuple(_slot_key(slot) for slot in slots)
     found = _TOPOLOGIES.get(key)
     if found is None:
         if len(_TOPOLOGIES) >= _MAX_TOPOLOGIES:
@@ -457,20 +459,20 @@ class TowerStatics:
         self.hulls, self.hull_counts = _union_hulls(contacts, corners, topo.union)
         return hull_margins(self.hulls, self.hull_counts, self._sums / self._sizes[:, None])
 
-    def _support_codes(self, slot: Slot, added: dict[Slot, int]) -> tuple[int, ...]:
-        """Supports of a tile added in ``slot``: base indices, TABLE, or ``len(slots) + k`` for
-        the k-th added tile (``added`` maps the slots added so far to those codes)."""
-        def code(s: Slot) -> int | None:
-            return added.get(s, self._topo.index.get(s))
-
-        if slot.side is None:
-            walls = (code(Slot(slot.floor, side)) for side in _SIDES)
+    def _support_codes(self, key: tuple[int, int], added: dict[tuple[int, int], int]) -> tuple[int, ...]:
+        """Supports of a tile added in the slot ``key`` (floor, side number; -1: the ceiling): base
+        indices, TABLE, or ``len(slots) + k`` for the k-th added tile (``added`` maps the slot keys
+        added so far to those codes). Plain tuples as keys: hashing Slot dataclasses is slow."""
+        index = self._topo.key_index
+        floor, side = key
+        if side < 0:
+            walls = (added.get((floor, s), index.get((floor, s))) for s in range(4))
             return tuple(w for w in walls if w is not None)
-        if slot.floor == 0:
+        if floor == 0:
             return (TABLE,)
-        below = code(Slot(slot.floor - 1))
+        below = added.get((floor - 1, -1), index.get((floor - 1, -1)))
         if below is None:
-            below = code(Slot(slot.floor - 1, slot.side))
+            below = added.get((floor - 1, side), index.get((floor - 1, side)))
         return () if below is None else (below,)
 
     def with_added(self, hypotheticals: Sequence[Sequence[tuple[Slot, np.ndarray]]]) -> list[list[float]]:
@@ -483,10 +485,11 @@ class TowerStatics:
         flat_poses, flat_supports, starts = [], [], []
         for hypo in hypotheticals:
             starts.append(len(flat_poses))
-            added: dict[Slot, int] = {}
+            added: dict[tuple[int, int], int] = {}
             for slot, pose in hypo:
-                flat_supports.append(self._support_codes(slot, added))
-                added[slot] = n + len(flat_poses)
+                key = (slot.floor, -1 if slot.side is None else int(slot.side))
+                flat_supports.append(self._support_codes(key, added))
+                added[key] = n + len(flat_poses)
                 flat_poses.append(pose)
         if not flat_poses:
             return [[] for _ in hypotheticals]
