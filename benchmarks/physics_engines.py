@@ -84,6 +84,7 @@ class Question:
     release: np.ndarray
     target: np.ndarray
     thresholds: FallThresholds
+    static_margin_mm: float | None  # the statics judge's margin of the tile at its release pose
 
 
 def game_questions(agent: str, seeds: range) -> list[Question]:
@@ -91,13 +92,15 @@ def game_questions(agent: str, seeds: range) -> list[Question]:
     game = get_game("tower")
     out: list[Question] = []
     for seed in seeds:
-        placed: list[tuple[np.ndarray, np.ndarray, FallThresholds]] = []
+        placed: list[tuple[np.ndarray, np.ndarray, FallThresholds, float | None]] = []
         releases: list[np.ndarray] = []
         last = {"states": np.zeros((0, 13))}
 
         def on_events(player, move, events, state, placed=placed, last=last) -> None:
-            if any(e.kind == "placed" for e in events):
-                placed.append((last["states"], state.targets[-1].copy(), state.setup.thresholds))
+            for event in events:
+                if event.kind == "placed":
+                    placed.append((last["states"], state.targets[-1].copy(), state.setup.thresholds,
+                                   event.data["static_margin_mm"]))
             last["states"] = state.states.copy()
 
         def on_move(entry, releases=releases) -> None:
@@ -107,8 +110,8 @@ def game_questions(agent: str, seeds: range) -> list[Question]:
         agents = [RandomAgent(), RandomAgent()] if agent == "random" else [
             CautiousAgent(seat, max_candidates=3, hand_samples=1) for seat in range(2)]
         play_match(game, agents, seed, on_events=on_events, on_move=on_move)
-        for (states, target, thresholds), release in zip(placed, releases, strict=True):
-            out.append(Question(f"{agent} seed {seed}", states, release, target, thresholds))
+        for (states, target, thresholds, static), release in zip(placed, releases, strict=True):
+            out.append(Question(f"{agent} seed {seed}", states, release, target, thresholds, static))
     return out
 
 
@@ -152,9 +155,18 @@ def report_agreement(random_games: int, cautious_games: int, seed: int) -> None:
     print(f"verdict time, median: pybullet {statistics.median(times['pybullet']) * 1000:.1f} ms, "
           f"mujoco {statistics.median(times['mujoco']) * 1000:.1f} ms")
     if disagreements:
-        print("disagreements (margin = largest move / fall threshold; > 1 is a fall):")
+        print("disagreements (verdict margin = largest move / fall threshold, > 1 is a fall; static margin = "
+              "the statics judge's margin of the released tile, mm, negative: its centre of mass outside "
+              "its support):")
         for q, ma, mb in disagreements:
-            print(f"  {q.source:18} {len(q.states):3d} tiles before: pybullet {ma:6.2f}, mujoco {mb:6.2f}")
+            static = "n/a" if q.static_margin_mm is None else f"{q.static_margin_mm:+.2f} mm"
+            print(f"  {q.source:18} {len(q.states):3d} tiles before: pybullet {ma:6.2f}, mujoco {mb:6.2f}, "
+                  f"static margin {static}")
+        statics = [q.static_margin_mm for q, _, _ in disagreements if q.static_margin_mm is not None]
+        if statics:
+            print(f"static margin of the disagreements: median {statistics.median(statics):+.2f} mm, "
+                  f"{sum(m < 0 for m in statics)} of {len(statics)} negative, "
+                  f"{sum(0 <= m < 1 for m in statics)} in 0-1 mm, {sum(m >= 1 for m in statics)} at 1 mm or more")
 
 
 # -- speed by tower size ----------------------------------------------------------------------------

@@ -404,12 +404,27 @@ def _tower_sections(games: pd.DataFrame, placements: pd.DataFrame, summary: pd.D
                       f"{_pct(*wilson(int(first['fell'].sum()), len(first)))} of {len(first)} placements; later "
                       f"walls on a ceiling (beside a wall already there) in "
                       f"{_pct(*wilson(int(later['fell'].sum()), len(later)))} of {len(later)}.", ""]
+        lines += _mixed_table_sections(games, placements)
         floors = hazard_table(placements, ["floor"])
         floors["text"] = [_pct(*r) for r in floors[["hazard", "low", "high"]].to_numpy()]
         lines += ["Falls per placement by floor (0 = on the table):", "",
                   markdown_table(floors, {"floor": "floor", "placements": "placements", "falls": "falls",
                                           "text": "falls per placement"}), ""]
     return lines
+
+
+def _mixed_table_sections(games: pd.DataFrame, placements: pd.DataFrame) -> list[str]:
+    """In games with different agents at one table: who placed the tiles that toppled the tower."""
+    mixed_keys = games.loc[[len(set(agents)) > 1 for agents in games["agents"]], "key"]
+    mixed = placements[placements["key"].isin(mixed_keys)]
+    if not len(mixed):
+        return []
+    table = hazard_table(mixed, ["label", "agent"])
+    table["text"] = [_pct(*r) for r in table[["hazard", "low", "high"]].to_numpy()]
+    return ["Tables with different agents: falls per placement of each agent (the agent that placed the "
+            "toppling tile caused the fall):", "",
+            markdown_table(table, {"label": "cell", "agent": "agent", "placements": "placements",
+                                   "falls": "falls caused", "text": "falls per placement"}), ""]
 
 
 def walls_on_ceilings(placements: pd.DataFrame) -> pd.DataFrame:

@@ -115,3 +115,21 @@ def test_walls_on_ceilings_know_their_ceiling_and_whether_they_stood_alone():
         {"ceiling_kind": "ceiling_on_3", "fell": False, "first_on_floor": True},
         {"ceiling_kind": "ceiling_on_3", "fell": True, "first_on_floor": False},
     ]
+
+
+def test_mixed_tables_say_which_agent_placed_the_toppling_tiles(tmp_path):
+    spec = validate_spec({"name": "mixed", "game": "tower", "players": 2, "agents": ["random", "builder"],
+                          "rotate_seats": True, "seeds": 6,
+                          "options": {"noise_position_mm": 3.0, "record_trajectories": False}})
+    out = tmp_path / "mixed"
+    run_experiment(spec, "test", out, LocalRunner(1))
+    text = write_report(out, out / "report").read_text()
+    games = pd.DataFrame(stored_rows(out))
+    placements = pd.DataFrame(stored_rows(out, "placements"))
+    assert games["fell"].sum() >= 2, "too few falls for the table to say anything"
+    for agent in ("random", "builder"):
+        caused = sum(bool(g["fell"]) and g["agents"][g["placer"]] == agent for _, g in games.iterrows())
+        placed = int((placements["agent"] == agent).sum())
+        row = re.search(rf"^\| [^|]+ \| {agent} \| (\d+) \| (\d+) \|", text, re.MULTILINE)
+        assert row, text
+        assert (int(row.group(1)), int(row.group(2))) == (placed, caused)
