@@ -1,7 +1,7 @@
 """The tower's statics judge (pisa3d/games/tower/statics.py): its cost, and how well its margin
 before release agrees with the simulation's verdict.
 
-    python benchmarks/tower_statics.py --part cost               # judge a 48-tile tower
+    python benchmarks/tower_statics.py --part cost               # judge a 48-tile tower (and the first version)
     python benchmarks/tower_statics.py --part agreement --games 200   # margin bins vs falls
 
 Agreement: seeded 4-player games (random bots by default: they build every kind of tower,
@@ -16,6 +16,7 @@ import argparse
 import csv
 import platform
 import statistics
+import sys
 import time
 from itertools import pairwise
 from pathlib import Path
@@ -95,6 +96,25 @@ def cost(repeats: int) -> None:
               f"{numpy_reference_ms():13.2f}")
 
 
+def against_first_version(repeats: int) -> None:
+    """The judge against its first version (commit e32b8e4, kept as the regression oracle in
+    tests/tower/statics_reference.py), timed alternately in this process on the 48-tile tower."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.tower import statics_reference
+
+    slots, poses, half = windmill_tower(48)
+    TowerStatics(slots, poses, half)
+    old, new = [], []
+    for _ in range(repeats):
+        for judge, times in ((statics_reference.TowerStatics, old), (TowerStatics, new)):
+            start = time.process_time()
+            judge(slots, poses, half)
+            times.append(time.process_time() - start)
+    print(f"\n48 tiles, median of {repeats} alternate judgements: first version (e32b8e4) "
+          f"{statistics.median(old) * 1000:.3f} ms, this one {statistics.median(new) * 1000:.3f} ms, ratio "
+          f"{statistics.median(new) / statistics.median(old):.2f} (reference {reference_ms():.2f} ms)")
+
+
 def agreement(games: int, sigmas: list[float], agent: str, stored: list[Path]) -> None:
     rows: list[tuple[float, bool, float]] = []
     for path in stored:  # per-placement rows written by benchmarks/tower_bots.py
@@ -150,6 +170,7 @@ def main() -> None:
           f"{platform.machine()})\n")
     if args.part in ("all", "cost"):
         cost(args.repeats)
+        against_first_version(args.repeats)
     if args.part in ("all", "agreement"):
         agreement(args.games, args.sigmas, args.agent, args.placements)
 
