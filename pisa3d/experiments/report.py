@@ -305,6 +305,9 @@ def write_report(root: Path, out: Path) -> Path:
     games, axes = load_games(root)
     if not len(games):
         raise OptionsError(f"{root}: no finished trials stored yet; run the experiment first")
+    # Cells in the spec's order (0, 0.25, 0.5 ...), not in the order their trials happened to finish.
+    spec_order = {cell["id"]: index for index, cell in enumerate(stored["cells"])}
+    games = games.sort_values("cell", key=lambda cells: cells.map(spec_order), kind="stable").reset_index(drop=True)
     placements = read_table(root, PLACEMENTS).to_pandas()
     out.mkdir(parents=True, exist_ok=True)
     spec = stored["spec"]

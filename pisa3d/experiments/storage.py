@@ -21,6 +21,7 @@ import fcntl
 import json
 import os
 import platform
+import secrets
 import socket
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -190,12 +191,18 @@ def _what_changed(old: Mapping[str, Any], new_cells: Sequence[Mapping[str, Any]]
     return f"cell {old['id']} ({old['params']}) is no longer in the spec"
 
 
+def new_run_id() -> str:
+    """Sorts by start time; the random tail keeps two runs of one process within one second from
+    writing parts of the same name (the second would replace the first's rows)."""
+    return f"{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{secrets.token_hex(4)}"
+
+
 @dataclass
 class ExperimentWriter:
     """Holds the directory's lock during a run and writes its batches."""
 
     root: Path
-    run_id: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}")
+    run_id: str = field(default_factory=new_run_id)
     batches: int = 0
     _lock: Any = None
 
@@ -225,10 +232,12 @@ class ExperimentWriter:
                 part.unlink()
 
     def write_spec(self, spec: Mapping[str, Any], source: str, cells: Sequence[Cell]) -> None:
-        """The spec of this run, with every cell stored so far kept (older cells stay described)."""
-        known = {c["id"]: c for c in load_stored_spec(self.root)["cells"]} if is_experiment_dir(self.root) else {}
-        known.update({c.id: cell_json(c) for c in cells})
-        _write_json(self.root / SPEC_FILE, {"spec": dict(spec), "source": source, "cells": list(known.values())})
+        """The spec of this run with its cells in the spec's order, then the cells stored earlier
+        that it no longer names (they stay described)."""
+        current = {c.id: cell_json(c) for c in cells}
+        earlier = load_stored_spec(self.root)["cells"] if is_experiment_dir(self.root) else []
+        kept = [*current.values(), *(c for c in earlier if c["id"] not in current)]
+        _write_json(self.root / SPEC_FILE, {"spec": dict(spec), "source": source, "cells": kept})
 
     def start_run(self, engine: str | None, info: Mapping[str, Any]) -> None:
         path = self.root / METADATA_FILE

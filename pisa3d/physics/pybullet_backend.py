@@ -11,6 +11,10 @@ settings; broadphase ids only grow, so bodies keep their relative order and with
 client. ``tests/physics/test_history_free.py`` checks the result bit for bit against fresh
 clients, long-lived ones and other processes. (A fresh client or ``resetSimulation`` per
 question would also do, but costs tens of milliseconds; see docs/tower-physics.md.)
+
+PyBullet keeps about 1 KB of every removed body until ``resetSimulation``, so a long-lived
+engine resets its world once it has created ``RESET_AFTER_BODIES`` bodies: a worker playing
+thousands of games stays flat in memory, and a reset world judges exactly as a fresh client.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from .settle_rule import run_settle
 import_pybullet_quietly()  # PyBullet prints its build banner from C at import: keep it off the terminal
 import pybullet as pb  # noqa: E402
 
+RESET_AFTER_BODIES = 4096  # about 4 MB of removed bodies; one reset (a few ms) per ~200 verdicts
+
 
 class PyBulletEngine:
     """The tower's PyBullet world as a history-free service (see the module docstring)."""
@@ -43,6 +49,8 @@ class PyBulletEngine:
         self._bodies: list[int] = []
         self._tile_shape = -1
         self._table = -1
+        self._bodies_created = 0  # since the world was last reset (see RESET_AFTER_BODIES)
+        self.reset_after_bodies = RESET_AFTER_BODIES
 
     @property
     def gravity(self) -> float:
@@ -132,9 +140,12 @@ class PyBulletEngine:
     def build(self, states: np.ndarray) -> None:
         """The world holding the table and exactly the tiles of ``states`` ((N, 13), in order)."""
         self._connect()
+        if self._bodies_created + len(states) > self.reset_after_bodies:
+            self.reset_world()  # frees what the removed bodies left behind
         for body in reversed(self._bodies):
             pb.removeBody(body, physicsClientId=self._client)
         self._bodies = self._create_tiles(states)
+        self._bodies_created += len(states)
 
     def step(self, steps: int) -> None:
         for _ in range(steps):
@@ -170,6 +181,7 @@ class PyBulletEngine:
                                                    physicsClientId=self._client)
         self._table = self._create_table()
         self._bodies = []
+        self._bodies_created = 0
 
     def _body_dynamics(self, body: int, lateral_friction: float) -> None:
         p = self.params

@@ -133,3 +133,14 @@ def test_mixed_tables_say_which_agent_placed_the_toppling_tiles(tmp_path):
         row = re.search(rf"^\| [^|]+ \| {agent} \| (\d+) \| (\d+) \|", text, re.MULTILINE)
         assert row, text
         assert (int(row.group(1)), int(row.group(2))) == (placed, caused)
+
+
+def test_cells_are_reported_in_the_spec_order_not_the_order_they_ran(tmp_path):
+    out = tmp_path / "exp"
+    for values in ("3.0,4.0", "2.0,3.0,4.0"):  # the value listed first runs last: it was added later
+        loaded = load_spec(write_spec(tmp_path), ["seeds=1", f"noise_position_mm={values}", f"noise_yaw_deg={values}"])
+        run_experiment(loaded.spec, loaded.source, out, LocalRunner(1))
+    assert [r["params"] for r in stored_rows(out)]  # both cells stored
+    write_report(out, out / "report")
+    summary = pd.read_csv(out / "report" / "summary.csv")
+    assert list(summary["noise_position_mm"]) == [2.0, 3.0, 4.0]

@@ -16,7 +16,7 @@ from pisa3d.core.errors import OptionsError
 from pisa3d.experiments.run import run_experiment
 from pisa3d.experiments.runners import LocalRunner
 from pisa3d.experiments.spec import load_spec
-from pisa3d.experiments.storage import stored_keys
+from pisa3d.experiments.storage import ExperimentWriter, stored_keys
 
 from .helpers import all_rows, stored_rows, write_spec
 
@@ -159,3 +159,15 @@ def test_help_teaches():
     assert result.exit_code == 0
     for word in ("--set", "--seeds", "--workers", "--backend", "--address", "--records", "resume"):
         assert word in result.output, word
+
+
+def test_runs_started_within_one_second_never_share_part_names(tmp_path):
+    # Part files are named after the run; two runs of one process within a second once got the
+    # same names, and the second run's parts replaced the first's rows.
+    ids = {ExperimentWriter(tmp_path).run_id for _ in range(50)}
+    assert len(ids) == 50
+    spec = write_spec(tmp_path)
+    out = tmp_path / "exp"
+    for seeds in (1, 2, 3):
+        _run(spec, out, overrides=[f"seeds={seeds}"])
+    assert len({r["key"] for r in stored_rows(out)}) == len(stored_rows(out)) == 6
