@@ -1,7 +1,7 @@
 """The tower's statics judge (pisa3d/games/tower/statics.py): its cost, and how well its margin
 before release agrees with the simulation's verdict.
 
-    python benchmarks/tower_statics.py --part cost               # judge a 48-tile tower
+    python benchmarks/tower_statics.py --part cost               # judge a 48-tile tower (and the first version)
     python benchmarks/tower_statics.py --part agreement --games 200   # margin bins vs falls
 
 Agreement: seeded 4-player games (random bots by default: they build every kind of tower,
@@ -16,6 +16,7 @@ import argparse
 import csv
 import platform
 import statistics
+import sys
 import time
 from itertools import pairwise
 from pathlib import Path
@@ -28,7 +29,7 @@ from pisa3d.core.match import play_match
 from pisa3d.games import get_game
 from pisa3d.games.tower.geometry import Side
 from pisa3d.games.tower.setup import build_setup
-from pisa3d.games.tower.statics import TowerStatics
+from pisa3d.games.tower.statics import TowerStatics, clear_topology_cache
 from pisa3d.games.tower.structure import Slot
 from pisa3d.games.tower.tiles import Face
 
@@ -58,20 +59,60 @@ def reference_ms() -> float:
     return (time.process_time() - start) * 1000
 
 
+def numpy_reference_ms() -> float:
+    """CPU milliseconds of a fixed numpy workload of the judge's kind (many calls on small arrays):
+    1,000 additions of (75, 8) arrays and 100 row sorts of a (75, 24) array."""
+    a, b = np.ones((75, 8)), np.arange(75 * 24, dtype=np.float64).reshape(75, 24) % 7
+    start = time.process_time()
+    for _ in range(1000):
+        np.add(a, a)
+    for _ in range(100):
+        np.argsort(b, axis=1, kind="stable")
+    return (time.process_time() - start) * 1000
+
+
 def cost(repeats: int) -> None:
     print("## Cost of judging a whole tower (nominal windmill poses, a ceiling on every floor)")
-    print("CPU time of this process (the machine is shared: wall time would count other jobs too);")
-    print("reference: CPU ms of sum(range(10**6)) in the same run, about 15 ms on an idle core")
-    print(f"{'tiles':>5} {'groups':>6} {'median ms':>10} {'min ms':>7} {'reference ms':>13}")
+    print("CPU time of this process (the machine is shared: wall time would count other jobs too).")
+    print("median/min: the slots' topology cached (as in a game, which judges each slot list again and")
+    print("again); first: the median of first judgements of a slot list (topology built too).")
+    print("references in the same run: CPU ms of sum(range(10**6)), about 15 ms on an idle core, and of")
+    print("a fixed numpy workload of many small calls (numpy_reference_ms)")
+    print(f"{'tiles':>5} {'groups':>6} {'median ms':>10} {'min ms':>7} {'first ms':>9} {'reference ms':>13} "
+          f"{'numpy ref ms':>13}")
     for tiles in (12, 24, 48):
         slots, poses, half = windmill_tower(tiles)
-        times = []
+        times, firsts = [], []
         for _ in range(repeats):
+            clear_topology_cache()
+            start = time.process_time()
+            TowerStatics(slots, poses, half)
+            firsts.append(time.process_time() - start)
             start = time.process_time()
             judged = TowerStatics(slots, poses, half)
             times.append(time.process_time() - start)
         print(f"{tiles:5d} {len(judged.groups):6d} {statistics.median(times) * 1000:10.3f} "
-              f"{min(times) * 1000:7.3f} {reference_ms():13.2f}")
+              f"{min(times) * 1000:7.3f} {statistics.median(firsts) * 1000:9.3f} {reference_ms():13.2f} "
+              f"{numpy_reference_ms():13.2f}")
+
+
+def against_first_version(repeats: int) -> None:
+    """The judge against its first version (commit e32b8e4, kept as the regression oracle in
+    tests/tower/statics_reference.py), timed alternately in this process on the 48-tile tower."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.tower import statics_reference
+
+    slots, poses, half = windmill_tower(48)
+    TowerStatics(slots, poses, half)
+    old, new = [], []
+    for _ in range(repeats):
+        for judge, times in ((statics_reference.TowerStatics, old), (TowerStatics, new)):
+            start = time.process_time()
+            judge(slots, poses, half)
+            times.append(time.process_time() - start)
+    print(f"\n48 tiles, median of {repeats} alternate judgements: first version (e32b8e4) "
+          f"{statistics.median(old) * 1000:.3f} ms, this one {statistics.median(new) * 1000:.3f} ms, ratio "
+          f"{statistics.median(new) / statistics.median(old):.2f} (reference {reference_ms():.2f} ms)")
 
 
 def agreement(games: int, sigmas: list[float], agent: str, stored: list[Path]) -> None:
@@ -129,6 +170,7 @@ def main() -> None:
           f"{platform.machine()})\n")
     if args.part in ("all", "cost"):
         cost(args.repeats)
+        against_first_version(args.repeats)
     if args.part in ("all", "agreement"):
         agreement(args.games, args.sigmas, args.agent, args.placements)
 

@@ -12,7 +12,7 @@ side of it that topple (statics.py, docs/tower-physics.md).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -44,6 +44,9 @@ class StaticsPlanner:
     lookahead: bool = True
     future_weight: float = 1.0
     cap_mm: float = 2.0
+    # Nominal poses of the next placements by (slot, floor base height), kept from one decision to
+    # the next (the layout's poses cost more to make than to copy), for the one layout they came from.
+    _layout_poses: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not (self.cap_mm > 0 and np.isfinite(self.cap_mm)):
@@ -64,7 +67,11 @@ class StaticsPlanner:
         hypotheticals = [[(slot, aims[slot][1])] for slot in slots]
         follow_ups: dict[Slot, list[int]] = {slot: [] for slot in slots}
         if self.lookahead:
-            layout_poses: dict = {}
+            layout = state.setup.layout
+            if self._layout_poses.get("layout") is not layout:
+                self._layout_poses.clear()
+                self._layout_poses["layout"] = layout
+            layout_poses = self._layout_poses
             structure = Structure(state.placements)  # one copy: each candidate is added, then taken back
             shifts = state.poses[:, :3] - np.asarray(state.nominal_poses).reshape(-1, 7)[:, :3]
             index = {p.slot: i for i, p in enumerate(state.placements)}

@@ -21,6 +21,14 @@ or settled ones. Contact normals are taken as vertical, so friction never matter
 walls touching at corners carry nothing: a wall kept up only by leaning on its neighbour counts
 as falling. The load a ceiling puts on each of its walls is statically indeterminate and is not
 split: a wall pressed off-centre from above is judged only through the groups it belongs to.
+
+Speed (a 48-tile tower in about 1 ms, docs/tower-physics.md): what depends on the slots alone
+(supports, groups, which contacts carry each group) is cached per slot list, since a game judges
+the same slots again and again; the geometry runs in a few numpy calls over all groups at once,
+on x and y planes of long rows. The margins are bit for bit those of the first version (commit
+e32b8e4), which stored records and the bots' decisions depend on: every value keeps its
+floating-point operations in the same order (tests/tower/test_statics_regression.py; note that
+numpy's sums and einsum follow the memory layout, so layouts feeding them are kept as they were).
 """
 
 from __future__ import annotations
@@ -28,13 +36,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import accumulate
 
 import numpy as np
 
-from .geometry import Side
 from .structure import Slot
-
-_SIDES = tuple(Side)
 
 TABLE = -1
 """Support index of the table."""
@@ -42,24 +48,36 @@ TABLE_HALF_SIDE = 0.3  # metres: the physics table is a 0.6 m box
 _EDGE_TOL = 1e-9  # metres: a point this close outside an edge still counts as on it
 _TURN_TOL = 1e-15  # square metres: smaller cross products are straight, not a turn
 _NEXT = [1, 2, 3, 0]  # the next corner of a quad
+_NO_ANGLE = 4.0  # radians, beyond any angle: sorts masked points last (inf would make inf - inf)
+_ARANGE = np.arange(1024)  # corner positions, sliced rather than made anew per call
 _TABLE_TOP = TABLE_HALF_SIDE * np.array([[1.0, 1.0], [-1.0, 1.0], [-1.0, -1.0], [1.0, -1.0]])
 
 
 # --- geometry ----------------------------------------------------------------------------------
+# Rotation matrix entries from the products of quaternion components (x, y, z, w = 0..3):
+# entry = base + factor * (q[a] q[b] + sign q[c] q[d]), row by row; the same floating-point
+# operations as writing each entry out (a - b is a + -b), in a few calls on whole arrays.
+_PRODUCT_A = [1 * 4 + 1, 0 * 4 + 1, 0 * 4 + 2, 0 * 4 + 1, 0 * 4 + 0, 1 * 4 + 2, 0 * 4 + 2, 1 * 4 + 2, 0 * 4 + 0]
+_PRODUCT_B = [2 * 4 + 2, 2 * 4 + 3, 1 * 4 + 3, 2 * 4 + 3, 2 * 4 + 2, 0 * 4 + 3, 1 * 4 + 3, 0 * 4 + 3, 1 * 4 + 1]
+_PRODUCT_SIGN = np.array([1.0, -1.0, 1.0, 1.0, 1.0, -1.0, -1.0, 1.0, 1.0])
+_ENTRY_BASE = np.array([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0])
+_ENTRY_FACTOR = np.array([-2.0, 2.0, 2.0, 2.0, -2.0, 2.0, 2.0, 2.0, -2.0])
+
+
 def rotations(quats: np.ndarray) -> np.ndarray:
     """(N, 3, 3) rotation matrices of (N, 4) unit quaternions (x, y, z, w)."""
-    x, y, z, w = np.moveaxis(np.asarray(quats, dtype=np.float64), -1, 0)
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
-        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
-        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
-    ], -2)
+    q = np.asarray(quats, dtype=np.float64).reshape(-1, 4)
+    products = (q[:, :, None] * q[:, None, :]).reshape(-1, 16)
+    entries = _ENTRY_BASE + _ENTRY_FACTOR * (products[:, _PRODUCT_A] + _PRODUCT_SIGN * products[:, _PRODUCT_B])
+    # Contiguous, as np.stack made it: einsum's summation (and so the last bit) follows the layout.
+    return np.ascontiguousarray(entries).reshape(-1, 3, 3)
 
 
 @cache
 def _face_templates(half: tuple[float, float, float]) -> np.ndarray:
-    """(3 axes, 2 signs, 4 corners, 3) local corners of the face normal to each local axis."""
-    out = np.zeros((3, 2, 4, 3))
+    """(3 axes, 2 ways up, 8 corners, 3): local corners of the top face (the first 4) and the bottom
+    face of a tile whose local ``axis`` points up (way 0) or down (way 1)."""
+    out = np.zeros((3, 2, 4, 3))  # the face normal to each axis, on its + side and its - side
     for axis in range(3):
         u, v = (axis + 1) % 3, (axis + 2) % 3
         for s, sign in enumerate((1.0, -1.0)):
@@ -67,7 +85,7 @@ def _face_templates(half: tuple[float, float, float]) -> np.ndarray:
                 out[axis, s, k, axis] = sign * half[axis]
                 out[axis, s, k, u] = su * half[u]
                 out[axis, s, k, v] = sv * half[v]
-    return out
+    return np.stack([out.reshape(3, 8, 3), out[:, ::-1].reshape(3, 8, 3)], axis=1)
 
 
 def face_polygons(poses: np.ndarray, half_extents: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -77,15 +95,11 @@ def face_polygons(poses: np.ndarray, half_extents: Sequence[float]) -> tuple[np.
     rot = rotations(poses[:, 3:])
     up = rot[:, 2, :]  # world z of each local axis
     axis = np.abs(up).argmax(axis=1)
-    faces_up = np.take_along_axis(up, axis[:, None], 1)[:, 0] > 0
-    templates = _face_templates(tuple(float(h) for h in half_extents))
-    top_local = templates[axis, np.where(faces_up, 0, 1)]
-    bottom_local = templates[axis, np.where(faces_up, 1, 0)]
-    out = []
-    for local in (top_local, bottom_local):
-        world = np.einsum("nij,nkj->nki", rot, local)[:, :, :2] + poses[:, None, :2]
-        out.append(_counter_clockwise(world))
-    return out[0], out[1]
+    faces_down = (up[np.arange(len(up)), axis] <= 0).astype(np.int64)
+    local = _face_templates(tuple(float(h) for h in half_extents))[axis, faces_down]
+    world = np.einsum("nij,nkj->nki", rot, local)[:, :, :2] + poses[:, None, :2]
+    faces = _counter_clockwise(world.reshape(-1, 4, 2)).reshape(-1, 2, 4, 2)
+    return faces[:, 0], faces[:, 1]
 
 
 def _counter_clockwise(polys: np.ndarray) -> np.ndarray:
@@ -98,45 +112,79 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
 
 
-def _inside(points: np.ndarray, polys: np.ndarray) -> np.ndarray:
-    """(P, K) whether each of (P, K, 2) points lies in its counter-clockwise (P, 4, 2) polygon."""
-    edges = polys[:, _NEXT] - polys
-    lengths = np.sqrt((edges * edges).sum(-1))
-    rel = points[:, :, None, :] - polys[:, None, :, :]
-    return (_cross(edges[:, None], rel) >= -_EDGE_TOL * lengths[:, None]).all(-1)
+# Contact points work on x and y planes of (pairs, 16) or (pairs, 32) arrays spread out by these
+# index tables: numpy runs fast over long rows, slowly over many rows of 2 (x, y). Each value is
+# computed with the same floating-point operations as on (pairs, 4, 4, 2) arrays.
+_EDGE_I = np.repeat(np.arange(4), 4)  # (16,): edge i of the upper quad against ...
+_EDGE_J = np.tile(np.arange(4), 4)  # ... edge j of the lower one
+_POINT_K = np.repeat(np.arange(8), 4)  # (32,): corner k (upper's 4, then lower's 4) against ...
+_POINT_E = (_POINT_K // 4) * 4 + np.tile(np.arange(4), 8)  # ... edge e of the other quad (lower's, then upper's)
 
 
 def contact_points(upper: np.ndarray, lower: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Boundary points of the overlap of two convex quads per pair, (P, 24, 2) with a (P, 24) mask:
-    corners of each inside the other and edge crossings. Their hull is the overlap."""
-    p = len(upper)
-    a0, b0 = upper[:, :, None, :], lower[:, None, :, :]
-    da = (upper[:, _NEXT] - upper)[:, :, None, :]
-    db = (lower[:, _NEXT] - lower)[:, None, :, :]
-    denom = _cross(da, db)
+    corners of each inside the other (on an edge counts) and edge crossings. Their hull is the overlap."""
+    xs, ys, mask = _contact_planes(upper, lower)
+    return np.stack([xs, ys], axis=-1), mask
+
+
+def _contact_planes(upper: np.ndarray, lower: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``contact_points`` as x and y planes, (P, 24) each, and the mask."""
+    ux, uy, lx, ly = upper[..., 0], upper[..., 1], lower[..., 0], lower[..., 1]
+    udx, udy = ux[:, _NEXT] - ux, uy[:, _NEXT] - uy  # edge vectors
+    ldx, ldy = lx[:, _NEXT] - lx, ly[:, _NEXT] - ly
+    # Crossings: upper edge i (start a, vector da) against lower edge j (start b, vector db).
+    ax, ay, dax, day = ux[:, _EDGE_I], uy[:, _EDGE_I], udx[:, _EDGE_I], udy[:, _EDGE_I]
+    bx, by, dbx, dby = lx[:, _EDGE_J], ly[:, _EDGE_J], ldx[:, _EDGE_J], ldy[:, _EDGE_J]
+    denom = dax * dby - day * dbx
     ok = np.abs(denom) > 1e-18
     safe = np.where(ok, denom, 1.0)
-    w = b0 - a0
-    s = _cross(w, db) / safe
-    u = _cross(w, da) / safe
+    wx, wy = bx - ax, by - ay
+    s = (wx * dby - wy * dbx) / safe
+    u = (wx * day - wy * dax) / safe
     crossing = ok & (s >= 0) & (s <= 1) & (u >= 0) & (u <= 1)
-    crossings = (a0 + s[..., None] * da).reshape(p, 16, 2)
-    points = np.concatenate([upper, lower, crossings], axis=1)
-    mask = np.concatenate([_inside(upper, lower), _inside(lower, upper), crossing.reshape(p, 16)], axis=1)
-    return points, mask
+    # Corners inside: each corner against each edge of the other quad (counter-clockwise: left of all).
+    cx, cy = np.concatenate([ux, lx], axis=1), np.concatenate([uy, ly], axis=1)  # the points, (P, 8)
+    qx, qy = np.concatenate([lx, ux], axis=1), np.concatenate([ly, uy], axis=1)  # the other quad's corners
+    ex, ey = np.concatenate([ldx, udx], axis=1), np.concatenate([ldy, udy], axis=1)
+    lengths = np.sqrt(ex * ex + ey * ey)
+    ex, ey = ex[:, _POINT_E], ey[:, _POINT_E]
+    relx, rely = cx[:, _POINT_K] - qx[:, _POINT_E], cy[:, _POINT_K] - qy[:, _POINT_E]
+    inside = (ex * rely - ey * relx >= -_EDGE_TOL * lengths[:, _POINT_E]).reshape(-1, 8, 4).all(-1)
+    xs = np.concatenate([cx, ax + s * dax], axis=1)
+    ys = np.concatenate([cy, ay + s * day], axis=1)
+    return xs, ys, np.concatenate([inside, crossing], axis=1)
 
 
 def _compact(points: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Move each row's masked points to the front, keeping their order."""
-    order = np.argsort(~mask, axis=1, kind="stable")
-    rows = np.arange(len(mask))[:, None]
-    return points[rows, order], mask[rows, order]
+    flat = _flat_index(np.argsort(~mask, axis=1, kind="stable"))
+    return points.reshape(-1, 2)[flat], mask.reshape(-1)[flat]
+
+
+def _compact_planes(x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_compact`` of points given as x and y planes."""
+    flat = _flat_index(np.argsort(~mask, axis=1, kind="stable"))
+    return x.reshape(-1)[flat], y.reshape(-1)[flat], mask.reshape(-1)[flat]
+
+
+def _flat_index(order: np.ndarray) -> np.ndarray:
+    """Per row, positions ``order`` as indices into the flattened rows (one gather instead of two)."""
+    rows, width = order.shape
+    return order + (_positions(rows) * width)[:, None]
+
+
+def _positions(width: int) -> np.ndarray:
+    """0, 1, ..., width - 1 (a slice of one array: making it anew costs more than using it)."""
+    return _ARANGE[:width] if width <= len(_ARANGE) else np.arange(width)
 
 
 def _neighbours(count: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
-    idx = np.arange(width)[None, :]
+    """Previous and next corner of each of the first ``count`` corners per row, cyclically (the
+    entries beyond ``count`` are unused)."""
+    idx = _positions(width)
     n = np.maximum(count, 1)[:, None]
-    return np.where(idx == 0, n - 1, idx - 1) % n, np.where(idx + 1 < n, idx + 1, 0)
+    return (idx - 1) % n, (idx + 1) % n
 
 
 def convex_hulls(points: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -147,56 +195,73 @@ def convex_hulls(points: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.n
     duplicates), then drop corners that do not turn left until none is left (Graham's rule for
     all rows at once; of two neighbours both to drop, only the first goes in one pass, so that a
     pair of near-duplicates cannot take a true corner with it)."""
-    rows = np.arange(len(mask))[:, None]
-    points, mask = _compact(points, mask)  # the valid points first, then trim the empty columns
+    return _convex_hulls_of_planes(points[..., 0], points[..., 1], mask)
+
+
+def _convex_hulls_of_planes(x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``convex_hulls`` of points given as x and y planes, (G, V) each."""
+    # The valid points first, then trim the empty columns: the centre's sum runs over exactly these
+    # (numpy sums rows of 8 or more pairwise, so interleaved zeros would change its last bit).
+    x, y, mask = _compact_planes(x, y, mask)
     count = mask.sum(1)
     width = max(1, int(count.max())) if len(count) else 1
-    points, mask = points[:, :width], mask[:, :width]
+    x, y, mask = x[:, :width], y[:, :width], mask[:, :width]
+    points = np.stack([x, y], axis=-1)  # (G, width, 2), laid out as the centre's sum expects
     centre = (points * mask[..., None]).sum(1) / np.maximum(count, 1)[:, None]
-    rel = points - centre[:, None, :]
-    angle = np.where(mask, np.arctan2(rel[..., 1], rel[..., 0]), np.inf)
-    radius = (rel * rel).sum(-1)
-    order = np.argsort(angle, axis=1, kind="stable")
-    angle, radius, pts, valid = angle[rows, order], radius[rows, order], points[rows, order], mask[rows, order]
-    with np.errstate(invalid="ignore"):
-        same = np.abs(np.diff(angle, axis=1)) < 1e-9  # (G, V-1): point k and k+1 on one ray
-    nearer = radius[:, :-1] <= radius[:, 1:]
-    valid[:, :-1] &= ~(same & nearer)
-    valid[:, 1:] &= ~(same & ~nearer)
-    pts, valid = _compact(pts, valid)
-    width = max(1, int(valid.sum(1).max()))
-    pts, valid = pts[:, :width], valid[:, :width]
+    # From here on x and y planes, (G, width) each: numpy runs slowly over many rows of 2.
+    rx, ry = x - centre[:, :1], y - centre[:, 1:]
+    angle = np.where(mask, np.arctan2(ry, rx), _NO_ANGLE)
+    radius = rx * rx + ry * ry
+    flat = _flat_index(np.argsort(angle, axis=1, kind="stable"))
+    angle, radius, valid = angle.reshape(-1)[flat], radius.reshape(-1)[flat], mask.reshape(-1)[flat]
+    x, y = np.ascontiguousarray(x).reshape(-1)[flat], np.ascontiguousarray(y).reshape(-1)[flat]
+    # (G, V-1): points k and k + 1 on one ray (masked points, last after the sort, are left alone)
+    same = (np.abs(angle[:, 1:] - angle[:, :-1]) < 1e-9) & valid[:, 1:]
+    if same.any():  # else every point is on a ray of its own: nothing to merge
+        nearer = radius[:, :-1] <= radius[:, 1:]
+        valid[:, :-1] &= ~(same & nearer)
+        valid[:, 1:] &= ~(same & ~nearer)
+        x, y, valid = _compact_planes(x, y, valid)
+        width = max(1, int(valid.sum(1).max()))
+        x, y, valid = x[:, :width].copy(), y[:, :width].copy(), valid[:, :width].copy()
     while True:
         count = valid.sum(1)
         prev, nxt = _neighbours(count, width)
-        a, c = pts[rows, prev], pts[rows, nxt]
-        flag = valid & (_cross(pts - a, c - pts) <= _TURN_TOL) & (count >= 3)[:, None]
-        drop = flag & ~flag[rows, prev]
-        stuck = np.flatnonzero(flag.any(1) & ~drop.any(1))  # every corner flagged: drop one
-        drop[stuck, flag[stuck].argmax(1)] = True
-        if not drop.any():
-            return pts, count
-        pts, valid = _compact(pts, valid & ~drop)
+        prev, nxt = _flat_index(prev), _flat_index(nxt)
+        xf, yf = x.reshape(-1), y.reshape(-1)
+        ax, ay, cx, cy = xf[prev], yf[prev], xf[nxt], yf[nxt]
+        flag = valid & ((x - ax) * (cy - y) - (y - ay) * (cx - x) <= _TURN_TOL) & (count >= 3)[:, None]
+        if not flag.any():
+            return np.stack([x, y], axis=-1), count
+        drop = flag & ~flag.reshape(-1)[prev]
+        stuck = flag.any(1) & ~drop.any(1)  # every corner flagged: drop the first
+        if stuck.any():
+            stuck = np.flatnonzero(stuck)
+            drop[stuck, flag[stuck].argmax(1)] = True
+        x, y, valid = _compact_planes(x, y, valid & ~drop)
 
 
 def hull_margins(hulls: np.ndarray, counts: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """Signed distance of each target point (G, 2) inside its counter-clockwise hull (positive
     inside, negative outside; a hull of fewer than 3 corners has no inside; no corner: -inf)."""
     width = hulls.shape[1]
-    _, nxt = _neighbours(counts, width)
-    starts = hulls
-    edges = np.take_along_axis(hulls, nxt[..., None], 1) - starts
-    lengths = np.sqrt((edges * edges).sum(-1))
-    used = (np.arange(width)[None, :] < counts[:, None]) & (lengths > 0)
-    rel = targets[:, None, :] - starts
-    inside = np.where(used, _cross(edges, rel) / np.where(used, lengths, 1.0), np.inf).min(1)
-    along = np.clip((rel * edges).sum(-1) / np.where(used, lengths * lengths, 1.0), 0.0, 1.0)
-    gap = rel - along[..., None] * edges
-    point_gap = np.sqrt((rel * rel).sum(-1))
-    gaps = np.where(used, np.sqrt((gap * gap).sum(-1)), np.where(
-        np.arange(width)[None, :] < counts[:, None], point_gap, np.inf))
-    outside = -gaps.min(1)
-    return np.where((counts >= 3) & (inside >= 0), inside, outside)
+    positions = _positions(width)[None, :]
+    corner = positions < counts[:, None]
+    sx, sy = hulls[..., 0], hulls[..., 1]  # edge starts, as x and y planes
+    nxt = _flat_index((positions + 1) % np.maximum(counts, 1)[:, None])
+    ex, ey = np.ascontiguousarray(sx).reshape(-1)[nxt] - sx, np.ascontiguousarray(sy).reshape(-1)[nxt] - sy
+    lengths = np.sqrt(ex * ex + ey * ey)
+    used = corner & (lengths > 0)
+    rx, ry = targets[:, :1] - sx, targets[:, 1:] - sy
+    inside = np.where(used, (ex * ry - ey * rx) / np.where(used, lengths, 1.0), np.inf).min(1)
+    within = (counts >= 3) & (inside >= 0)
+    if within.all():  # the usual case: every point inside its hull, no distance outside to take
+        return inside
+    along = np.clip((rx * ex + ry * ey) / np.where(used, lengths * lengths, 1.0), 0.0, 1.0)
+    gx, gy = rx - along * ex, ry - along * ey
+    point_gap = np.sqrt(rx * rx + ry * ry)
+    gaps = np.where(used, np.sqrt(gx * gx + gy * gy), np.where(corner, point_gap, np.inf))
+    return np.where(within, inside, -gaps.min(1))
 
 
 # --- supports and groups -------------------------------------------------------------------------
@@ -251,13 +316,12 @@ class Group:
         return str(self.root) if isinstance(self.root, Slot) else f"floor {self.root} and above"
 
 
-def _contacts(uppers: np.ndarray, supports: Sequence[int], tops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Hulls of the contact regions of these bottom faces on their supports' top faces (or the
-    table), (P, W, 2) counter-clockwise, and their corner counts."""
-    if not len(supports):
+def _contacts(uppers: np.ndarray, lowers: np.ndarray, tops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Hulls of the contact regions of these bottom faces on the top faces ``tops[lowers]`` (index
+    ``len(tops)``: the table), (P, W, 2) counter-clockwise, and their corner counts."""
+    if not len(lowers):
         return np.zeros((0, 1, 2)), np.zeros(0, dtype=np.int64)
-    lowers = np.stack([_TABLE_TOP if s == TABLE else tops[s] for s in supports])
-    return convex_hulls(*contact_points(uppers, lowers))
+    return _convex_hulls_of_planes(*_contact_planes(uppers, np.concatenate([tops, _TABLE_TOP[None]])[lowers]))
 
 
 def _widen(points: np.ndarray, width: int) -> np.ndarray:
@@ -266,27 +330,42 @@ def _widen(points: np.ndarray, width: int) -> np.ndarray:
     return np.concatenate([points, np.zeros((len(points), width - points.shape[1], 2))], axis=1)
 
 
-def _union_hulls(
-    points: np.ndarray, counts: np.ndarray, rows: Sequence[Sequence[int]]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per list of rows of (points, counts) hulls, the hull of their union (empty list: no hull)."""
+@dataclass(frozen=True)
+class _UnionPlan:
+    """Which hulls (rows of a table) to merge into each of ``size`` hulls: a copy where one row
+    suffices, one batched hull where there are several (padded by repeating the first row)."""
+
+    size: int
+    single: np.ndarray  # hulls that copy one row
+    single_rows: np.ndarray
+    several: np.ndarray  # hulls that merge rows
+    several_rows: np.ndarray  # (len(several), most rows)
+
+    @staticmethod
+    def of(rows: Sequence[Sequence[int]]) -> _UnionPlan:
+        single = [k for k, r in enumerate(rows) if len(r) == 1]
+        several = [k for k, r in enumerate(rows) if len(r) > 1]
+        most = max((len(rows[k]) for k in several), default=0)
+        index = [list(rows[k]) + [rows[k][0]] * (most - len(rows[k])) for k in several]
+        return _UnionPlan(len(rows), np.array(single, dtype=np.int64), np.array([rows[k][0] for k in single],
+                          dtype=np.int64), np.array(several, dtype=np.int64), np.array(index, dtype=np.int64))
+
+
+def _union_hulls(points: np.ndarray, counts: np.ndarray, plan: _UnionPlan) -> tuple[np.ndarray, np.ndarray]:
+    """Per planned list of rows of (points, counts) hulls, the hull of their union (no row: no hull)."""
     width = points.shape[1]
-    hulls = np.zeros((len(rows), width, 2))
-    out = np.zeros(len(rows), dtype=np.int64)
-    single = [k for k, r in enumerate(rows) if len(r) == 1]
-    several = [k for k, r in enumerate(rows) if len(r) > 1]
-    if single:
-        hulls[single] = points[[rows[k][0] for k in single]]
-        out[single] = counts[[rows[k][0] for k in single]]
-    if several:
-        most = max(len(rows[k]) for k in several)
-        index = np.array([list(rows[k]) + [rows[k][0]] * (most - len(rows[k])) for k in several])
-        used = np.arange(width)[None, None, :] < counts[index][..., None]
-        merged, merged_counts = convex_hulls(points[index].reshape(len(several), -1, 2),
-                                             used.reshape(len(several), -1))
+    hulls = np.zeros((plan.size, width, 2))
+    out = np.zeros(plan.size, dtype=np.int64)
+    if len(plan.single):
+        hulls[plan.single] = points[plan.single_rows]
+        out[plan.single] = counts[plan.single_rows]
+    if len(plan.several):
+        index = plan.several_rows
+        used = _positions(width)[None, None, :] < counts[index][..., None]
+        merged, merged_counts = convex_hulls(points[index].reshape(len(index), -1, 2), used.reshape(len(index), -1))
         hulls = _widen(hulls, merged.shape[1])
-        hulls[several, :merged.shape[1]] = merged
-        out[several] = merged_counts
+        hulls[plan.several, :merged.shape[1]] = merged
+        out[plan.several] = merged_counts
     return hulls, out
 
 
@@ -295,6 +374,66 @@ def _bit_matrix(masks: Sequence[int], n: int) -> np.ndarray:
     if n < 63:
         return ((np.array(masks, dtype=np.int64)[:, None] >> np.arange(n)) & 1).astype(np.float64)
     return np.array([[(m >> i) & 1 for i in range(n)] for m in masks], dtype=np.float64)
+
+
+def _slot_key(slot: Slot) -> tuple[int, int]:
+    """(floor, side number; -1 for the ceiling): a slot as a plain tuple, quick to hash."""
+    return (slot.floor, -1 if slot.side is None else int(slot.side))
+
+
+class _Topology:
+    """What judging a tower takes from its slots alone: supports, groups, which contacts carry each
+    group. A game judges the same slots again and again, so these are cached per slot list."""
+
+    def __init__(self, slots: Sequence[Slot]) -> None:
+        self.supports = supports_of(slots)
+        n = len(slots)
+        closures = exclusive_closures(self.supports)
+        floors = 1 + max((s.floor for s in slots), default=-1)
+        self.groups = [Group(slot, closures[i], (i,)) for i, slot in enumerate(slots)]
+        on_floor = [0] * (floors + 1)
+        walls: list[list[int]] = [[] for _ in range(floors)]
+        for i, slot in enumerate(slots):
+            on_floor[slot.floor] |= 1 << i
+            if slot.side is not None:
+                walls[slot.floor].append(i)
+        above = 0
+        levels = []
+        for k in reversed(range(floors)):
+            above |= on_floor[k]
+            levels.append(Group(k, above, tuple(walls[k])))
+        self.groups.extend(reversed(levels))
+        self.first_pair = np.cumsum([0] + [len(sup) for sup in self.supports])
+        self.members = _bit_matrix([g.members for g in self.groups], n)
+        self.sizes = self.members.sum(1)
+        pairs = [(i, s) for i, sup in enumerate(self.supports) for s in sup]
+        self.pair_tiles = np.array([i for i, _ in pairs], dtype=np.int64)
+        self.pair_lowers = np.array([n if s == TABLE else s for _, s in pairs], dtype=np.int64)  # n: the table
+        self.union = _UnionPlan.of([[p for i in g.resting for p in range(self.first_pair[i], self.first_pair[i + 1])]
+                                    for g in self.groups])
+        self.key_index = {_slot_key(slot): i for i, slot in enumerate(slots)}
+        self.holders = [set(np.flatnonzero(self.members[:, i]).tolist()) for i in range(n)]
+        self.levels = {k: n + k for k in range(len(self.groups) - n)}
+
+
+_TOPOLOGIES: dict[tuple[tuple[int, int], ...], _Topology] = {}
+_MAX_TOPOLOGIES = 512  # a few games' worth of towers; the oldest go first
+
+
+def clear_topology_cache() -> None:
+    """Forget every cached slot topology (benchmarks time a first judgement with it)."""
+    _TOPOLOGIES.clear()
+
+
+def _topology(slots: Sequence[Slot]) -> _Topology:
+    # Keyed by plain (floor, side number) tuples: hashing Slot dataclasses is slow.
+    key = tuple(_slot_key(slot) for slot in slots)
+    found = _TOPOLOGIES.get(key)
+    if found is None:
+        if len(_TOPOLOGIES) >= _MAX_TOPOLOGIES:
+            del _TOPOLOGIES[next(iter(_TOPOLOGIES))]
+        found = _TOPOLOGIES[key] = _Topology(slots)
+    return found
 
 
 class TowerStatics:
@@ -309,59 +448,39 @@ class TowerStatics:
         if len(self.slots) != len(self.poses):
             raise ValueError(f"{len(self.slots)} slots but {len(self.poses)} poses")
         self.half_extents = tuple(float(h) for h in half_extents)
-        self.supports = supports_of(self.slots)
+        self._topo = _topology(self.slots)
+        self.supports, self.groups = list(self._topo.supports), list(self._topo.groups)  # copies: the cache stays whole
         n = len(self.slots)
-        closures = exclusive_closures(self.supports)
-        floors = 1 + max((s.floor for s in self.slots), default=-1)
-        self.groups = [Group(slot, closures[i], (i,)) for i, slot in enumerate(self.slots)]
-        on_floor = [0] * (floors + 1)
-        walls: list[list[int]] = [[] for _ in range(floors)]
-        for i, slot in enumerate(self.slots):
-            on_floor[slot.floor] |= 1 << i
-            if slot.side is not None:
-                walls[slot.floor].append(i)
-        above = 0
-        levels = []
-        for k in reversed(range(floors)):
-            above |= on_floor[k]
-            levels.append(Group(k, above, tuple(walls[k])))
-        self.groups.extend(reversed(levels))
         self.margins = self._judge()
         self.tile_margins = self.margins[:n]
         self.level_margins = self.margins[n:]
 
     def _judge(self) -> np.ndarray:
-        n = len(self.slots)
-        self._first_pair = np.cumsum([0] + [len(sup) for sup in self.supports])
-        members = _bit_matrix([g.members for g in self.groups], n)
-        self._sums = members @ self.poses[:, :2]
-        self._sizes = members.sum(1)
-        self._members = members
+        topo = self._topo
+        self._sums = topo.members @ self.poses[:, :2]
+        self._sizes = topo.sizes
         if not self.slots:
             self.hulls, self.hull_counts = np.zeros((0, 1, 2)), np.zeros(0, dtype=np.int64)
             return np.zeros(0)
         self._top, bottom = face_polygons(self.poses, self.half_extents)
-        pairs = [(i, s) for i, sup in enumerate(self.supports) for s in sup]
-        contacts, corners = _contacts(bottom[[i for i, _ in pairs]], [s for _, s in pairs], self._top)
-        rows = [[p for i in g.resting for p in range(self._first_pair[i], self._first_pair[i + 1])]
-                for g in self.groups]
-        self.hulls, self.hull_counts = _union_hulls(contacts, corners, rows)
+        contacts, corners = _contacts(bottom[topo.pair_tiles], topo.pair_lowers, self._top)
+        self.hulls, self.hull_counts = _union_hulls(contacts, corners, topo.union)
         return hull_margins(self.hulls, self.hull_counts, self._sums / self._sizes[:, None])
 
-    def _support_codes(self, slot: Slot, added: dict[Slot, int]) -> tuple[int, ...]:
-        """Supports of a tile added in ``slot``: base indices, TABLE, or ``len(slots) + k`` for
-        the k-th added tile (``added`` maps the slots added so far to those codes)."""
-        def code(s: Slot) -> int | None:
-            return added.get(s, self._index.get(s))
-
-        if slot.side is None:
-            walls = (code(Slot(slot.floor, side)) for side in _SIDES)
+    def _support_codes(self, key: tuple[int, int], added: dict[tuple[int, int], int]) -> tuple[int, ...]:
+        """Supports of a tile added in the slot ``key`` (floor, side number; -1: the ceiling): base
+        indices, TABLE, or ``len(slots) + k`` for the k-th added tile (``added`` maps the slot keys
+        added so far to those codes). Plain tuples as keys: hashing Slot dataclasses is slow."""
+        index = self._topo.key_index
+        floor, side = key
+        if side < 0:
+            walls = (added.get((floor, s), index.get((floor, s))) for s in range(4))
             return tuple(w for w in walls if w is not None)
-        if slot.floor == 0:
+        if floor == 0:
             return (TABLE,)
-        below = code(Slot(slot.floor - 1))
+        below = added.get((floor - 1, -1), index.get((floor - 1, -1)))
         if below is None:
-            below = code(Slot(slot.floor - 1, slot.side))
+            below = added.get((floor - 1, side), index.get((floor - 1, side)))
         return () if below is None else (below,)
 
     def with_added(self, hypotheticals: Sequence[Sequence[tuple[Slot, np.ndarray]]]) -> list[list[float]]:
@@ -370,17 +489,15 @@ class TowerStatics:
         added tile can change, so the rest of the tower's work is reused; all hypotheticals are
         judged in one batch."""
         n, g_base = len(self.slots), len(self.groups)
-        if not hasattr(self, "_holders"):
-            self._index = {slot: i for i, slot in enumerate(self.slots)}
-            self._holders = [set(np.flatnonzero(self._members[:, i]).tolist()) for i in range(n)]
-            self._levels = {int(k): n + int(k) for k in range(g_base - n)}
+        topo = self._topo
         flat_poses, flat_supports, starts = [], [], []
         for hypo in hypotheticals:
             starts.append(len(flat_poses))
-            added: dict[Slot, int] = {}
+            added: dict[tuple[int, int], int] = {}
             for slot, pose in hypo:
-                flat_supports.append(self._support_codes(slot, added))
-                added[slot] = n + len(flat_poses)
+                key = (slot.floor, -1 if slot.side is None else int(slot.side))
+                flat_supports.append(self._support_codes(key, added))
+                added[key] = n + len(flat_poses)
                 flat_poses.append(pose)
         if not flat_poses:
             return [[] for _ in hypotheticals]
@@ -388,8 +505,9 @@ class TowerStatics:
         top, bottom = face_polygons(poses, self.half_extents)
         tops = np.concatenate([self._top, top]) if n else top
         pairs = [(t, s) for t, sup in enumerate(flat_supports) for s in sup]
-        first_pair = np.cumsum([0] + [len(sup) for sup in flat_supports])
-        contacts, corners = _contacts(bottom[[t for t, _ in pairs]], [s for _, s in pairs], tops)
+        first_pair = list(accumulate((len(sup) for sup in flat_supports), initial=0))  # ints: cheap to index
+        lowers = np.array([len(tops) if s == TABLE else s for _, s in pairs], dtype=np.int64)
+        contacts, corners = _contacts(bottom[[t for t, _ in pairs]], lowers, tops)
         # One table of hulls to take unions from: the base groups', then the added contacts'.
         width = max(self.hulls.shape[1], contacts.shape[1])
         table = np.concatenate([_widen(self.hulls, width), _widen(contacts, width)])
@@ -417,10 +535,10 @@ class TowerStatics:
             gained: dict[int, list[int]] = {}
             for j, (slot, _) in enumerate(hypo):
                 sup = [s for s in flat_supports[start + j] if s != TABLE]
-                sets = [self._holders[s] if s < n else joined[s - n - start] for s in sup]
+                sets = [topo.holders[s] if s < n else joined[s - n - start] for s in sup]
                 groups = set.intersection(*sets) if sets else set()
-                if slot.side is not None and slot.floor in self._levels:
-                    groups.add(self._levels[slot.floor])
+                if slot.side is not None and slot.floor in topo.levels:
+                    groups.add(topo.levels[slot.floor])
                 joined.append(groups)
                 for g in groups:
                     gained.setdefault(g, []).append(j)
@@ -428,7 +546,7 @@ class TowerStatics:
                 resting = [j for j in positions if g >= n and hypo[j][0].side is not None
                            and hypo[j][0].floor == g - n]
                 add_row(k, g, [g] + [r for j in resting for r in own_rows(start + j)], positions)
-            new_floors = sorted({s.floor for s, _ in hypo if s.side is not None and s.floor not in self._levels})
+            new_floors = sorted({s.floor for s, _ in hypo if s.side is not None and s.floor not in topo.levels})
             for j in range(len(hypo)):  # the tile and the later added tiles all of whose supports it holds
                 positions = [j]
                 for later in range(j + 1, len(hypo)):
@@ -450,7 +568,7 @@ class TowerStatics:
         sums = indicator @ poses[:, :2] + base_sums
         sizes = indicator.sum(1) + base_sizes
         coms = sums / sizes[:, None]
-        hulls, counts = _union_hulls(table, table_counts, rows)
+        hulls, counts = _union_hulls(table, table_counts, _UnionPlan.of(rows))
         margins = hull_margins(hulls, counts, coms)
         out = [[np.inf] * len(hypo) for hypo in hypotheticals]
         for (k, positions), margin in zip(holds, margins.tolist(), strict=True):

@@ -1,0 +1,130 @@
+"""Seeded tower games whose every bot decision and margin is pinned in a fixture, so that speeding up
+the statics judge and the bots provably changes no game (the lead's studies run on the old code).
+
+What is pinned per game (tests/tower/bot_regression.json, written by the unchanged code at commit
+8f9b9ae, whose tower code is that of e32b8e4, with ``python -m tests.tower.bot_regression --slow``):
+the moves; every raw margin the game computed for its placed events (``placement_margin``, as
+exact float hex); the ``static_margin_mm`` and ``target_margin_mm`` of each placed event, as stored
+in records; and, per decision of a statics bot, a digest of its whole ranking (slot, margin,
+future, score as float hex), so that even a reordering of tied slots shows up.
+
+Regenerate the fixture only on purpose: a change of any value means games changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pisa3d.core.errors import OptionsError
+from pisa3d.core.match import play_match
+from pisa3d.games import get_game
+from pisa3d.games.tower import state as tower_state
+from pisa3d.games.tower.agents import CarefulAgent
+
+GAME = get_game("tower")
+FIXTURE = Path(__file__).with_name("bot_regression.json")
+
+
+@dataclass(frozen=True)
+class Case:
+    table: tuple[str, ...]  # bot kind per seat
+    sigma_mm: float
+    seed: int
+    max_moves: int  # moves played (0: to the end)
+
+    @property
+    def key(self) -> str:
+        return f"{'+'.join(self.table)} sigma {self.sigma_mm:g} seed {self.seed} moves {self.max_moves or 'all'}"
+
+
+FAST_MOVES = 24
+_TABLES = [("careful",) * 4, ("cautious",) * 4, ("careful", "cautious", "spoiler", "random"),
+           ("spoiler", "random", "careful", "random")]
+FAST_CASES = [Case(_TABLES[0], 0.0, 1, FAST_MOVES), Case(_TABLES[1], 0.5, 2, FAST_MOVES),
+              Case(_TABLES[2], 1.0, 3, FAST_MOVES), Case(_TABLES[3], 0.5, 4, FAST_MOVES)]
+SLOW_CASES = [Case(table, sigma, seed, 0) for table in _TABLES for sigma in (0.0, 0.5, 1.0) for seed in (5,)]
+
+
+def options(sigma: float) -> dict[str, Any]:
+    """Hand noise ``sigma`` mm, yaw and tilt in proportion to the rules' defaults (as the benchmarks do)."""
+    defaults = GAME.options()
+    scale = sigma / defaults.noise_position_mm
+    return {"noise_position_mm": sigma, "noise_yaw_deg": defaults.noise_yaw_deg * scale,
+            "noise_tilt_deg": defaults.noise_tilt_deg * scale, "record_trajectories": False}
+
+
+class _Watched:
+    """A bot that also writes down a digest of its statics ranking at each decision (ranking is pure:
+    it draws nothing from the bot's generator, so the game is the same as without the watch)."""
+
+    def __init__(self, agent: Any, digests: list[str]) -> None:
+        self.agent, self.digests = agent, digests
+        self.name, self.wants_state = agent.name, getattr(agent, "wants_state", False)
+
+    def choose(self, view, legal_moves, rng):
+        if isinstance(self.agent, CarefulAgent):
+            ranked, _ = self.agent.ranked(view, legal_moves)
+            text = ";".join(f"{s.slot}|{s.margin.hex()}|{s.future.hex()}|{s.score.hex()}" for s in ranked)
+            self.digests.append(hashlib.sha256(text.encode()).hexdigest()[:16])
+        return self.agent.choose(view, legal_moves, rng)
+
+
+def play(case: Case, towers: list[tuple[list, np.ndarray]] | None = None) -> dict[str, Any]:
+    """Play ``case`` and return what the fixture pins; ``towers`` collects (slots, settled poses)
+    of the tower after every placement."""
+    opts = GAME.options(options(case.sigma_mm))
+    digests: list[str] = []
+    raw: list[str] = []
+    agents = [_Watched(GAME.agents[kind](seat, opts), digests) for seat, kind in enumerate(case.table)]
+    records = []
+    original = tower_state.placement_margin
+
+    def spy(*args, **kwargs):
+        margin = original(*args, **kwargs)
+        raw.append(float(margin).hex())
+        return margin
+
+    def settled(player, move, events, state) -> None:
+        if towers is not None and any(e.kind == "placed" for e in events):
+            towers.append(([p.slot for p in state.placements], state.poses.copy()))
+
+    tower_state.placement_margin = spy
+    try:
+        play_match(GAME, agents, seed=case.seed, options=opts, on_start=records.append, on_events=settled,
+                   max_moves=case.max_moves or 1_000_000)
+    except OptionsError:  # the move limit of a short case: the record holds every move played
+        if not case.max_moves:
+            raise
+    finally:
+        tower_state.placement_margin = original
+    moves = records[0].moves
+    placed = [e.events[0].data for e in moves if e.events[0].kind == "placed"]
+    return {"moves": [e.move for e in moves], "raw_margins": raw,
+            "event_margins_mm": [[d["static_margin_mm"], d["target_margin_mm"]] for d in placed],
+            "ranking_digests": digests}
+
+
+def main() -> None:
+    cases = FAST_CASES + (SLOW_CASES if "--slow" in sys.argv else [])
+    old = json.loads(FIXTURE.read_text()) if FIXTURE.exists() else {}
+    games = dict(old.get("games", {}))
+    for case in cases:
+        games[case.key] = play(case)
+        print(case.key, len(games[case.key]["moves"]), "moves", flush=True)
+    FIXTURE.write_text(json.dumps({
+        "_comment": "Regression fixture (tests/tower/bot_regression.py): written by the code at commit 8f9b9ae "
+                    "(its tower code is that of e32b8e4) with `python -m tests.tower.bot_regression --slow`; "
+                    "every value must stay bit-identical, "
+                    "since speeding up the statics judge may not change any game.",
+        "games": games}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
