@@ -70,6 +70,8 @@ def survival_curve(placements: Sequence[int], fell: Sequence[bool]) -> pd.DataFr
 def load_games(root: Path) -> tuple[pd.DataFrame, list[str]]:
     """The games table with one column per sweep axis, and the axis names."""
     games = read_table(root, GAMES).to_pandas()
+    # Who sat where, kept apart: a swept `agents` axis gets a column of its own name below.
+    games["seating"] = games["agents"]
     params = [json.loads(p) for p in games["params"]] if len(games) else []
     axes = list(dict.fromkeys(k for p in params for k in p))
     for axis in axes:
@@ -151,7 +153,7 @@ def hazard_by_kind(placements: pd.DataFrame, by: str | None = None) -> pd.DataFr
 def win_rates(games: pd.DataFrame, by_seat: bool) -> pd.DataFrame:
     """Share of games each agent (per seat if asked) was among the winners, with intervals."""
     records = []
-    for agents, winners in zip(games["agents"], games["winners"], strict=True):
+    for agents, winners in zip(games["seating"], games["winners"], strict=True):
         winners = set(int(w) for w in winners)
         for seat, agent in enumerate(agents):
             records.append({"agent": agent, "seat": seat + 1, "won": seat in winners})
@@ -312,7 +314,7 @@ def write_report(root: Path, out: Path) -> Path:
     name = spec.get("name", root.name)
     lines = [f"# Experiment {name}", "",
              f"Game `{spec['game']}`, {len(games)} games in {len(summary)} cell(s); agents "
-             f"{', '.join(sorted({a for agents in games['agents'] for a in agents}))}"
+             f"{', '.join(sorted({a for agents in games['seating'] for a in agents}))}"
              f"{' (seats rotated)' if spec.get('rotate_seats') else ''}. "
              f"pisa3d {meta.get('pisa3d_version', '?')}{_engine_text(meta)}. "
              f"Made by `pisa3d experiment report {root}`; "
@@ -413,7 +415,7 @@ def _tower_sections(games: pd.DataFrame, placements: pd.DataFrame, summary: pd.D
 
 def _mixed_table_sections(games: pd.DataFrame, placements: pd.DataFrame) -> list[str]:
     """In games with different agents at one table: who placed the tiles that toppled the tower."""
-    mixed_keys = games.loc[[len(set(agents)) > 1 for agents in games["agents"]], "key"]
+    mixed_keys = games.loc[[len(set(agents)) > 1 for agents in games["seating"]], "key"]
     mixed = placements[placements["key"].isin(mixed_keys)]
     if not len(mixed):
         return []

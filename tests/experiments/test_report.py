@@ -144,3 +144,19 @@ def test_cells_are_reported_in_the_spec_order_not_the_order_they_ran(tmp_path):
     write_report(out, out / "report")
     summary = pd.read_csv(out / "report" / "summary.csv")
     assert list(summary["noise_position_mm"]) == [2.0, 3.0, 4.0]
+
+
+def test_a_swept_line_up_is_reported_by_agent_not_by_letter(tmp_path):
+    # A sweep over `agents` once replaced each game's seating with the axis' JSON text, so the
+    # report listed agents "[", "r", "a", ... and counted wins per character.
+    spec = validate_spec({"name": "line-ups", "game": "tower", "players": 2, "seeds": 2, "rotate_seats": True,
+                          "options": {"noise_position_mm": 3.0, "record_trajectories": False},
+                          "sweep": {"agents": [["random"], ["builder", "random"]]}})
+    out = tmp_path / "line-ups"
+    run_experiment(spec, "test", out, LocalRunner(1))
+    text = write_report(out, out / "report").read_text()
+    assert "agents builder, random (seats rotated)" in text
+    rates = pd.read_csv(out / "report" / "win_rates.csv")
+    assert set(rates["agent"]) == {"builder", "random"}
+    assert rates["games"].sum() == 4 * 2  # 4 games of 2 seats
+    assert "agents=random" in text and "agents=builder+random" in text
