@@ -288,6 +288,11 @@ def markdown_table(frame: pd.DataFrame, columns: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
+def _pct_texts(frame: pd.DataFrame, share: str = "hazard", low: str = "low", high: str = "high") -> list[str]:
+    """Each row's share with its interval, as the report prints it."""
+    return [_pct(*r) for r in frame[[share, low, high]].to_numpy()]
+
+
 def _pct(share: float, low: float, high: float) -> str:
     if math.isnan(share):
         return "-"
@@ -336,10 +341,9 @@ def _engine_text(meta: dict[str, Any]) -> str:
 def _tower_sections(games: pd.DataFrame, placements: pd.DataFrame, summary: pd.DataFrame, axes: Sequence[str],
                     out: Path, name: str) -> list[str]:
     summary = summary.assign(
-        fall=[_pct(*r) for r in summary[["fall_share", "fall_low", "fall_high"]].to_numpy()],
-        emptied=[_pct(*r) for r in summary[["emptied_stack_share", "emptied_stack_low", "emptied_stack_high"]]
-                 .to_numpy()],
-        draw=[_pct(*r) for r in summary[["draw_share", "draw_low", "draw_high"]].to_numpy()],
+        fall=_pct_texts(summary, "fall_share", "fall_low", "fall_high"),
+        emptied=_pct_texts(summary, "emptied_stack_share", "emptied_stack_low", "emptied_stack_high"),
+        draw=_pct_texts(summary, "draw_share", "draw_low", "draw_high"),
         to_end=[f"{m:g} ({a:g}-{b:g})" for m, a, b in summary[["placements_median", "placements_q1",
                                                                 "placements_q3"]].to_numpy()],
         fpp=[f"{r:.3f} [{a:.3f}, {b:.3f}]" for r, a, b in summary[["falls_per_placement", "fpp_low", "fpp_high"]]
@@ -379,7 +383,7 @@ def _tower_sections(games: pd.DataFrame, placements: pd.DataFrame, summary: pd.D
     if len(placements):
         placements = placements.merge(games[["key", "label"]], on="key")
         overall = hazard_by_kind(placements)
-        overall["text"] = [_pct(*r) for r in overall[["hazard", "low", "high"]].to_numpy()]
+        overall["text"] = _pct_texts(overall)
         overall["what"] = overall["kind"].map(lambda k: KIND_LABELS.get(k, k))
         by_cell = hazard_by_kind(placements, by="label") if 1 < len(summary) <= MAX_CURVES else overall
         plot_bars(by_cell, "kind", "hazard", "label" if by_cell is not overall else None, out / "hazard_by_kind.png",
@@ -394,7 +398,7 @@ def _tower_sections(games: pd.DataFrame, placements: pd.DataFrame, summary: pd.D
         if len(on_ceilings):
             table = hazard_by_kind(on_ceilings.assign(kind=on_ceilings["ceiling_kind"]))
             table["what"] = table["kind"].map(lambda k: KIND_LABELS.get(k, k))
-            table["text"] = [_pct(*r) for r in table[["hazard", "low", "high"]].to_numpy()]
+            table["text"] = _pct_texts(table)
             first = on_ceilings[on_ceilings["first_on_floor"]]
             later = on_ceilings[~on_ceilings["first_on_floor"]]
             lines += ["Walls on a ceiling, by what holds that ceiling up:", "",
@@ -406,7 +410,7 @@ def _tower_sections(games: pd.DataFrame, placements: pd.DataFrame, summary: pd.D
                       f"{_pct(*wilson(int(later['fell'].sum()), len(later)))} of {len(later)}.", ""]
         lines += _mixed_table_sections(games, placements)
         floors = hazard_table(placements, ["floor"])
-        floors["text"] = [_pct(*r) for r in floors[["hazard", "low", "high"]].to_numpy()]
+        floors["text"] = _pct_texts(floors)
         lines += ["Falls per placement by floor (0 = on the table):", "",
                   markdown_table(floors, {"floor": "floor", "placements": "placements", "falls": "falls",
                                           "text": "falls per placement"}), ""]
@@ -420,7 +424,7 @@ def _mixed_table_sections(games: pd.DataFrame, placements: pd.DataFrame) -> list
     if not len(mixed):
         return []
     table = hazard_table(mixed, ["label", "agent"])
-    table["text"] = [_pct(*r) for r in table[["hazard", "low", "high"]].to_numpy()]
+    table["text"] = _pct_texts(table)
     return ["Tables with different agents: falls per placement of each agent (the agent that placed the "
             "toppling tile caused the fall):", "",
             markdown_table(table, {"label": "cell", "agent": "agent", "placements": "placements",
@@ -458,7 +462,7 @@ def _win_sections(games: pd.DataFrame, out: Path, name: str) -> list[str]:
     by_seat = win_rates(games, by_seat=True)
     players = sorted(games["players"].unique())
     for table in (by_agent, by_seat):
-        table["text"] = [_pct(*r) for r in table[["win_rate", "low", "high"]].to_numpy()]
+        table["text"] = _pct_texts(table, "win_rate")
     by_agent.to_csv(out / "win_rates.csv", index=False)
     lines = ["## Win rates", "",
              f"Share of games each agent was among the winners (a shared win counts as a win; equal agents "
