@@ -106,8 +106,9 @@ def run_experiment(
                     # The stop may have come just after a batch was committed, before the loop let
                     # go of it: store only rows not on disk yet, and count what is.
                     stored = stored_keys(out)
-                    w.write_batch([rows for rows in buffer if rows["key"] not in stored])
-                    ran = len(stored_keys(out) & {t.key for t in todo})
+                    fresh = [rows for rows in buffer if rows["key"] not in stored]
+                    w.write_batch(fresh)
+                    ran = len((stored | {rows["key"] for rows in fresh}) & {t.key for t in todo})
                 else:
                     w.write_batch(buffer)
                 w.end_run(status, ran)
