@@ -91,13 +91,27 @@ class Layout:
     # --- poses ------------------------------------------------------------------------------------
     def wall_pose(self, base_z: float, side: Side, face: Face, rotation: int) -> np.ndarray:
         cx, cy = self.wall_centers[side]
-        position = np.array([cx, cy, base_z + self.side / 2])
-        return np.concatenate([position, orientation(*self.wall_frame(side), face, rotation)])
+        quat = _wall_orientation(tuple(self.wall_outward[side].tolist()), face, rotation)
+        return np.array([cx, cy, base_z + self.side / 2, *quat])
 
     def ceiling_pose(self, base_z: float, face: Face, rotation: int) -> np.ndarray:
         cx, cy = self.ceiling_center
-        position = np.array([cx, cy, base_z + self.side + self.thickness / 2])
-        return np.concatenate([position, orientation(*self.ceiling_frame(), face, rotation)])
+        quat = _ceiling_orientation(face, rotation)
+        return np.array([cx, cy, base_z + self.side + self.thickness / 2, *quat])
+
+
+# Orientations depend on the frame, face and rotation only: the bots ask for the same few slot
+# poses thousands of times a game, and a rotation matrix to quaternion costs more than a lookup.
+@cache
+def _wall_orientation(outward: tuple[float, float, float], face: Face, rotation: int) -> tuple[float, ...]:
+    normal = np.array(outward)
+    up = np.array([0.0, 0.0, 1.0])
+    return tuple(orientation(up, np.cross(-normal, up), normal, face, rotation).tolist())
+
+
+@cache
+def _ceiling_orientation(face: Face, rotation: int) -> tuple[float, ...]:
+    return tuple(orientation(*Layout.ceiling_frame(), face, rotation).tolist())
 
 
 def orientation(up: np.ndarray, right: np.ndarray, normal: np.ndarray, face: Face, rotation: int) -> np.ndarray:

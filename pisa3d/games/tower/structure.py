@@ -68,6 +68,7 @@ class Structure:
     def __init__(self, placements: Sequence[Placement] = ()) -> None:
         self.placements: list[Placement] = []
         self.by_slot: dict[Slot, Placement] = {}
+        self._per_floor: list[int] = []  # tiles on each floor: the rules ask for num_floors often
         for placement in placements:
             self.add(placement)
 
@@ -76,11 +77,18 @@ class Structure:
             raise ValueError(f"slot {placement.slot} is already taken")
         self.placements.append(placement)
         self.by_slot[placement.slot] = placement
+        floor = placement.slot.floor
+        if floor >= len(self._per_floor):
+            self._per_floor.extend([0] * (floor + 1 - len(self._per_floor)))
+        self._per_floor[floor] += 1
 
     def pop(self) -> Placement:
         """Take the last placement back (look-ahead: try a placement, then undo it)."""
         placement = self.placements.pop()
         del self.by_slot[placement.slot]
+        self._per_floor[placement.slot.floor] -= 1
+        while self._per_floor and not self._per_floor[-1]:
+            self._per_floor.pop()
         return placement
 
     # --- queries ----------------------------------------------------------------------------------
@@ -93,7 +101,7 @@ class Structure:
     @property
     def num_floors(self) -> int:
         """Floors holding at least one tile."""
-        return 1 + max((p.slot.floor for p in self.placements), default=-1)
+        return len(self._per_floor)
 
     @property
     def open_floor(self) -> int:
