@@ -1,8 +1,9 @@
 """Seeded tower games whose every bot decision and margin is pinned in a fixture, so that speeding up
 the statics judge and the bots provably changes no game (the lead's studies run on the old code).
 
-What is pinned per game (tests/tower/bot_regression.json, written by the unchanged code at commit
-8f9b9ae, whose tower code is that of e32b8e4, with ``python -m tests.tower.bot_regression --slow``):
+What is pinned per game (tests/tower/bot_regression.json, written with ``python -m
+tests.tower.bot_regression --slow`` by the unchanged code at commit 8f9b9ae, whose tower code is
+that of e32b8e4, and again when the settle rule changed: its ``_comment`` says how):
 the moves; every raw margin the game computed for its placed events (``placement_margin``, as
 exact float hex); the ``static_margin_mm`` and ``target_margin_mm`` of each placed event, as stored
 in records; and, per decision of a statics bot, a digest of its whole ranking (slot, margin,
@@ -30,6 +31,11 @@ from pisa3d.games.tower.agents import CarefulAgent
 
 GAME = get_game("tower")
 FIXTURE = Path(__file__).with_name("bot_regression.json")
+COMMENT = ("Regression fixture (tests/tower/bot_regression.py), written with `python -m tests.tower.bot_regression "
+           "--slow`: first by the code at commit 8f9b9ae (its tower code is that of e32b8e4), again when the settle "
+           "rule's quiet speeds became 3 mm/s and 1.5 deg/s (the games' physics changed; the code that wrote it "
+           "passed the earlier fixture on the earlier rule). Every value must stay bit-identical, since speeding up "
+           "the statics judge and the bots may not change any game.")
 
 
 @dataclass(frozen=True)
@@ -119,10 +125,7 @@ def main() -> None:
         games[case.key] = play(case)
         print(case.key, len(games[case.key]["moves"]), "moves", flush=True)
     FIXTURE.write_text(json.dumps({
-        "_comment": "Regression fixture (tests/tower/bot_regression.py): written by the code at commit 8f9b9ae "
-                    "(its tower code is that of e32b8e4) with `python -m tests.tower.bot_regression --slow`; "
-                    "every value must stay bit-identical, "
-                    "since speeding up the statics judge may not change any game.",
+        "_comment": COMMENT,
         "games": games}, indent=1) + "\n")
 
 
