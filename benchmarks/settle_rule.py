@@ -22,6 +22,7 @@ from rich.progress import Progress
 
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
+from pisa3d.games.tower.options import proportional_noise
 from pisa3d.physics.pybullet_backend import PyBulletEngine
 from pisa3d.physics.pybullet_params import PyBulletParams
 
@@ -41,10 +42,7 @@ class Tally:
 
 
 def noise_options(sigma: float) -> dict:
-    defaults = GAME.options()
-    scale = sigma / defaults.noise_position_mm
-    return {"noise_position_mm": sigma, "noise_yaw_deg": defaults.noise_yaw_deg * scale,
-            "noise_tilt_deg": defaults.noise_tilt_deg * scale, "record_trajectories": False}
+    return {**proportional_noise(sigma), "record_trajectories": False}
 
 
 def compare(games: list[tuple[str, float, int]], rules: list[tuple[float, float]]) -> dict[str, dict[str, Tally]]:

@@ -27,6 +27,7 @@ from scipy.stats import binomtest
 
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
+from pisa3d.games.tower.options import proportional_noise
 
 GAME = get_game("tower")
 GAME_FIELDS = ["table", "sigma_mm", "seed", "outcome", "placements", "floors", "placer_kind", "last_move",
@@ -36,10 +37,7 @@ PLACEMENT_FIELDS = ["table", "sigma_mm", "seed", "kind", "move", "floor", "fell"
 
 
 def noise_options(sigma: float) -> dict:
-    defaults = GAME.options()
-    scale = sigma / defaults.noise_position_mm
-    return {"noise_position_mm": sigma, "noise_yaw_deg": defaults.noise_yaw_deg * scale,
-            "noise_tilt_deg": defaults.noise_tilt_deg * scale, "record_trajectories": False}
+    return {**proportional_noise(sigma), "record_trajectories": False}
 
 
 def seat_kinds(table: str, seed: int, players: int = 4) -> list[str]:

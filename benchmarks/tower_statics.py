@@ -28,6 +28,7 @@ from scipy.stats import binomtest
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
 from pisa3d.games.tower.geometry import Side
+from pisa3d.games.tower.options import proportional_noise
 from pisa3d.games.tower.setup import build_setup
 from pisa3d.games.tower.statics import TowerStatics, clear_topology_cache
 from pisa3d.games.tower.structure import Slot
@@ -122,10 +123,7 @@ def agreement(games: int, sigmas: list[float], agent: str, stored: list[Path]) -
             if row["static_margin_mm"] not in ("", "None"):
                 rows.append((float(row["static_margin_mm"]), row["fell"] == "True", float(row["sigma_mm"])))
     for sigma in sigmas if games else []:
-        defaults = GAME.options()
-        scale = sigma / defaults.noise_position_mm
-        options = GAME.options({"noise_position_mm": sigma, "noise_yaw_deg": defaults.noise_yaw_deg * scale,
-                                "noise_tilt_deg": defaults.noise_tilt_deg * scale, "record_trajectories": False})
+        options = GAME.options({**proportional_noise(sigma), "record_trajectories": False})
         for seed in track(range(games), description=f"sigma {sigma} mm"):
             agents = [GAME.agents[agent](seat, options) for seat in range(4)]
             outcome = play_match(GAME, agents, seed=seed, options=options)

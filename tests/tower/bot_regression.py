@@ -28,6 +28,7 @@ from pisa3d.core.match import play_match
 from pisa3d.games import get_game
 from pisa3d.games.tower import state as tower_state
 from pisa3d.games.tower.agents import CarefulAgent
+from pisa3d.games.tower.options import proportional_noise
 
 GAME = get_game("tower")
 FIXTURE = Path(__file__).with_name("bot_regression.json")
@@ -60,10 +61,7 @@ SLOW_CASES = [Case(table, sigma, seed, 0) for table in _TABLES for sigma in (0.0
 
 def options(sigma: float) -> dict[str, Any]:
     """Hand noise ``sigma`` mm, yaw and tilt in proportion to the rules' defaults (as the benchmarks do)."""
-    defaults = GAME.options()
-    scale = sigma / defaults.noise_position_mm
-    return {"noise_position_mm": sigma, "noise_yaw_deg": defaults.noise_yaw_deg * scale,
-            "noise_tilt_deg": defaults.noise_tilt_deg * scale, "record_trajectories": False}
+    return {**proportional_noise(sigma), "record_trajectories": False}
 
 
 class _Watched:

@@ -12,6 +12,7 @@ from pisa3d.core.errors import IllegalMoveError, OptionsError
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
 from pisa3d.games.tower.moves import PASS, PlaceMove
+from pisa3d.games.tower.options import proportional_noise
 from tests.tower.outcomes import told_outcome
 from tests.tower.tile_sets import uniform_tile_set
 
@@ -220,3 +221,15 @@ def test_random_bots_finish_a_game_with_details():
     assert (details["outcome"], outcome.result.winners) == told_outcome(outcome.record)
     assert details["floors"] >= 1 and details["height_mm"] >= 60.0 - 0.5
     assert details["placements"] == sum(1 for m in outcome.record.moves if m.events and m.events[0].kind == "placed")
+
+
+def test_proportional_noise_keeps_the_rules_proportion_and_is_accepted() -> None:
+    """The hand-noise axis the studies sweep: yaw and tilt scale with the position sigma as in the
+    rules' defaults (1 mm : 1 deg : 0.3 deg), and the result is a valid set of options."""
+    defaults = get_game("tower").options()
+    assert proportional_noise(defaults.noise_position_mm) == {
+        "noise_position_mm": defaults.noise_position_mm, "noise_yaw_deg": defaults.noise_yaw_deg,
+        "noise_tilt_deg": defaults.noise_tilt_deg}
+    half = get_game("tower").options(proportional_noise(0.5))
+    assert (half.noise_position_mm, half.noise_yaw_deg, half.noise_tilt_deg) == pytest.approx((0.5, 0.5, 0.15))
+    assert proportional_noise(0.0) == {"noise_position_mm": 0.0, "noise_yaw_deg": 0.0, "noise_tilt_deg": 0.0}

@@ -34,6 +34,14 @@ def _default(key: str) -> Any:
     return _defaults()[key]
 
 
+def proportional_noise(sigma_mm: float) -> dict[str, float]:
+    """Hand noise options of position sigma ``sigma_mm`` with yaw and tilt in the rules' default
+    proportion (1 mm : 1 deg : 0.3 deg): what the benchmarks and studies sweep as one axis."""
+    scale = sigma_mm / _default("noise_position_mm")
+    return {"noise_position_mm": sigma_mm, "noise_yaw_deg": _default("noise_yaw_deg") * scale,
+            "noise_tilt_deg": _default("noise_tilt_deg") * scale}
+
+
 def _range(key: str, scale: float = 1.0) -> dict[str, float]:
     low, high = TILE_RANGES[key]
     return {"ge": low * scale, "le": high * scale}
