@@ -193,3 +193,17 @@ def test_candidate_slots_cover_every_legal_slot():
     legal_slots = {slot for slot in every if s.slot_rules(slot, RULES).legal}
     assert legal_slots <= set(s.candidate_slots())
     assert legal_slots == {Slot(1, Side.W), Slot(1), Slot(2, Side.N), Slot(2, Side.E), Slot(2, Side.S)}
+
+
+@given(st.lists(st.sampled_from([Slot(f, s) for f in range(4) for s in (None, *Side)]), unique=True, max_size=12),
+       st.integers(0, 12))
+def test_num_floors_follows_adds_and_pops(slots, pops) -> None:
+    """The floor count the rules ask for is kept as tiles come and go (the planner adds a candidate
+    and pops it again): it always equals one more than the highest floor holding a tile."""
+    structure = Structure()
+    for slot in slots:
+        structure.add(Placement(0, Face.WHITE, slot, 0, 0, (0, 0, 0, 0)))
+        assert structure.num_floors == 1 + max(p.slot.floor for p in structure.placements)
+    for _ in range(min(pops, len(slots))):
+        structure.pop()
+        assert structure.num_floors == 1 + max((p.slot.floor for p in structure.placements), default=-1)
