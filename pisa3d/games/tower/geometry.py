@@ -79,10 +79,7 @@ class Layout:
     # --- viewer frames ----------------------------------------------------------------------------
     def wall_frame(self, side: Side) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(up, right, normal) of a wall's viewer: up is world z, normal points outward."""
-        normal = self.wall_outward[side]
-        up = np.array([0.0, 0.0, 1.0])
-        right = np.cross(-normal, up)
-        return up, right, normal
+        return _wall_frame(self.wall_outward[side])
 
     @staticmethod
     def ceiling_frame() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -102,11 +99,14 @@ class Layout:
 
 # Orientations depend on the frame, face and rotation only: the bots ask for the same few slot
 # poses thousands of times a game, and a rotation matrix to quaternion costs more than a lookup.
+def _wall_frame(normal: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    up = np.array([0.0, 0.0, 1.0])
+    return up, np.cross(-normal, up), normal
+
+
 @cache
 def _wall_orientation(outward: tuple[float, float, float], face: Face, rotation: int) -> tuple[float, ...]:
-    normal = np.array(outward)
-    up = np.array([0.0, 0.0, 1.0])
-    return tuple(orientation(up, np.cross(-normal, up), normal, face, rotation).tolist())
+    return tuple(orientation(*_wall_frame(np.array(outward)), face, rotation).tolist())
 
 
 @cache
