@@ -21,6 +21,7 @@ import numpy as np
 
 from .contract import FallThresholds, TileSpec, Verdict, as_pose, as_states, settle_inputs, with_tile_at_rest
 from .mujoco_params import MujocoParams
+from .poses import vector_norm
 from .settle_rule import run_settle
 
 # A free joint's qpos is x, y, z, qw, qx, qy, qz; the contract's poses are x, y, z, qx, qy, qz, qw.
@@ -137,7 +138,7 @@ class MujocoEngine:
                 if gap < deepest:
                     # fromto runs from the held tile to the other geom; overlapping, it points out.
                     direction = fromto[:3] - fromto[3:] if gap >= 0 else fromto[3:] - fromto[:3]
-                    length = float(np.linalg.norm(direction))
+                    length = vector_norm(direction)
                     if length > 0.0:
                         deepest, normal = gap, direction / length
             if normal is None:

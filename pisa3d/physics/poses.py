@@ -1,9 +1,32 @@
 """The one copy of the pose maths (x, y, z, qx, qy, qz, qw; quaternions scalar last): products,
-axis-angle, matrices, angles between poses, box corners. Pure numpy; every layer uses these."""
+axis-angle, matrices, angles between poses, box corners. Pure numpy; every layer uses these.
+
+No BLAS: numpy's ``@``, ``dot`` and the vector ``linalg.norm`` call OpenBLAS, which picks a kernel
+per CPU (Haswell, SkylakeX, Zen, ...), and the kernels round differently in the last bit; a physics
+game amplifies such a bit into another game, so a record made on one machine would not replay on
+another. Elementwise numpy and its sums give the same bits whatever vector extensions the CPU has
+(tests/tower/test_machine_independence.py), so the game's products and norms are written with them.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+
+
+def vector_norm(v: np.ndarray) -> float:
+    """Euclidean length of a vector (without BLAS, see the module's note)."""
+    v = np.asarray(v, dtype=np.float64)
+    return float(np.sqrt((v * v).sum()))
+
+
+def apply_matrix(m: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``m @ v`` for a (3, 3) matrix and a (3,) vector (without BLAS)."""
+    return (np.asarray(m, dtype=np.float64) * np.asarray(v, dtype=np.float64)).sum(axis=1)
+
+
+def compose_matrices(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` for (3, 3) matrices (without BLAS)."""
+    return (np.asarray(a, dtype=np.float64)[:, :, None] * np.asarray(b, dtype=np.float64)[None, :, :]).sum(axis=1)
 
 
 def quat_multiply(q1: np.ndarray, q2: np.ndarray) -> np.ndarray:
@@ -23,7 +46,7 @@ def quat_multiply(q1: np.ndarray, q2: np.ndarray) -> np.ndarray:
 
 def quat_from_axis_angle(axis: np.ndarray, angle_rad: float) -> np.ndarray:
     axis = np.asarray(axis, dtype=np.float64)
-    axis = axis / np.linalg.norm(axis)
+    axis = axis / vector_norm(axis)
     half = 0.5 * angle_rad
     return np.concatenate([axis * np.sin(half), [np.cos(half)]])
 
@@ -90,7 +113,7 @@ def quaternion_from_matrix(matrix: np.ndarray) -> np.ndarray:
         s = 2.0 * np.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1])
         q = [(m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, s / 4, (m[1, 0] - m[0, 1]) / s]
     quat = np.array(q, dtype=np.float64)
-    quat /= np.linalg.norm(quat)
+    quat /= vector_norm(quat)
     # Round away float noise so that the same slot always yields the very same bits.
     quat = np.round(quat, 15)
     return -quat if quat[3] < 0 else quat

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .contract import FallThresholds, PhysicsEngine, TileSpec, Verdict
-from .poses import matrix_from_quaternion, quat_from_axis_angle, quat_multiply
+from .poses import apply_matrix, matrix_from_quaternion, quat_from_axis_angle, quat_multiply, vector_norm
 
 IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
 # A wall in the x-z plane: the tile's local y axis turned to world z, thickness along world y.
@@ -59,7 +59,7 @@ def tilted_wall(factor: float, engine: PhysicsEngine) -> SceneOutcome:
     centre_from_pivot = np.array([0.0, -t / 2, h / 2])
     rot = matrix_from_quaternion(tilt)
     pivot = np.array([0.0, t / 2, 1e-6])
-    released = pose(tuple(pivot + rot @ centre_from_pivot), quat)
+    released = pose(tuple(pivot + apply_matrix(rot, centre_from_pivot)), quat)
     upright = pose((0.0, 0.0, h / 2), WALL_ALONG_X)
     verdict = engine.settle(NO_TILES, released, upright, FallThresholds.for_tile(tile))
     return SceneOutcome(verdict.fell, verdict.max_rotation_deg, verdict)
@@ -104,7 +104,7 @@ def tile_on_slope(factor: float, engine: PhysicsEngine) -> SceneOutcome:
     angle = factor * math.atan(engine.table_friction())
     g = engine.gravity
     end = engine.simulate(start, SLIDE_TIME, (g * math.sin(angle), 0.0, -g * math.cos(angle)))
-    slid = float(np.linalg.norm(end[0, :3] - start[0, :3]))
+    slid = vector_norm(end[0, :3] - start[0, :3])
     return SceneOutcome(slid > SLIDE_DISTANCE, slid, None)
 
 

@@ -3,7 +3,9 @@ the statics judge and the bots provably changes no game (the lead's studies run 
 
 What is pinned per game (tests/tower/bot_regression.json, written with ``python -m
 tests.tower.bot_regression --slow`` by the unchanged code at commit 8f9b9ae, whose tower code is
-that of e32b8e4, and again when the settle rule changed: its ``_comment`` says how):
+that of e32b8e4, again when the settle rule changed and when the game stopped calling BLAS: its
+``_comment`` says how; since then the games do not depend on the CPU's vector extensions,
+tests/tower/test_machine_independence.py):
 the moves; every raw margin the game computed for its placed events (``placement_margin``, as
 exact float hex); the ``static_margin_mm`` and ``target_margin_mm`` of each placed event, as stored
 in records; and, per decision of a statics bot, a digest of its whole ranking (slot, margin,
@@ -35,8 +37,10 @@ FIXTURE = Path(__file__).with_name("bot_regression.json")
 COMMENT = ("Regression fixture (tests/tower/bot_regression.py), written with `python -m tests.tower.bot_regression "
            "--slow`: first by the code at commit 8f9b9ae (its tower code is that of e32b8e4), again when the settle "
            "rule's quiet speeds became 3 mm/s and 1.5 deg/s (the games' physics changed; the code that wrote it "
-           "passed the earlier fixture on the earlier rule). Every value must stay bit-identical, since speeding up "
-           "the statics judge and the bots may not change any game.")
+           "passed the earlier fixture on the earlier rule), and again when the game's paths stopped calling BLAS, "
+           "whose last bit depends on the CPU (the code that wrote it passed the earlier fixture with OpenBLAS's "
+           "Haswell kernel). Every value must stay bit-identical, since speeding up the statics judge and the bots "
+           "may not change any game.")
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
 """The statics judge exactly as it stood at commit e32b8e4 (pisa3d/games/tower/statics.py then), kept
 as the oracle of tests/tower/test_statics_regression.py: the faster judge must give the same
 floats bit for bit, since stored margins and bot decisions may not change. Test code only; do not
-"improve" it. Its own docstring follows.
+"improve" it. One change since: its two matrix products of 0/1 membership rows with the tiles'
+positions are the judge's row sums (``member_sums``), as in the judge, because BLAS's last bit
+depends on the CPU (pisa3d/physics/poses.py). Its own docstring follows.
 
 (e32b8e4) Static margins of a tower, from poses alone (pure numpy, no simulation).
 
@@ -37,6 +39,7 @@ from functools import cache
 import numpy as np
 
 from pisa3d.games.tower.geometry import Side
+from pisa3d.games.tower.statics import member_sums
 from pisa3d.games.tower.structure import Slot
 
 _SIDES = tuple(Side)
@@ -339,7 +342,7 @@ class TowerStatics:
         n = len(self.slots)
         self._first_pair = np.cumsum([0] + [len(sup) for sup in self.supports])
         members = _bit_matrix([g.members for g in self.groups], n)
-        self._sums = members @ self.poses[:, :2]
+        self._sums = member_sums(members, self.poses)
         self._sizes = members.sum(1)
         self._members = members
         if not self.slots:
@@ -452,7 +455,7 @@ class TowerStatics:
         base_sums, base_sizes = np.zeros((len(rows), 2)), np.zeros(len(rows))
         base_sums[has_base] = self._sums[base_index[has_base]]
         base_sizes[has_base] = self._sizes[base_index[has_base]]
-        sums = indicator @ poses[:, :2] + base_sums
+        sums = member_sums(indicator, poses) + base_sums
         sizes = indicator.sum(1) + base_sizes
         coms = sums / sizes[:, None]
         hulls, counts = _union_hulls(table, table_counts, rows)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...physics import PhysicsEngine
-from ...physics.poses import quat_from_axis_angle, quat_multiply
+from ...physics.poses import quat_from_axis_angle, quat_multiply, vector_norm
 
 DOWN = np.array([0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0])
 
@@ -52,5 +52,5 @@ def apply_hand_noise(
     )
     pose = np.asarray(pose, dtype=np.float64)
     quat = quat_multiply(turn, pose[3:])
-    quat /= np.linalg.norm(quat)
+    quat /= vector_norm(quat)
     return np.concatenate([pose[:3] + np.array([dx, dy, 0.0]), quat])

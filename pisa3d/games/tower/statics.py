@@ -108,6 +108,12 @@ def _counter_clockwise(polys: np.ndarray) -> np.ndarray:
     return np.where((area < 0)[:, None, None], polys[:, ::-1], polys)
 
 
+def member_sums(members: np.ndarray, poses: np.ndarray) -> np.ndarray:
+    """(G, 2): per row of (G, N) 0/1 ``members``, the sum of its tiles' x and y. ``members @ poses``
+    would call BLAS, whose last bit depends on the CPU (physics/poses.py); row sums do not."""
+    return np.stack([(members * poses[:, 0]).sum(1), (members * poses[:, 1]).sum(1)], axis=1)
+
+
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
 
@@ -457,7 +463,7 @@ class TowerStatics:
 
     def _judge(self) -> np.ndarray:
         topo = self._topo
-        self._sums = topo.members @ self.poses[:, :2]
+        self._sums = member_sums(topo.members, self.poses)
         self._sizes = topo.sizes
         if not self.slots:
             self.hulls, self.hull_counts = np.zeros((0, 1, 2)), np.zeros(0, dtype=np.int64)
@@ -565,7 +571,7 @@ class TowerStatics:
         base_sums, base_sizes = np.zeros((len(rows), 2)), np.zeros(len(rows))
         base_sums[has_base] = self._sums[base_index[has_base]]
         base_sizes[has_base] = self._sizes[base_index[has_base]]
-        sums = indicator @ poses[:, :2] + base_sums
+        sums = member_sums(indicator, poses) + base_sums
         sizes = indicator.sum(1) + base_sizes
         coms = sums / sizes[:, None]
         hulls, counts = _union_hulls(table, table_counts, _UnionPlan.of(rows))
