@@ -193,6 +193,67 @@ def _neighbours(count: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
     return (idx - 1) % n, (idx + 1) % n
 
 
+@dataclass(frozen=True)
+class _Rings:
+    """Convex hulls as rings, one per row: x and y planes (G, W) whose ``alive`` points are the
+    corners, counter-clockwise in column order; ``after``: the column of each corner's next corner;
+    ``count``: corners per row. Graham's passes drop a corner by relinking its neighbours, and the
+    consumers read corners in place, so no pass moves every row's points to the front."""
+
+    x: np.ndarray
+    y: np.ndarray
+    alive: np.ndarray
+    after: np.ndarray
+    count: np.ndarray
+
+    @property
+    def width(self) -> int:
+        return self.x.shape[1]
+
+    @staticmethod
+    def empty(rows: int, width: int) -> _Rings:
+        return _Rings(np.zeros((rows, width)), np.zeros((rows, width)), np.zeros((rows, width), dtype=bool),
+                      np.zeros((rows, width), dtype=np.int64), np.zeros(rows, dtype=np.int64))
+
+    @staticmethod
+    def of_corners(hulls: np.ndarray, counts: np.ndarray) -> _Rings:
+        """Rings of (G, W, 2) hulls whose ``counts`` corners are at the front of each row."""
+        positions = _positions(hulls.shape[1])[None, :]
+        return _Rings(hulls[..., 0], hulls[..., 1], positions < counts[:, None],
+                      (positions + 1) % np.maximum(counts, 1)[:, None], counts)
+
+    def corners(self) -> tuple[np.ndarray, np.ndarray]:
+        """(G, W, 2) corners counter-clockwise at the front of each row, and the counts."""
+        x, y, _ = _compact_planes(self.x, self.y, self.alive)
+        return np.stack([x, y], axis=-1), self.count
+
+    def rows(self, index: np.ndarray) -> _Rings:
+        return _Rings(self.x[index], self.y[index], self.alive[index], self.after[index], self.count[index])
+
+    def widened(self, width: int) -> _Rings:
+        """These rings in rows of ``width`` columns (the new columns hold no corner)."""
+        if self.width >= width:
+            return self
+        out = _Rings.empty(len(self.x), width)
+        out.assign(slice(None), self)
+        return _Rings(out.x, out.y, out.alive, out.after, self.count)
+
+    def assign(self, rows: np.ndarray | slice, other: _Rings) -> None:
+        """Write ``other``'s rings into these rows (as many columns as ``other`` has)."""
+        columns = other.width
+        self.x[rows, :columns], self.y[rows, :columns] = other.x, other.y
+        self.alive[rows, :columns], self.after[rows, :columns] = other.alive, other.after
+        self.count[rows] = other.count
+
+    @staticmethod
+    def joined(parts: Sequence[_Rings]) -> _Rings:
+        """The rows of every part, one after the other (widened to the widest)."""
+        width = max(part.width for part in parts)
+        parts = [part.widened(width) for part in parts]
+        return _Rings(*(np.concatenate([getattr(part, name) for part in parts])
+                        for name in ("x", "y", "alive", "after", "count")))
+
+
 def convex_hulls(points: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Convex hulls of many point sets at once: (G, V, 2) points with a (G, V) mask in; out the
     hulls' corners counter-clockwise at the front of each row (trimmed to the widest) and counts.
@@ -201,24 +262,24 @@ def convex_hulls(points: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.n
     duplicates), then drop corners that do not turn left until none is left (Graham's rule for
     all rows at once; of two neighbours both to drop, only the first goes in one pass, so that a
     pair of near-duplicates cannot take a true corner with it)."""
-    return _convex_hulls_of_planes(points[..., 0], points[..., 1], mask)
+    return _convex_hulls_of_planes(points[..., 0], points[..., 1], mask).corners()
 
 
-def _convex_hulls_of_planes(x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``convex_hulls`` of points given as x and y planes, (G, V) each."""
-    # The valid points first, then trim the empty columns: the centre's sum runs over exactly these
-    # (numpy sums rows of 8 or more pairwise, so interleaved zeros would change its last bit).
-    x, y, mask = _compact_planes(x, y, mask)
+def _convex_hulls_of_planes(x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> _Rings:
+    """``convex_hulls`` of points given as x and y planes, (G, V) each, as rings."""
+    rows, columns = mask.shape
     count = mask.sum(1)
-    width = max(1, int(count.max())) if len(count) else 1
-    x, y, mask = x[:, :width], y[:, :width], mask[:, :width]
-    points = np.stack([x, y], axis=-1)  # (G, width, 2), laid out as the centre's sum expects
-    centre = (points * mask[..., None]).sum(1) / np.maximum(count, 1)[:, None]
-    # From here on x and y planes, (G, width) each: numpy runs slowly over many rows of 2.
-    rx, ry = x - centre[:, :1], y - centre[:, 1:]
+    # The centre: a running sum adds one point after the other, so the masked points (zeros) between
+    # the valid ones change no bit of it and may stay in place. (The first version summed (G, V, 2)
+    # arrays over the middle axis, which numpy also does one point after the other.)
+    divisor = np.maximum(count, 1)
+    centre_x, centre_y = np.cumsum(x * mask, 1)[:, -1] / divisor, np.cumsum(y * mask, 1)[:, -1] / divisor
+    rx, ry = x - centre_x[:, None], y - centre_y[:, None]
     angle = np.where(mask, np.arctan2(ry, rx), _NO_ANGLE)
     radius = rx * rx + ry * ry
-    flat = _flat_index(np.argsort(angle, axis=1, kind="stable"))
+    # Sorted by angle, the valid points come first (stable: ties keep their order); keep those columns.
+    width = max(1, int(count.max())) if rows else 1
+    flat = np.argsort(angle, axis=1, kind="stable")[:, :width] + (_positions(rows) * columns)[:, None]
     angle, radius, valid = angle.reshape(-1)[flat], radius.reshape(-1)[flat], mask.reshape(-1)[flat]
     x, y = np.ascontiguousarray(x).reshape(-1)[flat], np.ascontiguousarray(y).reshape(-1)[flat]
     # (G, V-1): points k and k + 1 on one ray (masked points, last after the sort, are left alone)
@@ -230,37 +291,48 @@ def _convex_hulls_of_planes(x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> t
         x, y, valid = _compact_planes(x, y, valid)
         width = max(1, int(valid.sum(1).max()))
         x, y, valid = x[:, :width].copy(), y[:, :width].copy(), valid[:, :width].copy()
+    # Graham's passes on a ring per row: each point's previous and next remaining point as flat
+    # indices, so that a pass drops points by relinking them instead of compacting every row anew.
+    count = valid.sum(1)
+    prev, nxt = _neighbours(count, width)
+    prev, nxt = _flat_index(prev).reshape(-1), _flat_index(nxt).reshape(-1)
+    xf, yf, alive = x.reshape(-1), y.reshape(-1), valid.reshape(-1)
     while True:
-        count = valid.sum(1)
-        prev, nxt = _neighbours(count, width)
-        prev, nxt = _flat_index(prev), _flat_index(nxt)
-        xf, yf = x.reshape(-1), y.reshape(-1)
+        turning = np.repeat(count >= 3, width)
         ax, ay, cx, cy = xf[prev], yf[prev], xf[nxt], yf[nxt]
-        flag = valid & ((x - ax) * (cy - y) - (y - ay) * (cx - x) <= _TURN_TOL) & (count >= 3)[:, None]
+        flag = alive & ((xf - ax) * (cy - yf) - (yf - ay) * (cx - xf) <= _TURN_TOL) & turning
         if not flag.any():
-            return np.stack([x, y], axis=-1), count
-        drop = flag & ~flag.reshape(-1)[prev]
-        stuck = flag.any(1) & ~drop.any(1)  # every corner flagged: drop the first
-        if stuck.any():
+            after = nxt.reshape(rows, width) - (_positions(rows) * width)[:, None]
+            return _Rings(x, y, alive.reshape(rows, width), after, count)
+        drop = flag & ~flag[prev]
+        stuck = flag.reshape(rows, width).any(1) & ~drop.reshape(rows, width).any(1)
+        if stuck.any():  # every corner flagged: drop the first
             stuck = np.flatnonzero(stuck)
-            drop[stuck, flag[stuck].argmax(1)] = True
-        x, y, valid = _compact_planes(x, y, valid & ~drop)
+            drop[stuck * width + flag.reshape(rows, width)[stuck].argmax(1)] = True
+        gone = np.flatnonzero(drop)  # never two neighbours, so relinking them cannot collide
+        before, later = prev[gone], nxt[gone]
+        nxt[before], prev[later] = later, before
+        alive[gone] = False
+        count = count - np.bincount(gone // width, minlength=rows)
 
 
 def hull_margins(hulls: np.ndarray, counts: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """Signed distance of each target point (G, 2) inside its counter-clockwise hull (positive
     inside, negative outside; a hull of fewer than 3 corners has no inside; no corner: -inf)."""
-    width = hulls.shape[1]
-    positions = _positions(width)[None, :]
-    corner = positions < counts[:, None]
-    sx, sy = hulls[..., 0], hulls[..., 1]  # edge starts, as x and y planes
-    nxt = _flat_index((positions + 1) % np.maximum(counts, 1)[:, None])
-    ex, ey = np.ascontiguousarray(sx).reshape(-1)[nxt] - sx, np.ascontiguousarray(sy).reshape(-1)[nxt] - sy
+    return _ring_margins(_Rings.of_corners(hulls, counts), targets)
+
+
+def _ring_margins(rings: _Rings, targets: np.ndarray) -> np.ndarray:
+    """``hull_margins`` of hulls given as rings: each corner's edge runs to the corner after it."""
+    sx, sy = np.ascontiguousarray(rings.x), np.ascontiguousarray(rings.y)  # edge starts, as x and y planes
+    nxt = rings.after + (_positions(len(sx)) * sx.shape[1])[:, None]
+    ex, ey = sx.reshape(-1)[nxt] - sx, sy.reshape(-1)[nxt] - sy
     lengths = np.sqrt(ex * ex + ey * ey)
+    corner = rings.alive
     used = corner & (lengths > 0)
     rx, ry = targets[:, :1] - sx, targets[:, 1:] - sy
     inside = np.where(used, (ex * ry - ey * rx) / np.where(used, lengths, 1.0), np.inf).min(1)
-    within = (counts >= 3) & (inside >= 0)
+    within = (rings.count >= 3) & (inside >= 0)
     if within.all():  # the usual case: every point inside its hull, no distance outside to take
         return inside
     along = np.clip((rx * ex + ry * ey) / np.where(used, lengths * lengths, 1.0), 0.0, 1.0)
@@ -322,18 +394,12 @@ class Group:
         return str(self.root) if isinstance(self.root, Slot) else f"floor {self.root} and above"
 
 
-def _contacts(uppers: np.ndarray, lowers: np.ndarray, tops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _contacts(uppers: np.ndarray, lowers: np.ndarray, tops: np.ndarray) -> _Rings:
     """Hulls of the contact regions of these bottom faces on the top faces ``tops[lowers]`` (index
-    ``len(tops)``: the table), (P, W, 2) counter-clockwise, and their corner counts."""
+    ``len(tops)``: the table), as rings."""
     if not len(lowers):
-        return np.zeros((0, 1, 2)), np.zeros(0, dtype=np.int64)
+        return _Rings.empty(0, 1)
     return _convex_hulls_of_planes(*_contact_planes(uppers, np.concatenate([tops, _TABLE_TOP[None]])[lowers]))
-
-
-def _widen(points: np.ndarray, width: int) -> np.ndarray:
-    if points.shape[1] >= width:
-        return points
-    return np.concatenate([points, np.zeros((len(points), width - points.shape[1], 2))], axis=1)
 
 
 @dataclass(frozen=True)
@@ -357,22 +423,20 @@ class _UnionPlan:
                           dtype=np.int64), np.array(several, dtype=np.int64), np.array(index, dtype=np.int64))
 
 
-def _union_hulls(points: np.ndarray, counts: np.ndarray, plan: _UnionPlan) -> tuple[np.ndarray, np.ndarray]:
-    """Per planned list of rows of (points, counts) hulls, the hull of their union (no row: no hull)."""
-    width = points.shape[1]
-    hulls = np.zeros((plan.size, width, 2))
-    out = np.zeros(plan.size, dtype=np.int64)
-    if len(plan.single):
-        hulls[plan.single] = points[plan.single_rows]
-        out[plan.single] = counts[plan.single_rows]
+def _union_hulls(hulls: _Rings, plan: _UnionPlan) -> _Rings:
+    """Per planned list of rows of ``hulls``, the hull of their union (no row: no hull)."""
+    merged = None
     if len(plan.several):
-        index = plan.several_rows
-        used = _positions(width)[None, None, :] < counts[index][..., None]
-        merged, merged_counts = convex_hulls(points[index].reshape(len(index), -1, 2), used.reshape(len(index), -1))
-        hulls = _widen(hulls, merged.shape[1])
-        hulls[plan.several, :merged.shape[1]] = merged
-        out[plan.several] = merged_counts
-    return hulls, out
+        index, merging = plan.several_rows, len(plan.several_rows)
+        # A row's corners in column order are its hull's in counter-clockwise order, as before.
+        merged = _convex_hulls_of_planes(hulls.x[index].reshape(merging, -1), hulls.y[index].reshape(merging, -1),
+                                         hulls.alive[index].reshape(merging, -1))
+    out = _Rings.empty(plan.size, max(hulls.width, 0 if merged is None else merged.width))
+    if len(plan.single):
+        out.assign(plan.single, hulls.rows(plan.single_rows))
+    if merged is not None:
+        out.assign(plan.several, merged)
+    return out
 
 
 def _bit_matrix(masks: Sequence[int], n: int) -> np.ndarray:
@@ -432,8 +496,9 @@ def clear_topology_cache() -> None:
 
 
 def _topology(slots: Sequence[Slot]) -> _Topology:
-    # Keyed by plain (floor, side number) tuples: hashing Slot dataclasses is slow.
-    key = tuple(_slot_key(slot) for slot in slots)
+    # Keyed by plain (floor, side) tuples: hashing Slot dataclasses is slow. A Side hashes and
+    # compares as its number, so these keys equal the (floor, side number) tuples of _slot_key.
+    key = tuple([(slot.floor, -1 if slot.side is None else slot.side) for slot in slots])
     found = _TOPOLOGIES.get(key)
     if found is None:
         if len(_TOPOLOGIES) >= _MAX_TOPOLOGIES:
@@ -466,12 +531,11 @@ class TowerStatics:
         self._sums = member_sums(topo.members, self.poses)
         self._sizes = topo.sizes
         if not self.slots:
-            self.hulls, self.hull_counts = np.zeros((0, 1, 2)), np.zeros(0, dtype=np.int64)
+            self.hulls = _Rings.empty(0, 1)
             return np.zeros(0)
         self._top, bottom = face_polygons(self.poses, self.half_extents)
-        contacts, corners = _contacts(bottom[topo.pair_tiles], topo.pair_lowers, self._top)
-        self.hulls, self.hull_counts = _union_hulls(contacts, corners, topo.union)
-        return hull_margins(self.hulls, self.hull_counts, self._sums / self._sizes[:, None])
+        self.hulls = _union_hulls(_contacts(bottom[topo.pair_tiles], topo.pair_lowers, self._top), topo.union)
+        return _ring_margins(self.hulls, self._sums / self._sizes[:, None])
 
     def _support_codes(self, key: tuple[int, int], added: dict[tuple[int, int], int]) -> tuple[int, ...]:
         """Supports of a tile added in the slot ``key`` (floor, side number; -1: the ceiling): base
@@ -513,11 +577,9 @@ class TowerStatics:
         pairs = [(t, s) for t, sup in enumerate(flat_supports) for s in sup]
         first_pair = list(accumulate((len(sup) for sup in flat_supports), initial=0))  # ints: cheap to index
         lowers = np.array([len(tops) if s == TABLE else s for _, s in pairs], dtype=np.int64)
-        contacts, corners = _contacts(bottom[[t for t, _ in pairs]], lowers, tops)
+        contacts = _contacts(bottom[[t for t, _ in pairs]], lowers, tops)
         # One table of hulls to take unions from: the base groups', then the added contacts'.
-        width = max(self.hulls.shape[1], contacts.shape[1])
-        table = np.concatenate([_widen(self.hulls, width), _widen(contacts, width)])
-        table_counts = np.concatenate([self.hull_counts, corners])
+        table = _Rings.joined([self.hulls, contacts])
         rows: list[list[int]] = []
         bases: list[int] = []  # base group of each row (-1: a group of added tiles only)
         added_rows: list[int] = []  # (row, flat added tile) pairs, flattened
@@ -574,8 +636,7 @@ class TowerStatics:
         sums = member_sums(indicator, poses) + base_sums
         sizes = indicator.sum(1) + base_sizes
         coms = sums / sizes[:, None]
-        hulls, counts = _union_hulls(table, table_counts, _UnionPlan.of(rows))
-        margins = hull_margins(hulls, counts, coms)
+        margins = _ring_margins(_union_hulls(table, _UnionPlan.of(rows)), coms)
         out = [[np.inf] * len(hypo) for hypo in hypotheticals]
         for (k, positions), margin in zip(holds, margins.tolist(), strict=True):
             for j in positions:
