@@ -75,4 +75,6 @@ def verify(file: Path = typer.Argument(..., help="A record to check.")) -> None:
         return
     for divergence in report.divergences:
         typer.echo(f"{file}: DIVERGES at {divergence}", err=True)
+    if (note := game.divergence_note(record.header)) is not None:
+        typer.echo(f"{file}: note: {note}", err=True)
     raise typer.Exit(1)

@@ -124,6 +124,11 @@ class Game(ABC):
         """Agent kinds by name (AgentSpec values, called as ``spec(seat, options, **params)``);
         always includes "random"."""
 
+    def divergence_note(self, header: Mapping[str, Any]) -> str | None:
+        """Why a record with this header may diverge when this version re-plays it, when the
+        reason is known (``pisa3d replay verify`` prints it after the divergence)."""
+        return None
+
     def describe_event(self, event: Event) -> str | None:
         """One line of narration for an event, or None for events not worth a line."""
         return f"{event.kind}: {event.data}"

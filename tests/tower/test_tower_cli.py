@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 
@@ -58,3 +59,32 @@ def test_help_teaches():
     assert result.exit_code == 0
     for word in ("--agent", "cautious", "--record", "--noise-mm", "--tiles", "--fall-mm", "--set", "--human"):
         assert word in result.output
+
+
+def test_verify_explains_why_a_record_of_an_earlier_version_diverges(tmp_path):
+    """Records of pisa3d before 0.2.0 depended on the CPU's BLAS kernel in the last bits, so this
+    version re-plays them otherwise: `verify` says so after the divergence, and only for them."""
+    from pisa3d import __version__
+    from pisa3d.core.match import play_match
+    from pisa3d.core.record import save_record
+    from pisa3d.games import get_game
+
+    game = get_game("tower")
+    record = play_match(game, [game.agents["random"](seat, game.options()) for seat in range(2)], seed=4).record
+    record.moves[1].extras["trajectory"]["frames"][-1][0][0] += 0.00001  # as a last bit grown by the physics
+    for made_by, noted in (("0.1.0", True), (__version__, False)):
+        path = save_record(dataclasses.replace(record, header={**record.header, "pisa3d_version": made_by}),
+                           tmp_path / f"made-by-{made_by}.json")
+        verify = RUNNER.invoke(app, ["replay", "verify", str(path)])
+        assert verify.exit_code == 1 and "DIVERGES at move 2" in verify.output
+        assert ("note: this record was made by pisa3d 0.1.0" in verify.output) is noted, verify.output
+        assert ("BLAS" in verify.output) is noted
+
+
+def test_only_versions_before_the_portable_physics_are_called_older():
+    from pisa3d.games.tower.game import PORTABLE_SINCE, _older_than
+
+    assert PORTABLE_SINCE == "0.2.0"
+    assert _older_than("0.1.0", "0.2.0") and _older_than("0.1", "0.2.0") and _older_than("0.1.9", "0.2.0")
+    assert not _older_than("0.2.0", "0.2.0") and not _older_than("1.0.0", "0.2.0")
+    assert not _older_than("", "0.2.0") and not _older_than("dev", "0.2.0")

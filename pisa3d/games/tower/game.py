@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -24,6 +24,18 @@ from .options import TowerOptions
 from .setup import build_setup
 from .state import DEAL_STREAM, TowerState
 
+PORTABLE_SINCE = "0.2.0"
+"""The first pisa3d whose tower games do not depend on the CPU (no BLAS in the game's maths,
+pisa3d/physics/poses.py); records of earlier versions re-play otherwise."""
+
+
+def _older_than(version: str, than: str) -> bool:
+    """Is release ``version`` (major.minor.patch) older than ``than``? Unreadable: not known older."""
+    try:
+        return tuple(int(part) for part in version.split(".")[:3]) < tuple(int(part) for part in than.split("."))
+    except ValueError:
+        return False
+
 
 class TowerGame(Game):
     id: ClassVar[str] = "tower"
@@ -36,6 +48,15 @@ class TowerGame(Game):
     # breaks the rules is the rules' penalty (RULES.md section 1), not a refusal.
     contract: ClassVar[GameContract] = GameContract(chance="sampled", information="imperfect",
                                                     default_agent="random", illegal_attempts="penalised")
+
+    def divergence_note(self, header: Mapping[str, Any]) -> str | None:
+        made_by = str(header.get("pisa3d_version", ""))
+        if not _older_than(made_by, PORTABLE_SINCE):
+            return None
+        return (f"this record was made by pisa3d {made_by}, whose tower physics depended in the last bits on "
+                f"the CPU's BLAS kernel; pisa3d {PORTABLE_SINCE} and later play a game alike on every machine but "
+                f"not as earlier versions did, so it verifies only with pisa3d {made_by} on the kind of machine "
+                "that made it; its stored events still narrate, export and play (docs/records.md)")
 
     def _start(self, num_players: int, seed: int, options: GameOptions) -> tuple[State, list[Event]]:
         assert isinstance(options, TowerOptions)
