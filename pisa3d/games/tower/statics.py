@@ -22,13 +22,15 @@ walls touching at corners carry nothing: a wall kept up only by leaning on its n
 as falling. The load a ceiling puts on each of its walls is statically indeterminate and is not
 split: a wall pressed off-centre from above is judged only through the groups it belongs to.
 
-Speed (a 48-tile tower in about 1 ms, docs/tower-physics.md): what depends on the slots alone
-(supports, groups, which contacts carry each group) is cached per slot list, since a game judges
-the same slots again and again; the geometry runs in a few numpy calls over all groups at once,
-on x and y planes of long rows. The margins are bit for bit those of the first version (commit
-e32b8e4), which stored records and the bots' decisions depend on: every value keeps its
-floating-point operations in the same order (tests/tower/test_statics_regression.py; note that
-numpy's sums and einsum follow the memory layout, so layouts feeding them are kept as they were).
+Speed (a 48-tile tower in about 0.65 ms on an idle core, docs/tower-physics.md): what depends on
+the slots alone (supports, groups, which contacts carry each group) is cached per slot list, since
+a game judges the same slots again and again; the geometry runs in a few numpy calls over all
+groups at once, on x and y planes of long rows; hulls are rings that Graham's passes relink
+instead of compacting. The margins are bit for bit those of the first version (commit e32b8e4,
+its group sums since made without BLAS), which stored records and the bots' decisions depend
+on: every value keeps its floating-point operations in the same order
+(tests/tower/test_statics_regression.py; note that numpy's sums and einsum follow the memory
+layout, so layouts feeding them are kept as they were).
 """
 
 from __future__ import annotations
