@@ -99,8 +99,13 @@ def face_polygons(poses: np.ndarray, half_extents: Sequence[float]) -> tuple[np.
     axis = np.abs(up).argmax(axis=1)
     faces_down = (up[np.arange(len(up)), axis] <= 0).astype(np.int64)
     local = _face_templates(tuple(float(h) for h in half_extents))[axis, faces_down]
-    world = np.einsum("nij,nkj->nki", rot, local)[:, :, :2] + poses[:, None, :2]
-    faces = _counter_clockwise(world.reshape(-1, 4, 2)).reshape(-1, 2, 4, 2)
+    # World x and y of each corner: rot @ corner, its three products summed in the order the first
+    # version's einsum summed them (0 + 2, then + 1: numpy's two-lane kernel), written out because
+    # einsum's kernel may change with numpy's build while these operations cannot.
+    lx, ly, lz = local[..., 0], local[..., 1], local[..., 2]
+    wx = (rot[:, 0, :1] * lx + rot[:, 0, 2:] * lz) + rot[:, 0, 1:2] * ly + poses[:, :1]
+    wy = (rot[:, 1, :1] * lx + rot[:, 1, 2:] * lz) + rot[:, 1, 1:2] * ly + poses[:, 1:2]
+    faces = _counter_clockwise(np.stack([wx, wy], axis=-1).reshape(-1, 4, 2)).reshape(-1, 2, 4, 2)
     return faces[:, 0], faces[:, 1]
 
 
