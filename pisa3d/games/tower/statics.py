@@ -29,8 +29,8 @@ groups at once, on x and y planes of long rows; hulls are rings that Graham's pa
 instead of compacting. The margins are bit for bit those of the first version (commit e32b8e4,
 its group sums since made without BLAS), which stored records and the bots' decisions depend
 on: every value keeps its floating-point operations in the same order
-(tests/tower/test_statics_regression.py; note that numpy's sums and einsum follow the memory
-layout, so layouts feeding them are kept as they were).
+(tests/tower/test_statics_regression.py; note that numpy's sums follow the memory layout, so
+layouts feeding them are kept as they were).
 """
 
 from __future__ import annotations
@@ -71,8 +71,7 @@ def rotations(quats: np.ndarray) -> np.ndarray:
     q = np.asarray(quats, dtype=np.float64).reshape(-1, 4)
     products = (q[:, :, None] * q[:, None, :]).reshape(-1, 16)
     entries = _ENTRY_BASE + _ENTRY_FACTOR * (products[:, _PRODUCT_A] + _PRODUCT_SIGN * products[:, _PRODUCT_B])
-    # Contiguous, as np.stack made it: einsum's summation (and so the last bit) follows the layout.
-    return np.ascontiguousarray(entries).reshape(-1, 3, 3)
+    return entries.reshape(-1, 3, 3)
 
 
 @cache
