@@ -3,6 +3,8 @@ statics is unsure, spoiler picks the weakest placement, and every bot's paramete
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -91,21 +93,49 @@ def test_cautious_simulates_only_when_statics_is_unsure(tmp_path):
 
 def test_bot_parameters_are_keyword_arguments_checked_with_clear_errors():
     options = GAME.options()
-    agent = GAME.agents["cautious"](0, options, max_candidates=4, trust_mm=0.5, lookahead=False)
+    agent = GAME.agents["cautious"](0, options, max_candidates=4, trust_mm=0.5, depth=0)
     assert agent.params["max_candidates"] == 4 and agent.params["trust_mm"] == 0.5
-    assert agent.params["lookahead"] is False
-    assert GAME.agents["careful"](1, options).params == {"lookahead": True, "future_weight": 1.0, "cap_mm": 2.0}
-    with pytest.raises(OptionsError, match="has no parameter 'depth'; parameters: lookahead"):
-        GAME.agents["careful"](0, options, depth=2)
+    assert agent.params["depth"] == 0
+    assert GAME.agents["careful"](1, options).params == {"depth": 1, "future_weight": 1.0, "cap_mm": 2.0}
+    with pytest.raises(OptionsError, match="has no parameter 'lookahead'; parameters: depth"):
+        GAME.agents["careful"](0, options, lookahead=False)
     with pytest.raises(OptionsError, match="'max_candidates' must be an integer >= 1, got 0"):
         GAME.agents["cautious"](0, options, max_candidates=0)
     with pytest.raises(OptionsError, match=r"'cap_mm' must be a number >= 0\.01"):
         GAME.agents["spoiler"](0, options, cap_mm=-1.0)
-    with pytest.raises(OptionsError, match="'lookahead' must be bool, got 3"):
-        GAME.agents["careful"](0, options, lookahead=3)
+    with pytest.raises(OptionsError, match="'depth' must be an integer >= 0 and <= 3, got 4"):
+        GAME.agents["careful"](0, options, depth=4)
+    with pytest.raises(OptionsError, match=r"'depth' must be int, got 1\.5"):
+        GAME.agents["careful"](0, options, depth=1.5)
     with pytest.raises(OptionsError, match=r"'future_weight' must be a number >= 0, got -0\.5"):
         build_agent(GAME, "careful:future_weight=-0.5", 0, options)
-    assert build_agent(GAME, "cautious:max_candidates=3,lookahead=false", 0, options).params["lookahead"] is False
+    assert build_agent(GAME, "cautious:max_candidates=3,depth=2", 0, options).params["depth"] == 2
+
+
+def test_depth_two_sees_the_trap_one_placement_further(tmp_path):
+    # A second wall on a floor must touch two tiles, so it neighbours the first, and invites a
+    # ceiling on two neighbouring walls (it stands: 1.36 mm); a wall on that ceiling's far side
+    # then topples it. Depth 1 sees only the ceiling, depth 2 the fall.
+    state = tower(tmp_path, [*BASE, "W1N"])
+    legal = state.legal_moves()
+    shallow, deep = ({str(s.slot): s for s in StaticsPlanner(depth=d).rank(state, legal)} for d in (1, 2))
+    assert set(shallow) == set(deep) == {"W1E", "W1W"}
+    for wall in ("W1E", "W1W"):
+        assert 0.0012 < shallow[wall].future < 0.0014 and deep[wall].future < -0.005
+        assert deep[wall].margin == shallow[wall].margin  # the placement itself is judged alike
+    alone = StaticsPlanner(depth=0).rank(state, legal)
+    assert all(s.future == np.inf for s in alone) and {str(s.slot) for s in alone} == {"W1E", "W1W"}
+
+
+def test_deeper_look_ahead_keeps_the_shallower_sequences_and_is_pessimistic(tmp_path):
+    # Depth d judges every sequence depth d - 1 judged, and more: its worst margin can only be lower.
+    state = tower(tmp_path, [*BASE, "W1N", "W1E", "W1S", "C1"])
+    legal = state.legal_moves()
+    futures = [{s.slot: s.future for s in StaticsPlanner(depth=d).rank(state, legal)} for d in (1, 2, 3)]
+    for shallow, deep in itertools.pairwise(futures):
+        assert shallow.keys() == deep.keys() and all(deep[k] <= shallow[k] for k in deep)
+    with pytest.raises(ValueError, match="depth must be an integer from 0 to 3, got 4"):
+        StaticsPlanner(depth=4)
 
 
 def test_careful_games_are_the_same_across_processes():

@@ -27,7 +27,7 @@ from ...core.game import Game
 from ...core.mcts import mcts_spec
 from ...core.state import Move, State, View
 from .moves import PlaceMove
-from .planning import SlotScore, StaticsPlanner
+from .planning import MAX_DEPTH, SlotScore, StaticsPlanner
 from .state import TowerState
 
 SPOILER_TILES_LEFT = 2
@@ -62,25 +62,23 @@ def _check(agent: str, name: str, value: float, low: float, high: float | None =
 
 class CarefulAgent:
     """No physics: plays the legal placement that statics rates safest, now and for the next
-    placement after it (planning.py). ``lookahead`` False judges the placement alone;
-    ``future_weight`` weighs the next placement's worst margin; ``cap_mm`` is the margin beyond
-    which a placement counts as safe."""
+    ``depth`` placements after it (planning.py; 0 judges the placement alone); ``future_weight``
+    weighs their worst margin; ``cap_mm`` is the margin beyond which a placement counts as safe."""
 
     name = "careful"
     wants_state = True
 
-    def __init__(self, seat: int, lookahead: bool = True, future_weight: float = 1.0, cap_mm: float = 2.0) -> None:
-        if not isinstance(lookahead, bool):
-            raise OptionsError(f"agent {self.name!r}: parameter 'lookahead' must be true or false, got {lookahead!r}")
+    def __init__(self, seat: int, depth: int = 1, future_weight: float = 1.0, cap_mm: float = 2.0) -> None:
+        _check(self.name, "depth", depth, 0, MAX_DEPTH, integer=True)
         _check(self.name, "future_weight", future_weight, 0.0)
         _check(self.name, "cap_mm", cap_mm, 0.01)
         self.seat = seat
-        self.planner = StaticsPlanner(lookahead, float(future_weight), float(cap_mm))
+        self.planner = StaticsPlanner(depth, float(future_weight), float(cap_mm))
 
     @property
     def params(self) -> dict[str, Any]:
         p = self.planner
-        return {"lookahead": p.lookahead, "future_weight": p.future_weight, "cap_mm": p.cap_mm}
+        return {"depth": p.depth, "future_weight": p.future_weight, "cap_mm": p.cap_mm}
 
     def ranked(self, state: TowerState, legal_moves: Sequence[Move]) -> tuple[list[SlotScore], list[PlaceMove]]:
         places = [m for m in legal_moves if isinstance(m, PlaceMove)]
@@ -110,9 +108,9 @@ class CautiousAgent(CarefulAgent):
 
     def __init__(
         self, seat: int, max_candidates: int = 2, hand_samples: int = 2, shake: float = 1.0, trust_mm: float = 1.0,
-        lookahead: bool = True, future_weight: float = 1.0, cap_mm: float = 2.0,
+        depth: int = 1, future_weight: float = 1.0, cap_mm: float = 2.0,
     ) -> None:
-        super().__init__(seat, lookahead, future_weight, cap_mm)
+        super().__init__(seat, depth, future_weight, cap_mm)
         _check(self.name, "max_candidates", max_candidates, 1, integer=True)
         _check(self.name, "hand_samples", hand_samples, 1, integer=True)
         _check(self.name, "shake", shake, 0.0)
@@ -169,10 +167,10 @@ class SpoilerAgent(CautiousAgent):
 
     def __init__(
         self, seat: int, tiles_left: int = SPOILER_TILES_LEFT, max_candidates: int = 2, hand_samples: int = 2,
-        shake: float = 1.0, trust_mm: float = 1.0, lookahead: bool = True, future_weight: float = 1.0,
+        shake: float = 1.0, trust_mm: float = 1.0, depth: int = 1, future_weight: float = 1.0,
         cap_mm: float = 2.0,
     ) -> None:
-        super().__init__(seat, max_candidates, hand_samples, shake, trust_mm, lookahead, future_weight, cap_mm)
+        super().__init__(seat, max_candidates, hand_samples, shake, trust_mm, depth, future_weight, cap_mm)
         _check(self.name, "tiles_left", tiles_left, 0, integer=True)
         self.tiles_left = tiles_left
 

@@ -6,7 +6,9 @@ where the box goes), so slots are scored, not moves. Each candidate slot is judg
 tile at its target pose on the tower as it stands (settled poses); the look-ahead adds, for
 every slot the rules would then allow (whatever tile comes), a second tile at its target pose,
 and keeps the worst of those: a ceiling on two neighbouring walls, say, leaves walls on the far
-side of it that topple (statics.py, docs/tower-physics.md).
+side of it that topple (statics.py, docs/tower-physics.md). A deeper look-ahead (``depth`` 2 or
+3) follows every sequence of that many next placements and keeps the worst margin met on the way:
+the second of two neighbouring walls invites that ceiling, and depth 2 sees its fall.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from .structure import Placement, Slot, Structure
 from .tiles import Face
 
 MM = 1000.0
+MAX_DEPTH = 3  # placements looked ahead at most: each level multiplies the judged towers by about 5
 
 
 @dataclass(frozen=True)
@@ -38,10 +41,10 @@ class SlotScore:
 @dataclass(frozen=True)
 class StaticsPlanner:
     """Ranks legal placements by statics. ``cap_mm`` caps each margin (beyond it a placement counts as
-    safe: 2 mm is a wall on its support); ``future_weight`` weighs the worst next placement
-    against the placement itself; ``lookahead`` False judges the placement alone."""
+    safe: 2 mm is a wall on its support); ``future_weight`` weighs the worst of the next ``depth``
+    placements against the placement itself; ``depth`` 0 judges the placement alone."""
 
-    lookahead: bool = True
+    depth: int = 1
     future_weight: float = 1.0
     cap_mm: float = 2.0
     # Nominal poses of the next placements by (slot, floor base height), kept from one decision to
@@ -49,6 +52,8 @@ class StaticsPlanner:
     _layout_poses: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        if isinstance(self.depth, bool) or not isinstance(self.depth, int) or not 0 <= self.depth <= MAX_DEPTH:
+            raise ValueError(f"depth must be an integer from 0 to {MAX_DEPTH}, got {self.depth!r}")
         if not (self.cap_mm > 0 and np.isfinite(self.cap_mm)):
             raise ValueError(f"cap_mm must be a positive number of millimetres, got {self.cap_mm!r}")
         if not (self.future_weight >= 0 and np.isfinite(self.future_weight)):
@@ -66,25 +71,21 @@ class StaticsPlanner:
         aims = {slot: state.intended_pose(slot, face, 0) for slot in slots}
         hypotheticals = [[(slot, aims[slot][1])] for slot in slots]
         follow_ups: dict[Slot, list[int]] = {slot: [] for slot in slots}
-        if self.lookahead:
+        if self.depth:
             layout = state.setup.layout
             if self._layout_poses.get("layout") is not layout:
                 self._layout_poses.clear()
                 self._layout_poses["layout"] = layout
-            layout_poses = self._layout_poses
-            structure = Structure(state.placements)  # one copy: each candidate is added, then taken back
+            structure = Structure(state.placements)  # one copy: each tile is added, then taken back
             shifts = state.poses[:, :3] - np.asarray(state.nominal_poses).reshape(-1, 7)[:, :3]
             index = {p.slot: i for i, p in enumerate(state.placements)}
             for slot in slots:
-                structure.add(Placement(-1, face, slot, 0, player, (0, 0, 0, 0)))
-                index[slot] = len(shifts)
                 nominal, target = aims[slot]
-                moved = np.vstack([shifts, target[:3] - nominal[:3]])
-                for nxt, pose in self._next_placements(state, structure, index, moved, layout_poses):
-                    follow_ups[slot].append(len(hypotheticals))
-                    hypotheticals.append([(slot, target), (nxt, pose)])
-                structure.pop()
-                del index[slot]
+                sequences: list[list[tuple[Slot, np.ndarray]]] = []
+                self._follow_ups(state, structure, index, shifts, [(slot, target)], target[:3] - nominal[:3],
+                                 self.depth, sequences)
+                follow_ups[slot] = list(range(len(hypotheticals), len(hypotheticals) + len(sequences)))
+                hypotheticals += sequences
         margins = tower.with_added(hypotheticals)
         cap = self.cap_mm / MM
         scores = []
@@ -99,13 +100,33 @@ class StaticsPlanner:
             scores.append(SlotScore(slot, now, future, score))
         return sorted(scores, key=lambda s: -s.score)
 
+    def _follow_ups(
+        self, state: TowerState, structure: Structure, index: dict[Slot, int], shifts: np.ndarray,
+        sequence: list[tuple[Slot, np.ndarray]], shift: np.ndarray, depth: int,
+        out: list[list[tuple[Slot, np.ndarray]]],
+    ) -> None:
+        """Every sequence of the next ``depth`` placements the rules would allow after ``sequence``
+        (its last tile moved by ``shift`` from its nominal pose), appended to ``out`` depth first,
+        each as ``sequence`` plus the tiles added so far."""
+        slot = sequence[-1][0]
+        structure.add(Placement(-1, Face.WHITE, slot, 0, -1, (0, 0, 0, 0)))
+        index[slot] = len(shifts)
+        moved = np.vstack([shifts, shift])
+        for nxt, pose, nxt_shift in self._next_placements(state, structure, index, moved, self._layout_poses):
+            longer = [*sequence, (nxt, pose)]
+            out.append(longer)
+            if depth > 1:
+                self._follow_ups(state, structure, index, moved, longer, nxt_shift, depth - 1, out)
+        structure.pop()
+        del index[slot]
+
     @staticmethod
     def _next_placements(
         state: TowerState, structure: Structure, index: dict[Slot, int], shifts: np.ndarray, layout_poses: dict
-    ) -> list[tuple[Slot, np.ndarray]]:
+    ) -> list[tuple[Slot, np.ndarray, np.ndarray]]:
         """Slots the rules would allow next on ``structure`` (any tile), each with its nominal pose
         moved as far as its support has moved (``shifts`` per placement; the supports' small turns
-        are left out: this is a look-ahead, not the placement itself)."""
+        are left out: this is a look-ahead, not the placement itself), and that shift."""
         layout = state.setup.layout
         bases = layout.floor_base_heights(structure.ceilings(), structure.num_floors + 2)
         out = []
@@ -122,7 +143,8 @@ class StaticsPlanner:
             else:
                 support = structure.support_of(nxt)
                 carriers = [] if support is None else [index[support]]
+            shift = shifts[carriers].mean(0) if carriers else np.zeros(3)
             if carriers:
-                pose[:3] += shifts[carriers].mean(0)
-            out.append((nxt, pose))
+                pose[:3] += shift
+            out.append((nxt, pose, shift))
         return out
