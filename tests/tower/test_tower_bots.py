@@ -127,6 +127,17 @@ def test_depth_two_sees_the_trap_one_placement_further(tmp_path):
     assert all(s.future == np.inf for s in alone) and {str(s.slot) for s in alone} == {"W1E", "W1W"}
 
 
+def test_a_deeper_look_ahead_still_avoids_what_depth_one_sees(tmp_path):
+    # Deeper levels add their own worst margins: the ceiling trap, whose next placement topples,
+    # still ranks last whatever the later levels find.
+    state = tower(tmp_path, [*BASE, "W1N", "W1E"])
+    legal = state.legal_moves()
+    for depth in (2, 3):
+        ranked = StaticsPlanner(depth=depth).rank(state, legal)
+        assert str(ranked[-1].slot) == "C1" and ranked[-1].future < -0.005 < 0 < ranked[0].future
+        assert str(CarefulAgent(0, depth=depth).choose(state.clone(), legal, np.random.default_rng(0)).slot) != "C1"
+
+
 def test_deeper_look_ahead_keeps_the_shallower_sequences_and_is_pessimistic(tmp_path):
     # Depth d judges every sequence depth d - 1 judged, and more: its worst margin can only be lower.
     state = tower(tmp_path, [*BASE, "W1N", "W1E", "W1S", "C1"])
@@ -157,3 +168,15 @@ def test_a_table_of_careful_bots_finishes_most_noise_free_games():
     outcomes = [play_match(GAME, [GAME.agents["careful"](s, options) for s in range(4)], seed=seed,
                            options=options).result.details["outcome"] for seed in range(3)]
     assert outcomes.count("last_tile") >= 2, outcomes
+
+
+@pytest.mark.slow
+def test_depth_two_finishes_the_noise_free_game_a_single_worst_margin_lost():
+    # Seed 2: with one worst margin over every sequence, depth 2 rated a ceiling on two
+    # neighbouring walls no worse than the walls (every candidate met a toppling sequence), built
+    # it on the 8th floor and the tower fell at placement 34. Per-level worsts keep depth 1's view.
+    options = GAME.options({"noise_position_mm": 0.0, "noise_yaw_deg": 0.0, "noise_tilt_deg": 0.0,
+                            "record_trajectories": False})
+    outcome = play_match(GAME, [GAME.agents["careful"](s, options, depth=2) for s in range(4)], seed=2,
+                         options=options)
+    assert outcome.result.details["outcome"] == "last_tile", outcome.result.details

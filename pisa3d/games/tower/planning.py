@@ -7,8 +7,10 @@ tile at its target pose on the tower as it stands (settled poses); the look-ahea
 every slot the rules would then allow (whatever tile comes), a second tile at its target pose,
 and keeps the worst of those: a ceiling on two neighbouring walls, say, leaves walls on the far
 side of it that topple (statics.py, docs/tower-physics.md). A deeper look-ahead (``depth`` 2 or
-3) follows every sequence of that many next placements and keeps the worst margin met on the way:
-the second of two neighbouring walls invites that ceiling, and depth 2 sees its fall.
+3) follows every sequence of that many next placements: the second of two neighbouring walls
+invites that ceiling, and depth 2 sees its fall. Each number of placements ahead adds its own
+worst margin to the score; a single worst over all sequences, which a deep level nearly always
+drags below zero, ranked the ceiling trap level with the walls and let it be built.
 """
 
 from __future__ import annotations
@@ -91,12 +93,20 @@ class StaticsPlanner:
         scores = []
         for k, slot in enumerate(slots):
             now = margins[k][0]
-            future = min((min(margins[i]) for i in follow_ups[slot]), default=np.inf)
-            score = min(now, cap) + self.future_weight * min(future, cap)
+            # Per number of placements ahead, the worst margin met: each counts on its own, so
+            # that a deeper level, which can only be worse, never hides what a shallower one saw.
+            worst = [np.inf] * max(1, self.depth)
+            for i in follow_ups[slot]:
+                level = len(hypotheticals[i]) - 2
+                worst[level] = min(worst[level], min(margins[i]))
+            future = min(worst)
+            score = min(now, cap)
+            for level_worst in worst:
+                score += self.future_weight * min(level_worst, cap)
             # Beyond the cap, a little preference for the sturdier placement breaks ties.
             score += 1e-3 * min(now, 20 * cap)
             if now <= 0:  # it falls now: below every placement that stands, whatever comes next
-                score = now - (2 + self.future_weight) * cap
+                score = now - (2 + len(worst) * self.future_weight) * cap
             scores.append(SlotScore(slot, now, future, score))
         return sorted(scores, key=lambda s: -s.score)
 
