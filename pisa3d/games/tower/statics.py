@@ -479,16 +479,18 @@ class _Topology:
             above |= on_floor[k]
             levels.append(Group(k, above, tuple(walls[k])))
         self.groups.extend(reversed(levels))
-        self.first_pair = np.cumsum([0] + [len(sup) for sup in self.supports])
+        first_pair = list(accumulate((len(sup) for sup in self.supports), initial=0))  # ints: cheap to index
         self.members = _bit_matrix([g.members for g in self.groups], n)
         self.sizes = self.members.sum(1)
         pairs = [(i, s) for i, sup in enumerate(self.supports) for s in sup]
         self.pair_tiles = np.array([i for i, _ in pairs], dtype=np.int64)
         self.pair_lowers = np.array([n if s == TABLE else s for _, s in pairs], dtype=np.int64)  # n: the table
-        self.union = _UnionPlan.of([[p for i in g.resting for p in range(self.first_pair[i], self.first_pair[i + 1])]
+        self.union = _UnionPlan.of([[p for i in g.resting for p in range(first_pair[i], first_pair[i + 1])]
                                     for g in self.groups])
         self.key_index = {_slot_key(slot): i for i, slot in enumerate(slots)}
-        self.holders = [set(np.flatnonzero(self.members[:, i]).tolist()) for i in range(n)]
+        self.holders: list[set[int]] = [set() for _ in range(n)]  # per tile, the groups holding it
+        for tile, group in np.argwhere(self.members.T).tolist():
+            self.holders[tile].add(group)
         self.levels = {k: n + k for k in range(len(self.groups) - n)}
 
 
