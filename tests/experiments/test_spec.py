@@ -72,7 +72,7 @@ def test_agent_parameters_from_strings_and_tables_reach_the_agents(tmp_path):
      ["sweep 'noise_position_mm': unknown key 'step'; a range is {start, stop, num}"]),
     ({"game": "tower", "sweep": {"seeds": [1, 2]}}, ["'seeds' cannot be swept"]),
     ({"game": "tower", "agents": ["genius"]}, ["unknown agent 'genius'", "choose from random, careful, cautious"]),
-    ({"game": "tower", "agents": ["cautious:candidates=3"]}, ["no parameter 'candidates'", "max_candidates (int, default 2)"]),
+    ({"game": "tower", "agents": ["cautious:tries=3"]}, ["no parameter 'tries'", "max_candidates (int, default 2)"]),
     ({"game": "tower", "agents": ["cautious:shake=high"]}, ["'shake' must be float", "high"]),
     ({"game": "tower", "players": 9}, ["9 players is not allowed", "choose 2 to 8"]),
     ({"game": "cards", "agents": ["mcts:iterations=0"]}, ["iterations must be a whole number >= 1"]),
