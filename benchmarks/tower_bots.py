@@ -5,12 +5,14 @@
     python benchmarks/tower_bots.py --report /tmp/bots.csv   # the tables from stored rows (several files too)
 
 A table is ``kind`` (every seat) or ``kind+kind`` (alternating seats); seat kinds rotate with the
-seed, so every kind plays every seat. Hand noise: position sigma in mm, yaw and tilt in
-proportion to the rules' defaults (1 mm, 1 deg, 0.3 deg). Per table and noise: the fall rate,
-the share of games ended by an emptied stack (a last tile placed), with 95% Wilson intervals,
-and the placements to the end; for mixed tables also who caused the falls. Rows are appended
-as games end, so an interrupted run keeps what it played. The machine is shared: times are
-pessimistic, compare rows of one run.
+seed, so every kind plays every seat; a kind may carry parameters (``careful:depth=2``). Besides the
+game's bots, ``physics-only`` is the cautious bot as it was before the statics judge: the baseline
+the statics-first bots are measured against (``--tables physics-only cautious``). Hand noise:
+position sigma in mm, yaw and tilt in proportion to the rules' defaults (1 mm, 1 deg, 0.3 deg). Per
+table and noise: the fall rate, the share of games ended by an emptied stack (a last tile placed),
+with 95% Wilson intervals, and the placements to the end; for mixed tables also who caused the
+falls. Rows are appended as games end, so an interrupted run keeps what it played. The machine is
+shared: times are pessimistic, compare rows of one run.
 """
 
 from __future__ import annotations
@@ -25,8 +27,12 @@ from pathlib import Path
 from rich.progress import Progress
 from scipy.stats import binomtest
 
+from pisa3d.core.agent_specs import build_agent
+from pisa3d.core.errors import OptionsError
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
+from pisa3d.games.tower.agents import CautiousAgent
+from pisa3d.games.tower.moves import PlaceMove
 from pisa3d.games.tower.options import proportional_noise
 
 GAME = get_game("tower")
@@ -38,6 +44,35 @@ PLACEMENT_FIELDS = ["table", "sigma_mm", "seed", "kind", "move", "floor", "fell"
 
 def noise_options(sigma: float) -> dict:
     return {**proportional_noise(sigma), "record_trajectories": False}
+
+
+class PhysicsOnlyAgent(CautiousAgent):
+    """The cautious bot before the statics judge (pisa3d of 2026-11-30), on today's physics: no
+    statics; it tries ``max_candidates`` legal placements drawn at random, each with a steady hand
+    and ``hand_samples - 1`` shaky ones, and plays the one that toppled least, then moved the tower
+    least (the statics score, 0 for all, breaks no tie)."""
+
+    name = "physics-only"
+
+    def __init__(self, seat: int, max_candidates: int = 6, hand_samples: int = 3) -> None:
+        super().__init__(seat, max_candidates=max_candidates, hand_samples=hand_samples)
+
+    def choose(self, view, legal_moves, rng):
+        places = [m for m in legal_moves if isinstance(m, PlaceMove)]
+        if not places:
+            return legal_moves[0]  # pass: no placement is legal
+        if len(places) > self.max_candidates:
+            picks = sorted(rng.choice(len(places), size=self.max_candidates, replace=False).tolist())
+            places = [places[i] for i in picks]
+        return self.pick(view, self.trials(view, [(m, 0.0) for m in places], rng)).move
+
+
+BASELINES = {"physics-only": PhysicsOnlyAgent}
+
+
+def make_agent(kind: str, seat: int, options):
+    """A bot from its command-line text (``careful``, ``careful:depth=2``) or a baseline's name."""
+    return BASELINES[kind](seat) if kind in BASELINES else build_agent(GAME, kind, seat, options)
 
 
 def seat_kinds(table: str, seed: int, players: int = 4) -> list[str]:
@@ -58,7 +93,7 @@ def play(tables: list[str], sigmas: list[float], games: int, out: Path) -> None:
             options = GAME.options(noise_options(sigma))
             kinds = seat_kinds(table, seed)
             start, cpu = time.perf_counter(), time.process_time()
-            outcome = play_match(GAME, [GAME.agents[k](seat, options) for seat, k in enumerate(kinds)],
+            outcome = play_match(GAME, [make_agent(k, seat, options) for seat, k in enumerate(kinds)],
                                  seed=seed, options=options)
             seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
             placed = [(e.player, e.events[0].data) for e in outcome.record.moves if e.events[0].kind == "placed"]
@@ -101,7 +136,7 @@ def decisions(kinds: list[str], sigma: float, games: int) -> None:
     for kind in kinds:
         times, per_game = [], []
         for seed in range(games):
-            agents = [Timed(GAME.agents[kind](seat, options)) for seat in range(4)]
+            agents = [Timed(make_agent(kind, seat, options)) for seat in range(4)]
             start = time.process_time()
             play_match(GAME, agents, seed=seed, options=options)
             per_game.append(time.process_time() - start)
@@ -181,8 +216,10 @@ def main() -> None:
     if args.out:
         for table in args.tables:
             for kind in table.split("+"):
-                if kind not in GAME.agents:
-                    parser.error(f"unknown bot {kind!r}; bots: {', '.join(GAME.agents)}")
+                try:
+                    make_agent(kind, 0, GAME.options())
+                except OptionsError as error:
+                    parser.error(f"{error} (baselines: {', '.join(BASELINES)})")
         play(args.tables, args.sigmas, args.games, args.out)
     paths = args.report or ([args.out] if args.out else None)
     if paths is None:
