@@ -157,6 +157,11 @@ class Game(ABC):
         """Printed right above every prompt, so the hand and the phase stay in sight."""
         return ""
 
+    def move_hints(self, view: View, legal_moves: Sequence[Move]) -> str | None:
+        """The answer to ``hint`` at a prompt: what a bot would weigh among the legal moves,
+        from the person's view alone; None: this game gives no hints."""
+        return None
+
     def move_menu(self, view: View, legal_moves: Sequence[Move]) -> Sequence[MenuGroup] | None:
         """The legal moves grouped for a two-step choice (e.g. a voting card, then a card);
         None: one numbered list."""

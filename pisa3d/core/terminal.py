@@ -1,11 +1,11 @@
 """A person at the terminal: shows the view, reads a move, answers ``help``.
 
-Each game tells the terminal what to say through hooks on Game: ``phase_help`` (the rules of
-the moment), ``prompt_header`` (hand and phase, printed right above every prompt),
-``move_menu`` (a two-step choice instead of one long list) and ``forced_move`` (no question
-when there is nothing to choose). Several people at one terminal share a HotSeat: when the
-turn passes from one to another the screen is cleared and the next person confirms they are
-ready, so nobody sees the hand before theirs.
+Each game tells the terminal what to say through hooks on Game: ``phase_help`` (the rules of the
+moment), ``prompt_header`` (hand and phase, printed right above every prompt), ``move_menu`` (a
+two-step choice instead of one long list), ``move_hints`` (the answer to ``hint``) and
+``forced_move`` (no question when there is nothing to choose). Several people at one terminal
+share a HotSeat: when the turn passes from one to another the screen is cleared and the next
+person confirms they are ready, so nobody sees the hand before theirs.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .game import Game
 
 HELP_WORDS = frozenset({"help", "?"})
+HINT_WORDS = frozenset({"hint"})
 BACK_WORDS = frozenset({"b", "back"})
 # Clear the screen and the scroll-back (xterm and most terminals), cursor home.
 CLEAR_SCREEN = "\033[2J\033[3J\033[H"
@@ -61,9 +62,10 @@ class HotSeat:
 class TerminalAgent:
     """A person at a terminal: shows the view, lists the legal moves numbered, reads a choice.
 
-    The person may type a number from the list, a move's notation, or ``help`` / ``?`` for the
-    rules of the current phase. Bad input is refused with a short reason and the question is
-    asked again. End of input raises EOFError so the game can stop cleanly instead of looping.
+    The person may type a number from the list, a move's notation, ``help`` / ``?`` for the
+    rules of the current phase, or ``hint`` for what a bot weighs (in games that give hints).
+    Bad input is refused with a short reason and the question is asked again. End of input
+    raises EOFError so the game can stop cleanly instead of looping.
     """
 
     name = "human"
@@ -134,7 +136,9 @@ class TerminalAgent:
         for number, entry in enumerate(entries, start=1):
             self._say(f"  {number:3d}. {entry}")
         legal = list(also_legal) or list(listed)
-        hint = f"1-{len(entries)}, a move" + (", b = back" if back else "") + ", ? = help"
+        hints = self.game.move_hints(view, legal)  # a few ms at most; the prompt says when there are any
+        hint = (f"1-{len(entries)}, a move" + (", b = back" if back else "") + ", ? = help"
+                + (", hint" if hints is not None else ""))
         while True:
             header = self.game.prompt_header(view)
             if header:
@@ -142,6 +146,9 @@ class TerminalAgent:
             answer = self.read_line(f"{question} ({hint}): ").strip()
             if answer.lower() in HELP_WORDS:
                 self._say(self.game.phase_help(view))
+                continue
+            if answer.lower() in HINT_WORDS and hints is not None:
+                self._say(hints)
                 continue
             if back and answer.lower() in BACK_WORDS:
                 return None

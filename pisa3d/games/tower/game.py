@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -141,3 +141,8 @@ class TowerGame(Game):
 
     def prompt_header(self, view: View) -> str:
         return narration.prompt_header(view)
+
+    def move_hints(self, view: View, legal_moves: Sequence[Move]) -> str | None:
+        from .hints import statics_hints
+
+        return statics_hints(view, legal_moves)

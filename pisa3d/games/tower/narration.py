@@ -46,7 +46,11 @@ def describe_placed(d: Mapping[str, Any], placed: Sequence[tuple[int, str]] | No
         verdict = fall_label(d, placed)
     else:
         verdict = f"stands, largest move {d['max_displacement_mm']:.2f} mm / {d['max_rotation_deg']:.2f} deg"
-    return (f"player {d['player'] + 1} puts tile {d['tile']} ({d['face']}) at {d['move']}: {verdict}, "
+    # The statics judge's margin of the tile as let go (records before it have none): beside the
+    # verdict it shows a reader which falls were foreseeable and which were the hand's.
+    margin = d.get("static_margin_mm")
+    statics = "" if margin is None else f", static margin {margin:+.2f} mm"
+    return (f"player {d['player'] + 1} puts tile {d['tile']} ({d['face']}) at {d['move']}: {verdict}{statics}, "
             f"height {d['height_mm']:.1f} mm")
 
 
@@ -105,7 +109,8 @@ def phase_help(view: View) -> str:
         "(stroked to stroked, blank to blank) and it must touch two tiles (one for a floor's first wall).\n"
         "PyBullet drops it with a shaky hand: if the tower falls, everyone else wins; whoever places "
         "the last tile of their stack first wins.\n"
-        f"Notation: {NOTATION_HELP}; r1 turns the tile a quarter clockwise as you look at it."
+        f"Notation: {NOTATION_HELP}; r1 turns the tile a quarter clockwise as you look at it.\n"
+        "Type hint for every legal slot's static margin (how safely it stands), as the careful bot sees it."
     )
 
 

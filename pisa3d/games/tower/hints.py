@@ -1,0 +1,52 @@
+"""What the statics judge says of a person's options: the answer to ``hint`` at the terminal.
+
+A sparring partner that explains itself: every legal slot with the margin the careful bot sees
+(the new tile at its target pose, a steady hand) and the worst margin of the placement after it.
+Built from the person's view alone (``sample_state``: the tower is in plain sight, so the judge
+needs nothing hidden), without simulation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...core.state import Move, View
+from .moves import PlaceMove
+from .planning import MM, SlotScore, StaticsPlanner
+from .views import sample_state
+
+RISKY_MM = 1.0  # under this margin the hand's noise topples some placements (docs/tower.md)
+
+
+def _verdict(score: SlotScore) -> str:
+    if score.margin <= 0:
+        return "falls now"
+    if score.future <= 0:
+        return "stands, but a next placement would topple it"
+    if min(score.margin, score.future) * MM < RISKY_MM:
+        return "thin: a shaky hand may topple it"
+    return "safe"
+
+
+def _mm(value: float) -> str:
+    return "-" if not np.isfinite(value) else f"{value * MM:+.2f} mm"
+
+
+def statics_hints(view: View, legal_moves: Sequence[Move]) -> str:
+    """Every legal slot, safest first by the careful bot's ranking, with its margins."""
+    places = [m for m in legal_moves if isinstance(m, PlaceMove)]
+    if not places:
+        return "No placement is legal: the tile goes to the bottom of your stack."
+    # The other stacks' order, which the view hides, is drawn; the judge never looks at it.
+    state = sample_state(view, int(view["player"]), np.random.default_rng(0))
+    ranked = StaticsPlanner().rank(state, places)
+    sigma = view["options"]["noise_position_mm"]
+    lines = [f"Statics, as the careful bot sees it (no simulation; your hand shakes by {sigma:g} mm):",
+             "   slot   margin now   worst next   verdict"]
+    lines += [f"  {s.slot!s:>5}   {_mm(s.margin):>10}   {_mm(s.future):>10}   {_verdict(s)}" for s in ranked]
+    lines.append(f"The careful bot would play {ranked[0].slot}. A margin is how far the centre of mass lies inside "
+                 "its support (negative: outside); 2 mm is a wall standing on anything. The tile's turn changes "
+                 "which edges meet, not the margins.")
+    return "\n".join(lines)
