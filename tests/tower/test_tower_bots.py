@@ -180,3 +180,25 @@ def test_depth_two_finishes_the_noise_free_game_a_single_worst_margin_lost():
     outcome = play_match(GAME, [GAME.agents["careful"](s, options, depth=2) for s in range(4)], seed=2,
                          options=options)
     assert outcome.result.details["outcome"] == "last_tile", outcome.result.details
+
+
+@pytest.mark.parametrize("seed", [1, 8, 26])
+def test_a_placement_that_falls_now_ranks_below_every_standing_one_in_random_towers(tmp_path, seed):
+    # Seeds 1, 8 and 26 reach a floor where a wall falls now (-3.2 mm) beside a ceiling on two
+    # neighbouring walls (stands, but the next placement topples it: -9.7 mm): with a heavy future
+    # weight the ceiling once scored below the fall. Standing placements come first, always.
+    options = {"tile_set": uniform_tile_set(tmp_path, 24), "noise_position_mm": 0.0, "noise_yaw_deg": 0.0,
+               "noise_tilt_deg": 0.0, "record_trajectories": False}
+    state, _ = GAME.new_game(2, seed, options)
+    rng = np.random.default_rng(seed)
+    checked = 0
+    for _ in range(14):
+        if state.is_over:
+            break
+        legal = state.legal_moves()
+        for weight in (1.0, 10.0):
+            standing = [s.margin > 0 for s in StaticsPlanner(future_weight=weight).rank(state, legal)]
+            assert standing == sorted(standing, reverse=True)
+            checked += len(standing)
+        state.apply(legal[int(rng.integers(len(legal)))])
+    assert checked > 20

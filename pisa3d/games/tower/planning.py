@@ -105,10 +105,11 @@ class StaticsPlanner:
                 score += self.future_weight * min(level_worst, cap)
             # Beyond the cap, a little preference for the sturdier placement breaks ties.
             score += 1e-3 * min(now, 20 * cap)
-            if now <= 0:  # it falls now: below every placement that stands, whatever comes next
+            if now <= 0:  # it falls now: ranked below every placement that stands (see the sort)
                 score = now - (2 + len(worst) * self.future_weight) * cap
             scores.append(SlotScore(slot, now, future, score))
-        return sorted(scores, key=lambda s: -s.score)
+        # Standing first, whatever the scores: a dire enough future can score below a fall now.
+        return sorted(scores, key=lambda s: (s.margin <= 0, -s.score))
 
     def _follow_ups(
         self, state: TowerState, structure: Structure, index: dict[Slot, int], shifts: np.ndarray,
