@@ -105,7 +105,7 @@ class StaticsPlanner:
                 score += self.future_weight * min(level_worst, cap)
             # Beyond the cap, a little preference for the sturdier placement breaks ties.
             score += 1e-3 * min(now, 20 * cap)
-            if now <= 0:  # it falls now: ranked below every placement that stands (see the sort)
+            if now <= 0:  # it falls now: scored by how far; the sort puts it below every one that stands
                 score = now - (2 + len(worst) * self.future_weight) * cap
             scores.append(SlotScore(slot, now, future, score))
         # Standing first, whatever the scores: a dire enough future can score below a fall now.
