@@ -31,9 +31,12 @@ def _option(name: str, kind: Any, *flags: str, help: str, default: Any = None) -
 
 
 EXTRAS = [
-    _option("noise_mm", float | None, "--noise-mm", help="Hand position noise, sigma in mm (default 1)."),
-    _option("yaw_deg", float | None, "--yaw-deg", help="Hand yaw noise, sigma in degrees (default 1)."),
-    _option("tilt_deg", float | None, "--tilt-deg", help="Hand tilt noise, sigma in degrees (default 0.3)."),
+    _option("hand", str | None, "--hand",
+            help="Named hand noise (RULES.md): steady 0.25 mm / 0.25 deg yaw / 0.075 deg tilt, careful 0.5 / 0.5 / "
+                 "0.15 (default), casual 1 / 1 / 0.3, shaky 2 / 2 / 0.6. The options below override it."),
+    _option("noise_mm", float | None, "--noise-mm", help="Hand position noise, sigma in mm (default: the hand's)."),
+    _option("yaw_deg", float | None, "--yaw-deg", help="Hand yaw noise, sigma in degrees (default: the hand's)."),
+    _option("tilt_deg", float | None, "--tilt-deg", help="Hand tilt noise, sigma in degrees (default: the hand's)."),
     _option("tiles", str | None, "--tiles", help="Tile set: a JSON file or a name under assets/tower/."),
     _option("fall_mm", float | None, "--fall-mm",
             help="Fall threshold: a tile moved farther (mm; default 1.25 tile thicknesses)."),
@@ -44,13 +47,13 @@ EXTRAS = [
 ]
 
 
-def run(match, noise_mm: float | None, yaw_deg: float | None, tilt_deg: float | None,  # type: ignore[no-untyped-def]
+def run(match, hand: str | None, noise_mm: float | None, yaw_deg: float | None, tilt_deg: float | None,  # type: ignore[no-untyped-def]
         tiles: str | None, fall_mm: float | None, fall_deg: float | None, gui: bool) -> None:
     game, human = match.game, match.humans
     console = Console(highlight=False)
     extra: dict[str, Any] = {
         key: value for key, value in {
-            "noise_position_mm": noise_mm, "noise_yaw_deg": yaw_deg, "noise_tilt_deg": tilt_deg,
+            "hand": hand, "noise_position_mm": noise_mm, "noise_yaw_deg": yaw_deg, "noise_tilt_deg": tilt_deg,
             "tile_set": tiles, "fall_distance_mm": fall_mm, "fall_angle_deg": fall_deg,
         }.items() if value is not None
     }

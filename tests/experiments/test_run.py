@@ -167,7 +167,7 @@ def test_cli_runs_resumes_from_the_directory_and_reports(tmp_path):
     assert all(r["start"] <= r["end"] for r in meta["runs"])
     stored = json.loads((out / "spec.json").read_text())
     assert stored["spec"]["seeds"] == 3 and len(stored["cells"]) == 2
-    assert all(c["options"]["noise_tilt_deg"] == 0.3 for c in stored["cells"])  # every option resolved
+    assert all(c["options"]["noise_tilt_deg"] == 0.15 for c in stored["cells"])  # every option resolved (careful hand)
 
 
 def test_a_finished_pool_run_ends_its_workers_quietly(tmp_path):

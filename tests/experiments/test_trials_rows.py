@@ -36,13 +36,13 @@ def test_keys_and_rows_are_the_same_in_fresh_processes():
 def test_keys_follow_the_resolved_game_not_how_it_was_written():
     base = {"game": "tower", "players": 3, "seeds": 2}
     plain = expand_trials(validate_spec(base))
-    written_out = expand_trials(validate_spec({**base, "options": {"noise_position_mm": 1.0,  # the default
+    written_out = expand_trials(validate_spec({**base, "options": {"noise_position_mm": 0.5,  # the careful default
                                                                    "record_trajectories": False}}))
     assert [t.key for t in plain] == [t.key for t in written_out]
     other = expand_trials(validate_spec({**base, "options": {"noise_position_mm": 0.9}}))
     assert not {t.key for t in plain} & {t.key for t in other}
     trial = plain[0].to_json()
-    assert trial["options"]["tile_set"] and trial["options"]["noise_yaw_deg"] == 1.0  # every default filled in
+    assert trial["options"]["tile_set"] and trial["options"]["noise_yaw_deg"] == 0.5  # every default filled in
 
 
 def test_rotated_seats_put_each_agent_in_each_seat_equally():

@@ -34,12 +34,38 @@ def _default(key: str) -> Any:
     return _defaults()[key]
 
 
+NOISE_KEYS = ("noise_position_mm", "noise_yaw_deg", "noise_tilt_deg")
+
+
+@cache
+def _hand_table() -> dict[str, Any]:
+    return load_json_asset("tower", _default("hands"))
+
+
+def named_hands() -> dict[str, dict[str, float]]:
+    """The named hands of the rules (steady, careful, casual, shaky): their three noise sigmas."""
+    return dict(_hand_table()["hands"])
+
+
+def default_hand() -> str:
+    return _hand_table()["default"]
+
+
+def hand_noise(hand: str) -> dict[str, float]:
+    """The three noise options of a named hand; an unknown name is refused with the names allowed."""
+    hands = named_hands()
+    if hand not in hands:
+        raise OptionsError(f"tower option 'hand': unknown hand {hand!r}; allowed: {', '.join(hands)}")
+    return dict(hands[hand])
+
+
 def proportional_noise(sigma_mm: float) -> dict[str, float]:
-    """Hand noise options of position sigma ``sigma_mm`` with yaw and tilt in the rules' default
+    """Hand noise options of position sigma ``sigma_mm`` with yaw and tilt in the named hands'
     proportion (1 mm : 1 deg : 0.3 deg): what the benchmarks and studies sweep as one axis."""
-    scale = sigma_mm / _default("noise_position_mm")
-    return {"noise_position_mm": sigma_mm, "noise_yaw_deg": _default("noise_yaw_deg") * scale,
-            "noise_tilt_deg": _default("noise_tilt_deg") * scale}
+    base = hand_noise(default_hand())
+    scale = sigma_mm / base["noise_position_mm"]
+    return {"noise_position_mm": sigma_mm, "noise_yaw_deg": base["noise_yaw_deg"] * scale,
+            "noise_tilt_deg": base["noise_tilt_deg"] * scale}
 
 
 def _range(key: str, scale: float = 1.0) -> dict[str, float]:
@@ -73,9 +99,15 @@ class TowerOptions(GameOptions):
     density_kg_m3: float | None = Field(default=None, **_range("density_kg_m3"),
                                         description="override the tile set's wood density")
     friction: float | None = Field(default=None, **_range("friction"), description="override the tile-on-tile friction")
-    noise_position_mm: float = Field(default_factory=lambda: _default("noise_position_mm"), ge=0, le=10)
-    noise_yaw_deg: float = Field(default_factory=lambda: _default("noise_yaw_deg"), ge=0, le=45)
-    noise_tilt_deg: float = Field(default_factory=lambda: _default("noise_tilt_deg"), ge=0, le=10)
+    hand: str = Field(default_factory=default_hand,
+                      description="named hand: steady 0.25 mm, careful 0.5 mm, casual 1 mm, shaky 2 mm "
+                                  "(yaw in degrees alike, tilt 0.3 of it); noise options override it")
+    noise_position_mm: float = Field(default_factory=lambda: hand_noise(default_hand())["noise_position_mm"],
+                                     ge=0, le=10, description="hand position sigma (mm); default: the hand's")
+    noise_yaw_deg: float = Field(default_factory=lambda: hand_noise(default_hand())["noise_yaw_deg"],
+                                 ge=0, le=45, description="hand yaw sigma (degrees); default: the hand's")
+    noise_tilt_deg: float = Field(default_factory=lambda: hand_noise(default_hand())["noise_tilt_deg"],
+                                  ge=0, le=10, description="hand tilt sigma (degrees); default: the hand's")
     clearance_mm: float = Field(default_factory=lambda: _default("clearance_mm"), ge=0, le=5,
                                 description="release gap to the tiles a new tile will touch")
     drop_mm: float = Field(default_factory=lambda: _default("drop_mm"), ge=0, le=5,
@@ -104,6 +136,10 @@ class TowerOptions(GameOptions):
                 raise OptionsError(f"tower option {key!r} is retired, use {replacement}; a record made "
                                    "with it predates self-contained records and must be made again")
         values = dict(values)
+        hand = values.get("hand", default_hand())
+        if isinstance(hand, str):  # the named hand fills only the noises not given explicitly
+            for key, sigma in hand_noise(hand).items():
+                values.setdefault(key, sigma)
         if "tile_set" in values:
             values["tile_set"] = _tile_set_contents(values["tile_set"])
         engine = values.get("physics", DEFAULT_ENGINE)
