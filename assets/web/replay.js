@@ -106,16 +106,10 @@
       for (let k = frame.length; k < tileMeshes.length; k++) tileMeshes[k].visible = false;
     };
 
-    // Frame every tile the tower ever held once (a box round the settled poses after every
-    // move, padded by half a tile), so the camera does not jump while scrubbing: its bounding
-    // sphere fits the 40 degree view, as the viewer and the video frame it.
-    const lo = [-side / 2, -side / 2, 0], hi = [side / 2, side / 2, side];
-    for (let i = 0; i < numMoves; i++) {
-      const t = trajectoryOf(i);
-      if (t) for (const p of t.frames[t.frames.length - 1]) {
-        for (let a = 0; a < 3; a++) { lo[a] = Math.min(lo[a], p[a] - side / 2); hi[a] = Math.max(hi[a], p[a] + side / 2); }
-      }
-    }
+    // Frame the box the viewer and the video frame (pisa3d.viewer.camera.tower_bounds: every
+    // tile the tower ever held on the table, tiles that fell off it left out), once, so the
+    // camera does not jump while scrubbing; its bounding sphere fits the 40 degree view.
+    const [lo, hi] = scene.frame_box;
     const centre = lo.map((v, a) => (v + hi[a]) / 2);
     const radius = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) / 2;
     const dist = (radius / Math.sin((camera.fov / 2) * Math.PI / 180)) * 1.05;

@@ -12,6 +12,7 @@ from ..core.game import Game
 from ..core.record import GameRecord
 from ..games.tower.meshes import tile_mesh
 from ..games.tower.replay import load_tower_replay
+from ..viewer.camera import tower_bounds
 
 MICRONS = 1e6  # vertex positions are sent as whole micrometres: compact and far finer than a pixel
 
@@ -44,8 +45,10 @@ def tower_scene(game: Game, record: GameRecord) -> dict[str, Any]:
             height = placed[0]["height_mm"]
         # what happened (a fall too) is told by the move's narration beside this state summary
         states.append({"summary": f"{len(replay.settled(index))} tiles, height {height:.1f} mm"})
+    low, high = tower_bounds(replay.settled_frames(), replay.side)
     return {
         "kind": "tower",
+        "frame_box": [low.tolist(), high.tolist()],  # the viewer's and the video's framing box
         "tile_extents": [replay.side, replay.side, replay.thickness],
         "trajectory_key": "trajectory",
         "meshes": meshes,

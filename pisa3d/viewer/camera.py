@@ -49,10 +49,13 @@ Bounds = tuple[np.ndarray, np.ndarray]
 
 
 def tower_bounds(frames: Iterable[np.ndarray], side: float) -> Bounds:
-    """A box holding every tile of every frame (poses (N, 7)): centres padded by half a tile
-    side, so a tile standing on edge or lying flat fits whatever its turn. No tiles: one tile's
-    room on the table."""
-    centres = [np.asarray(f, dtype=float)[:, :3] for f in frames if len(f)]
+    """A box holding every tile of every frame (poses (N, 7)) that is on or above the table top:
+    centres padded by half a tile side, so a tile standing on edge or lying flat fits whatever
+    its turn. A tile that fell off the table (centre below its top, z < 0) is left out: it may
+    end metres below, and framing it would shrink the tower to a speck. No tiles: one tile's
+    room on the table. The viewer, the video and the web page all frame this box."""
+    centres = [c[c[:, 2] >= 0.0] for c in (np.asarray(f, dtype=float)[:, :3] for f in frames if len(f))]
+    centres = [c for c in centres if len(c)]
     pad = side / 2
     if not centres:
         return np.array([-pad, -pad, 0.0]), np.array([pad, pad, side])

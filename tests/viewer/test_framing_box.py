@@ -1,0 +1,32 @@
+"""The one framing box of the viewer, the video and the web page leaves out tiles that fell off
+the table: a tile that ends metres below the table top never stretches the box, which then
+spans what stood on the table, as the page's box does."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pisa3d.core.match import play_match
+from pisa3d.export.web_tower import tower_scene
+from pisa3d.games import get_game
+from pisa3d.games.tower.replay import load_tower_replay
+from pisa3d.viewer.camera import tower_bounds
+
+GAME = get_game("tower")
+
+
+def test_a_tile_below_the_table_never_enters_the_framing_box():
+    for seed in range(6):
+        options = GAME.options({"hand": "casual"})
+        agents = [GAME.agents["careful"](seat, options) for seat in range(4)]
+        record = play_match(GAME, agents, seed=seed, options=options).record
+        replay = load_tower_replay(record)
+        frames = [np.asarray(f, dtype=float) for f in replay.settled_frames() if len(f)]
+        standing = tower_bounds(frames, replay.side)
+        dropped = frames[-1].copy()
+        dropped[-1, :3] = (0.4, -0.3, -10.0)  # the last tile fell off the table, 10 m down
+        low, high = tower_bounds([*frames, dropped], replay.side)
+        assert np.allclose(low, standing[0]) and np.allclose(high, standing[1])
+        assert low[2] >= -replay.side / 2 - 1e-9 and high[2] >= replay.side - 1e-9  # the table's room kept
+        page_low, page_high = tower_scene(GAME, record)["frame_box"]
+        assert np.allclose(page_low, standing[0]) and np.allclose(page_high, standing[1])  # the page frames it too
