@@ -34,9 +34,6 @@ def _default(key: str) -> Any:
     return _defaults()[key]
 
 
-NOISE_KEYS = ("noise_position_mm", "noise_yaw_deg", "noise_tilt_deg")
-
-
 @cache
 def _hand_table() -> dict[str, Any]:
     return load_json_asset("tower", _default("hands"))
