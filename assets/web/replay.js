@@ -106,18 +106,54 @@
       for (let k = frame.length; k < tileMeshes.length; k++) tileMeshes[k].visible = false;
     };
 
-    // Frame the box the viewer and the video frame (pisa3d.viewer.camera.tower_bounds: every
-    // tile the tower ever held on the table, tiles that fell off it left out), once, so the
-    // camera does not jump while scrubbing; its bounding sphere fits the 40 degree view.
-    const [lo, hi] = scene.frame_box;
-    const centre = lo.map((v, a) => (v + hi[a]) / 2);
-    const radius = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) / 2;
-    const dist = (radius / Math.sin((camera.fov / 2) * Math.PI / 180)) * 1.05;
+    // Each position framed on its own, by the box the viewer and the video frame
+    // (pisa3d.viewer.camera.move_bounds: the tower before the move and its release, tiles that
+    // fell off the table left out); the bounding sphere fits the 40 degree view. The camera
+    // eases to each new position's framing unless the person has turned or zoomed it; a
+    // double click hands it back to the framing.
     const look = [0.8, -1.1, 0.5], norm = Math.hypot(...look);
     const controls = new OrbitControls(camera, renderer.domElement);
-    controls.target.set(centre[0], centre[1], centre[2]);
-    camera.position.set(...centre.map((v, a) => v + (look[a] / norm) * dist));
-    controls.update();
+    const framingOf = (pos) => {
+      const boxes = scene.frame_boxes || [];
+      const [lo, hi] = boxes[Math.min(boxes.length - 1, Math.max(0, pos + 1))] || [[-0.03, -0.03, 0], [0.03, 0.03, 0.06]];
+      const centre = lo.map((v, a) => (v + hi[a]) / 2);
+      const radius = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) / 2;
+      const dist = (radius / Math.sin((camera.fov / 2) * Math.PI / 180)) * 1.05;
+      return { target: centre, position: centre.map((v, a) => v + (look[a] / norm) * dist) };
+    };
+    let following = true, framedPos = null, easing = null;
+    const place = (f) => {
+      controls.target.set(...f.target);
+      camera.position.set(...f.position);
+      controls.update();
+    };
+    const frameFor = (pos) => {
+      if (pos === framedPos || !following) return;
+      const goal = framingOf(pos);
+      if (framedPos === null) { framedPos = pos; place(goal); return; }
+      framedPos = pos;
+      const from = { target: controls.target.toArray(), position: camera.position.toArray() };
+      const began = performance.now();
+      const step = () => {
+        if (easing !== step) return;
+        let t = Math.min(1, (performance.now() - began) / 400);
+        const s = t * t * (3 - 2 * t);
+        place({ target: from.target.map((v, a) => v + (goal.target[a] - v) * s),
+                position: from.position.map((v, a) => v + (goal.position[a] - v) * s) });
+        renderer.render(world, camera);
+        if (t < 1) requestAnimationFrame(step); else easing = null;
+      };
+      easing = step;
+      requestAnimationFrame(step);
+    };
+    controls.addEventListener("start", () => { following = false; easing = null; });
+    renderer.domElement.addEventListener("dblclick", () => {
+      following = true;
+      const pos = framedPos;
+      framedPos = null;
+      frameFor(pos === null ? -1 : pos);
+    });
+    frameFor(-1);
 
     const resize = () => {
       const w = stage.clientWidth || 640, h = stage.clientHeight || 480;
@@ -139,9 +175,19 @@
     controls.addEventListener("change", render);
 
     return {
-      show(pos) { pose(settledFrame(pos)); render(); },
+      show(pos) { frameFor(pos); pose(settledFrame(pos)); render(); },
       animation(pos) { return trajectoryOf(pos); },
-      showFrame(pos, f) { const t = trajectoryOf(pos); pose(t.frames[Math.min(f, t.frames.length - 1)]); render(); },
+      showFrame(pos, f) {
+        frameFor(pos);
+        const t = trajectoryOf(pos);
+        pose(t.frames[Math.min(f, t.frames.length - 1)]);
+        render();
+      },
+      // Where the camera goes for the position shown (for tests: the eased camera ends there).
+      framing() {
+        const aspect = camera.aspect;
+        return { following, fov: camera.fov, aspect, ...framingOf(framedPos === null ? -1 : framedPos) };
+      },
       summary(pos) { return scene.states ? scene.states[pos + 1].summary : `${settledFrame(pos).length} tiles`; },
     };
   };
@@ -430,6 +476,7 @@
   window.addEventListener("hashchange", () => { const m = hashMove(); if (m !== null) { pause(); seek(m - 1); } });
   window.pisaSeek = (move) => { pause(); return seek(move - 1) + 1; };
   window.pisaStatus = () => $("status").textContent;
+  window.pisaFraming = () => (view.framing ? view.framing() : null);
   const start = hashMove();
   seek(start === null ? numMoves - 1 : start - 1);
   if (/(^#|&)play\b/.test(window.location.hash)) play(); // e.g. #move=0&play plays from the set-up

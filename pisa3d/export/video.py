@@ -14,7 +14,7 @@ from ..core.errors import OptionsError, PisaError
 from ..core.files import written_aside
 from ..core.record import GameRecord
 from ..games.tower.replay import TowerReplay, load_tower_replay
-from ..viewer.camera import framing_camera, tower_bounds
+from ..viewer.camera import OrbitCamera, eased, framing_camera, move_bounds
 from ..viewer.render import OffscreenRenderer, RendererChoice, draw_caption
 from ..viewer.tile_bodies import TileBodies, create_table
 
@@ -70,6 +70,29 @@ def plan_frames(replay: TowerReplay, settings: VideoSettings) -> list[FrameRef]:
     return plan
 
 
+EASE_SECONDS = 0.5
+"""How long the camera takes to move to the next move's framing."""
+
+
+def move_cameras(replay: TowerReplay, settings: VideoSettings) -> list[OrbitCamera]:
+    """The camera of every frame of ``plan_frames``: each move framed by ``move_bounds``, the
+    camera easing there from the previous move's over EASE_SECONDS."""
+    def framed(move: int) -> OrbitCamera:
+        return framing_camera(move_bounds(replay, move), settings.yaw_deg, settings.pitch_deg, settings.distance,
+                              aspect=settings.width / settings.height)
+
+    cameras: list[OrbitCamera] = []
+    shown, previous, since = None, None, 0
+    ease = max(1, round(EASE_SECONDS * settings.fps))
+    for ref in plan_frames(replay, settings):
+        if ref.move != shown:
+            previous = cameras[-1] if cameras else framed(ref.move)
+            shown, goal, since = ref.move, framed(ref.move), 0
+        since += 1
+        cameras.append(eased(previous, goal, since / ease))
+    return cameras
+
+
 def _frame_poses(replay: TowerReplay, ref: FrameRef) -> np.ndarray:
     if ref.sample is None:
         return replay.settled(ref.move)
@@ -107,9 +130,7 @@ def export_video(record: GameRecord, path: str | Path, settings: VideoSettings =
         raise OptionsError(f"video {path}: the name must end in .mp4 or .gif")
     replay = load_tower_replay(record)
     plan = plan_frames(replay, settings)
-    bounds = tower_bounds(replay.settled_frames(), replay.side)
-    camera = framing_camera(bounds, settings.yaw_deg, settings.pitch_deg, settings.distance,
-                            aspect=settings.width / settings.height)
+    cameras = move_cameras(replay, settings)
     with OffscreenRenderer(settings.renderer) as renderer:
         create_table(renderer.client, replay.side)
         bodies = TileBodies(renderer.client, replay.tiles, replay.side, replay.thickness)
@@ -120,9 +141,9 @@ def export_video(record: GameRecord, path: str | Path, settings: VideoSettings =
             except OSError as exc:
                 raise PisaError(f"{path}: cannot write the video ({exc})") from None
             with writer, _progress(progress, len(plan), path) as advance:
-                for ref in plan:
+                for number, ref in enumerate(plan):
                     bodies.pose(_frame_poses(replay, ref))
-                    image = renderer.render(camera, settings.width, settings.height)
+                    image = renderer.render(cameras[number], settings.width, settings.height)
                     if settings.caption:
                         image = draw_caption(image, *caption_lines(replay, ref.move))
                     writer.append_data(image)
