@@ -41,6 +41,10 @@ class Game(ABC):
             return values
         if isinstance(values, GameOptions):
             raise OptionsError(f"{self.id}: options of another game ({type(values).__name__})")
+        if values is not None and not isinstance(values, Mapping):
+            names = ", ".join(self.options_model.model_fields)
+            raise OptionsError(f"{self.id}: options must be a mapping of option names to values, got "
+                               f"{type(values).__name__} {values!r:.60}; the options are {names}")
         return validate_options(self.options_model, dict(values or {}), self.id)
 
     def check_players(self, num_players: int) -> None:

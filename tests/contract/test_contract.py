@@ -13,7 +13,7 @@ import json
 import numpy as np
 import pytest
 
-from pisa3d.core import IllegalMoveError
+from pisa3d.core import IllegalMoveError, OptionsError, SeatError, UnknownAgentError
 from pisa3d.core.agent_specs import agent_registry
 from tests.contract.helpers import Case, case_ids, cases, fingerprint, mutate_everything, play_out, walk
 from tests.contract.hidden import SWAPS
@@ -58,6 +58,27 @@ def test_bad_action_ids_are_refused_naming_the_range(case: Case, bad: object) ->
     action = size if bad == "size" else bad
     with pytest.raises(IllegalMoveError, match=f"{size - 1}"):
         case.move_of(action)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seat", [-1, "n", 99, True, 1.0])
+def test_a_seat_the_game_does_not_have_is_refused_naming_the_seats(case: Case, seat: object) -> None:
+    state = case.start(1)
+    n = state.num_players
+    bad = n if seat == "n" else seat
+    for ask in (state.view, state.private_view, state.observation):  # -1 is not the last seat
+        with pytest.raises(SeatError, match=f"seats run 0 to {n - 1} "):
+            ask(bad)  # type: ignore[arg-type]
+
+
+def test_options_not_a_mapping_and_unknown_agent_kinds_are_named(case: Case) -> None:
+    first_option = next(iter(case.game.options_model.model_fields))
+    with pytest.raises(OptionsError, match=f"must be a mapping .* got list \\[1, 2\\]; the options are {first_option}"):
+        case.game.new_game(case.players, 1, [1, 2])  # type: ignore[arg-type]
+    with pytest.raises(UnknownAgentError, match="no agent kind 'nosuch'; choose from random") as raised:
+        case.game.agents["nosuch"]
+    message = str(raised.value)  # a KeyError, but its text not quoted as KeyError's is
+    assert isinstance(raised.value, KeyError) and message.startswith("no agent kind")
+    assert "nosuch" not in case.game.agents and case.game.agents.get("nosuch") is None
 
 
 def test_legal_moves_and_the_mask_agree_at_every_step(case: Case) -> None:

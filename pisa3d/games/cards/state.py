@@ -477,10 +477,10 @@ class CardsState(State):
         return public_view(self)
 
     def private_view(self, player: int) -> View:
-        return private_view(self, player)
+        return private_view(self, self.check_seat(player))
 
     def observation(self, player: int) -> np.ndarray:
-        return observe(self, player)
+        return observe(self, self.check_seat(player))
 
     def legal_action_mask(self) -> np.ndarray:
         flags = bytearray(NUM_ACTIONS)

@@ -137,11 +137,11 @@ class GimignanoState(State):
     def observation(self, player: int) -> np.ndarray:
         from .observation import observe
 
-        return observe(self, player, self.game.action_space(self.num_players).radius)  # type: ignore[attr-defined]
+        return observe(self, self.check_seat(player), self.game.action_space(self.num_players).radius)  # type: ignore[attr-defined]
 
     def private_view(self, player: int) -> View:
         """Nothing is private (hands are open): only who is looking."""
-        return {"viewer": player}
+        return {"viewer": self.check_seat(player)}
 
     def public_view(self) -> View:
         """Everything: the game has no hidden information (hands are open)."""

@@ -405,9 +405,9 @@ class TowerState(State):
     def private_view(self, player: int) -> View:
         from .views import private_view
 
-        return private_view(self, player)
+        return private_view(self, self.check_seat(player))
 
     def observation(self, player: int) -> np.ndarray:
         from .observation import observe
 
-        return observe(self, player)
+        return observe(self, self.check_seat(player))
