@@ -95,7 +95,9 @@ class TerminalAgent:
         if forced is not None:
             # Hot seat: the screen may be someone else's now, so a secret move is not shown.
             shown = "" if self.hot_seat is not None else f" {forced}"
-            self._say(f"{self._who()}:{shown} (the only possible move, made without asking)")
+            note = self.game.forced_note(view, forced)
+            self._say(f"{self._who()}:{shown} (the only possible move, made without asking"
+                      + (f": {note})" if note else ")"))
             return forced
         if self.hot_seat is not None and self.seat is not None:
             self.hot_seat.hand_over(self.seat, self.out, self.read_line)
@@ -103,9 +105,10 @@ class TerminalAgent:
         menu = self.game.move_menu(view, legal_moves)
         if menu is not None and len(menu) > 1:
             return self._choose_in_two_steps(view, menu, legal_moves)
-        picked = self._ask(view, [str(m) for m in legal_moves], "Your move", legal_moves, back=False)
+        listed = self.game.listed_moves(view, legal_moves)
+        picked = self._ask(view, [str(m) for m in listed], "Your move", listed, back=False, also_legal=legal_moves)
         assert picked is not None
-        return legal_moves[picked] if isinstance(picked, int) else picked
+        return listed[picked] if isinstance(picked, int) else picked
 
     def _choose_in_two_steps(self, view: View, menu: Sequence[MenuGroup], legal_moves: Sequence[Move]) -> Move:
         while True:
@@ -155,7 +158,7 @@ class TerminalAgent:
             try:
                 if answer.isdigit():
                     return self._number(answer, len(entries))
-                return self.interpret(answer, legal)
+                return self.interpret(answer, legal, view)
             except IllegalMoveError as exc:
                 self._say(f"  ! {exc}")
 
@@ -166,15 +169,18 @@ class TerminalAgent:
             return number - 1
         raise IllegalMoveError(f"{number} is not in the list; choose 1 to {count}")
 
-    def interpret(self, answer: str, legal_moves: Sequence[Move]) -> Move:
-        """The move meant by ``answer``: a list number or a legal move's notation."""
+    def interpret(self, answer: str, legal_moves: Sequence[Move], view: View | None = None) -> Move:
+        """The move meant by ``answer``: a list number or a legal move's notation. A move the
+        rules refuse is refused with their reason (``Game.refusal_for``, from ``view``)."""
         if not answer:
             raise IllegalMoveError("type a number from the list or a move ('?' explains the rules)")
         if answer.isdigit():
             return legal_moves[self._number(answer, len(legal_moves))]
         move = self.game.parse_move(answer)
         if move not in legal_moves:
-            raise IllegalMoveError(f"{move} is not legal now; choose one of the listed moves")
+            if view is None:
+                raise IllegalMoveError(f"{move} is not legal now; choose one of the listed moves")
+            raise IllegalMoveError(self.game.refusal_for(view, self.seat, move, legal_moves))
         return move
 
 

@@ -73,7 +73,7 @@ def test_terminal_agent_accepts_number_or_notation_and_reasks_on_bad_input() -> 
     text = out.getvalue()
     assert "1. +1" in text and "2. +2" in text
     assert "9 is not in the list; choose 1 to 2" in text
-    assert "+5 is not legal now" in text
+    assert "+5 is not allowed now; allowed: +1, +2" in text  # no rebuilt state: the list
     assert "not of the form +N" in text
     assert agent.interpret("1", [Add(1), Add(2)]) == Add(1)
 

@@ -62,13 +62,13 @@ def _phases() -> list[tuple[str, State, list[str]]]:
     cards, _ = get_game("cards").new_game(3, 5, {"rounds": 1})
     gim, _ = get_game("gimignano").new_game(2, 3)
     tower, _ = get_game("tower").new_game(2, 3)
-    out = [("cards", cards, ["Voting points", "SMALLER", "main trump", "vote T2 R5"])]
+    out = [("cards", cards, ["Voting points", "SMALLER", "main trump", "Type 'vote T2 "])]
     # two cards a vote: six placed, so the discard is a real choice
     discard = _advance(get_game("cards").new_game(3, 6, {"rounds": 1})[0],
                        lambda s: s.view(0)["phase"] == "discard", _two_card_votes)
-    out.append(("cards", discard, ["Discard", "discard R5"]))
+    out.append(("cards", discard, ["Discard", "Type 'discard "]))
     play = _advance(get_game("cards").new_game(3, 7, {"rounds": 1})[0], lambda s: s.view(0)["phase"] == "play")
-    out.append(("cards", play, ["follow the led suit", "Play points", "play R5"]))
+    out.append(("cards", play, ["follow the led suit", "Play points", "Type 'play "]))
     out.append(("gimignano", gim, ["Goal", "quartet", "Stone phase", "S 1,-1/b"]))
     tile = _advance(get_game("gimignano").new_game(2, 3)[0], lambda s: s.view(0)["phase"] == "tile")
     out.append(("gimignano", tile, ["Goal", "Tile phase", "r0"]))
