@@ -34,9 +34,12 @@ class Move(Hashable, Protocol):
 class Result:
     """The outcome of a finished game.
 
-    ``scores`` has one entry per player (points, or 1/0 for win/loss); ``winners`` lists the
-    winning seats (several when they share); ``details`` holds game-specific JSON data such as
-    the tower's height.
+    ``scores`` has one entry per player (points as people count them, or 1/0 for win/loss);
+    ``winners`` lists the winning seats (several when they share); ``details`` holds
+    game-specific JSON data such as the tower's height. A winner always has the top score, but
+    where the rules break a tie on points by something else (gimignano: stones on the board)
+    a top score need not win: ``winners`` decides, and ``State.returns()`` orders the players
+    exactly as the winners are chosen.
     """
 
     scores: tuple[float, ...]

@@ -126,6 +126,41 @@ def test_every_legal_move_applies_and_every_other_id_is_refused_unchanged(case: 
         assert fingerprint(state) == before
 
 
+def test_refusal_is_none_for_legal_moves_and_else_the_reason_apply_gives(case: Case) -> None:
+    """``State.refusal`` (what the terminal and the server show) agrees with ``apply``: None for
+    every legal move; for any other a sentence naming the move, which is the reason ``apply``
+    refuses it with (or, where the rules penalise an attempt, the penalty's reason)."""
+    rng = np.random.default_rng(1)
+    size = case.game.num_actions(case.players, case.options)
+    budget = case.budget if case.budget is not None else 10**9
+    for seed, moves in ((6, 0), (7, min(5, budget)), (8, min(60, budget))):
+        state = play_out(case, seed, moves)
+        if state.is_over:
+            continue
+        before = fingerprint(state)
+        legal = state.legal_moves()
+        assert all(state.refusal(move) is None for move in legal)
+        legal_ids = {case.id_of(m) for m in legal}
+        others = [a for a in range(size) if a not in legal_ids]
+        for action in rng.choice(others, size=min(80, len(others)), replace=False).tolist():
+            move = case.move_of(action)
+            reason = state.refusal(move)
+            assert isinstance(reason, str) and str(move) in reason and len(reason) > len(str(move)) + 15, reason
+            assert "not legal now" not in reason, "a rule's reason, not the generic one"
+            if case.game.contract.illegal_attempts == "refused" or case.budget is None:
+                with pytest.raises(IllegalMoveError) as refused:
+                    state.clone().apply(move)
+                assert reason in str(refused.value)
+            elif "breaks the rules: " in reason:  # penalised: cheap to check, no physics runs
+                events = state.clone().apply(move)
+                assert events[0].kind == "penalty" and events[0].data["reason"] in reason
+            else:  # a move apply cannot take at all: its message begins the reason
+                with pytest.raises(IllegalMoveError) as refused:
+                    state.clone().apply(move)
+                assert str(refused.value) in reason
+        assert fingerprint(state) == before, "asking for a refusal changed the state"
+
+
 DETERMINISM_SCRIPT = """
 import hashlib, json, sys
 import numpy as np
