@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 import numpy as np
 
 from .errors import IllegalMoveError
-from .state import Move, View
+from .state import Move, View, moves_listing
 
 if TYPE_CHECKING:
     from .game import Game
@@ -179,7 +179,7 @@ class TerminalAgent:
         move = self.game.parse_move(answer)
         if move not in legal_moves:
             if view is None:
-                raise IllegalMoveError(f"{move} is not legal now; choose one of the listed moves")
+                raise IllegalMoveError(f"{move} is not allowed now; allowed: {moves_listing(legal_moves)}")
             raise IllegalMoveError(self.game.refusal_for(view, self.seat, move, legal_moves))
         return move
 
