@@ -5,8 +5,9 @@ moment), ``prompt_header`` (hand and phase, printed right above every prompt), `
 two-step choice instead of one long list), ``move_hints`` (the answer to ``hint``),
 ``forced_move`` (no question when there is nothing to choose) and ``forced_note`` (why not),
 ``listed_moves`` (the legal moves as a person tells them apart) and ``refusal_for`` (the rules'
-reason for a typed move that is not legal). Several people at one terminal share a HotSeat: when the turn passes from one to another the screen is cleared and the next
-person confirms they are ready, so nobody sees the hand before theirs.
+reason for a typed move that is not legal). Several people at one terminal share a HotSeat:
+when the turn passes from one to another the screen is cleared and the next person confirms
+they are ready, so nobody sees the hand before theirs.
 """
 
 from __future__ import annotations
