@@ -172,17 +172,23 @@ class TowerState(State):
         check = self.structure.check(move.slot, self.bits_for(self.current_player, move.rotation), self.setup.rules)
         return None if check.legal else check.reason
 
-    def _well_formed(self, move: object) -> TowerMove:
+    def refusal(self, move: Move) -> str | None:
+        """None for a legal move; else the rule it breaks and where the tile fits. A placement
+        the rules forbid is refused here, although ``apply`` takes it (as the rules' penalty)."""
+        from .refusals import refusal
+
+        return refusal(self, move)
+
+    def check_well_formed(self, move: object) -> TowerMove:
+        """``move`` as a tower move that ``apply`` can take (a legal move, or a placement in a
+        free slot that the rules may still penalise); IllegalMoveError saying why not."""
         if isinstance(move, str):
             raise IllegalMoveError("give a move object (use TowerGame.parse_move for text)")
         if not isinstance(move, PlaceMove | PassMove):
             raise IllegalMoveError(f"not a tower move: {move!r}")
         if isinstance(move, PassMove):
             if self.legal_moves() != [PASS]:
-                raise IllegalMoveError(
-                    "pass is allowed only when no placement is legal; legal now: "
-                    + ", ".join(str(m) for m in self.legal_moves()[:12])
-                )
+                raise IllegalMoveError(self.refusal(move) or "pass is allowed only when no placement is legal")
             return move
         floors = max_floors(self.tiles_in_play)
         if not 0 <= move.slot.floor < floors:
@@ -199,7 +205,7 @@ class TowerState(State):
             raise IllegalMoveError("the game is over; no more moves")
         player = self.current_player
         assert player is not None
-        tower_move = self._well_formed(move)
+        tower_move = self.check_well_formed(move)
         self._extras = None
         self.history.append(str(tower_move))
         if isinstance(tower_move, PassMove):
@@ -405,9 +411,9 @@ class TowerState(State):
     def private_view(self, player: int) -> View:
         from .views import private_view
 
-        return private_view(self, player)
+        return private_view(self, self.check_seat(player))
 
     def observation(self, player: int) -> np.ndarray:
         from .observation import observe
 
-        return observe(self, player)
+        return observe(self, self.check_seat(player))
