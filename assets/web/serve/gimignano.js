@@ -121,9 +121,12 @@
       for (const [, q, r] of view.tiles) add(q, r);
       for (const s of spots) add(s.q, s.r);
       if (!xs.length) add(0, 0);
-      const m = 0.35;
-      return [Math.min(...xs) - m, Math.min(...ys) - m, Math.max(...xs) - Math.min(...xs) + 2 * m,
-        Math.max(...ys) - Math.min(...ys) + 2 * m];
+      // A margin, and at least six hexes' room: an early board is not blown up to fill the screen.
+      const m = 0.35, least = 7;
+      let [x0, x1, y0, y1] = [Math.min(...xs) - m, Math.max(...xs) + m, Math.min(...ys) - m, Math.max(...ys) + m];
+      if (x1 - x0 < least) { const c = (x0 + x1) / 2; [x0, x1] = [c - least / 2, c + least / 2]; }
+      if (y1 - y0 < least) { const c = (y0 + y1) / 2; [y0, y1] = [c - least / 2, c + least / 2]; }
+      return [x0, y0, x1 - x0, y1 - y0];
     }
     function fit(byPerson) {
       if (!msg) return;
@@ -480,6 +483,7 @@
         if (fresh && !parseLegal(stateMsg.legal).tiles.length) chosenTile = null;
         draw();
         root.dataset.phase = stateMsg.view.phase;
+        root.dataset.moves = String(stateMsg.moves);
       },
     };
   };
