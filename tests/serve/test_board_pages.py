@@ -54,7 +54,13 @@ def _http(base: str, path: str, body: Any = None) -> Any:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def play_page() -> None:
+    if not (REPO / "assets" / "web" / "serve" / "play.html").exists():
+        pytest.skip("the common play page (assets/web/serve/play.html and client.js) is not in this tree")
+
+
+@pytest.fixture(scope="module")
+def server(play_page: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`pisa3d serve` in a subprocess on a free port with a fresh data folder; its base URL."""
     port = _free_port()
     data = tmp_path_factory.mktemp("serve-data")
@@ -312,6 +318,8 @@ def test_two_people_play_the_tower_while_a_spectator_watches(server: str, browse
             "n => document.querySelector('.twr').dataset.tiles === String(n) && "
             "document.querySelector('.twr').dataset.animating !== '1'", arg=placements, timeout=STEP_TIMEOUT_MS)
     assert placements >= 4, f"only {placements} placements were made"
+    # Every placement's release was played in the spectator's scene before it settled.
+    assert watcher.get_attribute(root, "data-releases") == str(placements)
     # The spectator's scene changed with the tower, and its narration names every placement.
     drawn = _stage_pixels(watcher)
     assert np.abs(drawn - empty).sum(axis=2).astype(bool).mean() > 0.01, "the spectator's 3D view did not change"

@@ -196,6 +196,7 @@
       const hz = traj.hz || 30;
       anim = { frames: traj.frames, frame: 0, t0: performance.now() };
       root.dataset.animating = "1";
+      root.dataset.releases = String(Number(root.dataset.releases || 0) + 1); // releases played here
       const step = () => {
         if (!anim) return;
         anim.frame = Math.floor(((performance.now() - anim.t0) / 1000) * hz);
