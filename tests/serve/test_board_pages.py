@@ -134,6 +134,10 @@ def _wait_moves(page: Any, root: str, at_least: int) -> None:
 # --- San Gimignano -----------------------------------------------------------------------------
 
 
+def _view_box(page: Any) -> list[float]:
+    return [float(v) for v in page.get_attribute(".gim-svg", "viewBox").split()]
+
+
 def _check_board_geometry(page: Any, view: dict[str, Any]) -> None:
     """Every plot the page draws lies where hexgrid.py puts it, in its tile's guild colour."""
     drawn = page.eval_on_selector_all(
@@ -236,6 +240,24 @@ def test_the_gimignano_page_fits_a_phone_and_moves_by_keyboard(server: str, brow
     page.focus(".gim")
     page.keyboard.press("r")
     assert page.get_attribute(".turn-btn.chosen", "data-turn") == str((int(before) + 1) % 6)
+    # Zoom by key, pan by a drag (which lays no tile), fit again by key.
+    fitted = _view_box(page)
+    page.keyboard.press("+")
+    zoomed = _view_box(page)
+    assert zoomed[2] < fitted[2] * 0.9, (fitted, zoomed)
+    box = page.query_selector(".gim .ghost[data-move]").bounding_box()  # the drag starts on a ghost
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    assert page.evaluate("([x, y]) => !!document.elementFromPoint(x, y).closest('.ghost')", [x, y])
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 60, y + 40, steps=6)
+    page.mouse.up()
+    page.wait_for_timeout(500)  # time for a move, were one sent, to come back
+    dragged = _view_box(page)
+    assert dragged[0] < zoomed[0] and dragged[1] < zoomed[1], (zoomed, dragged)
+    assert _moves_shown(page, ".gim") == 1, "a drag over the board made a move"
+    page.keyboard.press("0")
+    assert np.allclose(_view_box(page), fitted, atol=1e-3)
     assert page.errors == [], page.errors  # type: ignore[attr-defined]
 
 
