@@ -107,7 +107,9 @@ class LiveMatch:
     def __init__(self, meta: MatchMeta, state: State | None, record: GameRecord) -> None:
         self.meta = meta
         self.state = state  # None: broken, or not yet rebuilt
-        self.record = record
+        # On disk a match in play is marked unfinished; here the mark is added on saving.
+        header = {key: value for key, value in record.header.items() if key != "unfinished"}
+        self.record = GameRecord(header, record.setup_events, list(record.moves), record.result)
         self.game = get_game(meta.game)
         self.options_json = json.dumps(self.game.options(meta.options).model_dump(mode="json"), sort_keys=True)
         self.last_events: list[Event] = list(record.moves[-1].events if record.moves else record.setup_events)
