@@ -10,10 +10,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from io import BytesIO
@@ -29,6 +25,8 @@ from pisa3d.games.gimignano.tiles import default_tileset
 from pisa3d.games.tower.meshes import tile_mesh
 from pisa3d.games.tower.tiles import tile_set_from_json
 
+from .helpers import RealServer
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
 REPO = Path(__file__).resolve().parents[2]
@@ -38,12 +36,6 @@ pytestmark = pytest.mark.display
 
 
 # --- the server and the browser ----------------------------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _http(base: str, path: str, body: Any = None) -> Any:
@@ -62,34 +54,8 @@ def play_page() -> None:
 @pytest.fixture(scope="module")
 def server(play_page: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`pisa3d serve` in a subprocess on a free port with a fresh data folder; its base URL."""
-    port = _free_port()
-    data = tmp_path_factory.mktemp("serve-data")
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pisa3d", "serve", "--port", str(port), "--data", str(data), "--bot-delay", "0",
-         "--workers", "1"],
-        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                _http(base, "/api/games")
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    output = process.stdout.read() if process.stdout else ""
-                    raise AssertionError(f"pisa3d serve did not start: {output[-2000:]}") from None
-                time.sleep(0.2)
-        yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    with RealServer(tmp_path_factory.mktemp("serve-data"), "--workers", "1") as real:
+        yield real.url
 
 
 @pytest.fixture(scope="module")
