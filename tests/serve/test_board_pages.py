@@ -202,6 +202,12 @@ def test_the_gimignano_page_fits_a_phone_and_moves_by_keyboard(server: str, brow
     page.keyboard.press("Enter")
     _wait_moves(page, ".gim", 1)
     page.wait_for_selector(".gim .ghost[data-move]", timeout=STEP_TIMEOUT_MS)
+    # A reload draws the same board from the state the server sends again.
+    stones = page.eval_on_selector_all(".gim-svg .stone", "els => els.length")
+    page.reload()
+    _wait_moves(page, ".gim", 1)
+    page.wait_for_selector(".gim .ghost[data-move]", timeout=STEP_TIMEOUT_MS)
+    assert stones == 1 and page.eval_on_selector_all(".gim-svg .stone", "els => els.length") == stones
     before = page.get_attribute(".turn-btn.chosen", "data-turn")
     page.focus(".gim")
     page.keyboard.press("r")
