@@ -107,6 +107,10 @@
     const fallback = new THREE.BoxGeometry(...extents);
     const colored = new THREE.MeshStandardMaterial({ vertexColors: true, roughness: 0.7, flatShading: true });
     const plain = new THREE.MeshStandardMaterial({ color: 0xd8c09a, roughness: 0.7 });
+    // The tile just placed glows faintly, so a glance shows what the last move did.
+    const marked = new THREE.MeshStandardMaterial({ vertexColors: true, roughness: 0.7, flatShading: true,
+      emissive: 0x5a3c00 });
+    let markedTile = -1;
     let geometryOf = options.geometryOf || (() => null);
     const tileMeshes = [];
     const tileMesh = (k) => {
@@ -124,8 +128,10 @@
       const geometry = geometryOf(k);
       const mesh = tileMesh(k);
       mesh.geometry = geometry || fallback;
-      mesh.material = geometry ? colored : plain;
+      mesh.material = geometry ? (k === markedTile ? marked : colored) : plain;
     };
+    // Mark tile k (-1: none); takes effect at the tile's next refreshTile.
+    const mark = (k) => { markedTile = k; };
     const pose = (frame) => {
       frame.forEach((p, k) => {
         const m = tileMesh(k);
@@ -169,7 +175,7 @@
     controls.addEventListener("change", render);
 
     return {
-      THREE, world, camera, controls, renderer, render, pose, frameBox, refreshTile,
+      THREE, world, camera, controls, renderer, render, pose, frameBox, refreshTile, mark,
       setGeometryOf(fn) { geometryOf = fn; },
       tileCount() { return tileMeshes.length; },
     };

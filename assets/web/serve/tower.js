@@ -180,6 +180,9 @@
     function drawScene() {
       if (!scene || !msg) return;
       const poses = anim ? anim.frames[Math.min(anim.frame, anim.frames.length - 1)] : msg.view.poses || [];
+      // the last move's tile, when it was a placement
+      const placed = (msg.events || []).some((e) => e.kind === "placed");
+      scene.mark(placed ? (msg.view.placements || []).length - 1 : -1);
       const count = Math.max(poses.length, scene.tileCount());
       for (let k = 0; k < count; k++) scene.refreshTile(k);
       scene.pose(poses);
