@@ -20,6 +20,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from pisa3d.core.record import record_from_json
+from pisa3d.core.registry import get_game
+from pisa3d.core.replay import verify_record
 from pisa3d.games.gimignano.hexgrid import plot_polygon
 from pisa3d.games.gimignano.tiles import default_tileset
 from pisa3d.games.tower.meshes import tile_mesh
@@ -183,8 +186,8 @@ def test_a_person_plays_gimignano_to_the_end_against_a_bot_by_clicks(server: str
     assert clicks["stone"] > 0 and clicks["tile"] > 0, clicks
     # The page shows the end: no move left to click, and the record is one that verifies.
     page.wait_for_function("() => !document.querySelector('[data-move]')", timeout=STEP_TIMEOUT_MS)
-    record = _http(server, f"/api/matches/{match['match_id']}/record")
-    assert record["result"] is not None
+    record = record_from_json(_http(server, f"/api/matches/{match['match_id']}/record"))
+    assert record.result is not None and verify_record(get_game("gimignano"), record).ok
     assert page.errors == [], page.errors  # type: ignore[attr-defined]
 
 
