@@ -35,51 +35,15 @@
 
   // -- tower: three.js scene posed from the recorded trajectories --
   views.tower = function (stage, scene) {
-    const { THREE, OrbitControls } = globalThis.PISA_THREE;
-    const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
-    renderer.setPixelRatio(window.devicePixelRatio || 1);
-    stage.appendChild(renderer.domElement);
-    const world = new THREE.Scene();
-    world.background = new THREE.Color(0x2b3038);
-    const camera = new THREE.PerspectiveCamera(40, 1, 0.005, 20);
-    camera.up.set(0, 0, 1); // the record's z points up
-    world.add(new THREE.HemisphereLight(0xffffff, 0x404050, 1.6));
-    const sun = new THREE.DirectionalLight(0xffffff, 1.6);
-    sun.position.set(0.4, -0.6, 1.0);
-    world.add(sun);
-    const side = scene.tile_extents ? Math.max(...scene.tile_extents) : 0.06;
-    const table = new THREE.Mesh(
-      new THREE.BoxGeometry(side * 8, side * 8, 0.01),
-      new THREE.MeshStandardMaterial({ color: 0x7a5a3a, roughness: 0.9 })
-    );
-    table.position.set(0, 0, -0.005);
-    world.add(table);
-
-    // Tile meshes come as unindexed triangles in micrometres with sRGB 0-255 colours per corner.
-    const srgbToLinear = (c) => { c /= 255; return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
-    const geometries = (scene.meshes || []).map((m) => {
-      const g = new THREE.BufferGeometry();
-      g.setAttribute("position", new THREE.Float32BufferAttribute(m.positions_um.map((v) => v * 1e-6), 3));
-      g.setAttribute("color", new THREE.Float32BufferAttribute(m.colors.map(srgbToLinear), 3));
-      g.computeVertexNormals();
-      return g;
-    });
-    const fallback = new THREE.BoxGeometry(...(scene.tile_extents || [0.06, 0.06, 0.004]));
-    const colored = new THREE.MeshStandardMaterial({ vertexColors: true, roughness: 0.7, flatShading: true });
-    const plain = new THREE.MeshStandardMaterial({ color: 0xd8c09a, roughness: 0.7 });
-    const tileMeshes = [];
-    const tileMesh = (k) => {
-      while (tileMeshes.length <= k) {
-        const j = tileMeshes.length;
-        const mid = scene.tile_mesh ? scene.tile_mesh[j] : null;
-        const mesh = mid !== null && mid !== undefined && geometries[mid]
-          ? new THREE.Mesh(geometries[mid], colored) : new THREE.Mesh(fallback, plain);
-        mesh.visible = false;
-        world.add(mesh);
-        tileMeshes.push(mesh);
-      }
-      return tileMeshes[k];
+    const { THREE } = globalThis.PISA_THREE;
+    const shared = globalThis.PisaTowerScene; // tower_scene.js: renderer, lights, table, tiles
+    const geometries = (scene.meshes || []).map((m) => shared.meshGeometry(THREE, m));
+    const geometryOf = (k) => {
+      const mid = scene.tile_mesh ? scene.tile_mesh[k] : null;
+      return mid !== null && mid !== undefined ? geometries[mid] || null : null;
     };
+    const view3d = shared.create(stage, { tileExtents: scene.tile_extents, geometryOf });
+    const { pose, render } = view3d;
 
     const trajectoryOf = (i) => {
       if (i < 0 || i >= numMoves) return null;
@@ -96,50 +60,30 @@
       }
       return [];
     };
-    const pose = (frame) => {
-      frame.forEach((p, k) => {
-        const m = tileMesh(k);
-        m.visible = true;
-        m.position.set(p[0], p[1], p[2]);
-        m.quaternion.set(p[3], p[4], p[5], p[6]);
-      });
-      for (let k = frame.length; k < tileMeshes.length; k++) tileMeshes[k].visible = false;
-    };
-
     // Each position framed on its own, by the box the viewer and the video frame
     // (pisa3d.viewer.camera.move_bounds: the tower before the move and its release, tiles that
-    // fell off the table left out); the bounding sphere fits the 40 degree view. The camera
-    // eases to each new position's framing unless the person has turned or zoomed it; a
-    // double click hands it back to the framing.
-    const look = [0.8, -1.1, 0.5], norm = Math.hypot(...look);
-    const controls = new OrbitControls(camera, renderer.domElement);
+    // fell off the table left out). The camera eases to each new position's framing unless the
+    // person has turned or zoomed it; a double click hands it back to the framing.
+    const { camera, controls, renderer, world } = view3d;
     const framingOf = (pos) => {
       const boxes = scene.frame_boxes || [];
-      const [lo, hi] = boxes[Math.min(boxes.length - 1, Math.max(0, pos + 1))] || [[-0.03, -0.03, 0], [0.03, 0.03, 0.06]];
-      const centre = lo.map((v, a) => (v + hi[a]) / 2);
-      const radius = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) / 2;
-      const dist = (radius / Math.sin((camera.fov / 2) * Math.PI / 180)) * 1.05;
-      return { target: centre, position: centre.map((v, a) => v + (look[a] / norm) * dist) };
+      const box = boxes[Math.min(boxes.length - 1, Math.max(0, pos + 1))] || [[-0.03, -0.03, 0], [0.03, 0.03, 0.06]];
+      return view3d.framingOf(box[0], box[1]);
     };
     let following = true, framedPos = null, easing = null;
-    const place = (f) => {
-      controls.target.set(...f.target);
-      camera.position.set(...f.position);
-      controls.update();
-    };
     const frameFor = (pos) => {
       if (pos === framedPos || !following) return;
       const goal = framingOf(pos);
-      if (framedPos === null) { framedPos = pos; place(goal); return; }
+      if (framedPos === null) { framedPos = pos; view3d.place(goal); return; }
       framedPos = pos;
       const from = { target: controls.target.toArray(), position: camera.position.toArray() };
       const began = performance.now();
       const step = () => {
         if (easing !== step) return;
-        let t = Math.min(1, (performance.now() - began) / 400);
+        const t = Math.min(1, (performance.now() - began) / 400);
         const s = t * t * (3 - 2 * t);
-        place({ target: from.target.map((v, a) => v + (goal.target[a] - v) * s),
-                position: from.position.map((v, a) => v + (goal.position[a] - v) * s) });
+        view3d.place({ target: from.target.map((v, a) => v + (goal.target[a] - v) * s),
+                       position: from.position.map((v, a) => v + (goal.position[a] - v) * s) });
         renderer.render(world, camera);
         if (t < 1) requestAnimationFrame(step); else easing = null;
       };
@@ -154,25 +98,6 @@
       frameFor(pos === null ? -1 : pos);
     });
     frameFor(-1);
-
-    const resize = () => {
-      const w = stage.clientWidth || 640, h = stage.clientHeight || 480;
-      renderer.setSize(w, h, false);
-      camera.aspect = w / h;
-      camera.updateProjectionMatrix();
-    };
-    resize();
-    // Follow the stage's real size: it settles only after the move list and status are filled.
-    if (window.ResizeObserver) new ResizeObserver(() => { resize(); render(); }).observe(stage);
-    else window.addEventListener("resize", () => { resize(); render(); });
-    // Draw in an animation frame: a canvas drawn before the page's first layout can stay blank.
-    let pending = false;
-    const render = () => {
-      if (pending) return;
-      pending = true;
-      requestAnimationFrame(() => { pending = false; renderer.render(world, camera); });
-    };
-    controls.addEventListener("change", render);
 
     return {
       show(pos) { frameFor(pos); pose(settledFrame(pos)); render(); },

@@ -19,7 +19,7 @@ from .hexgrid import PLOT_LETTERS, PLOTS_PER_TILE
 from .moves import NOTATION_HELP, BuildTower, GimignanoMove, LayTile, NoTower, PlaceStone
 from .options import GimignanoOptions
 from .quartets import Quartet, find_quartets, first_completable, group_of, quartets_through
-from .tiles import TileSet
+from .tiles import TileSet, setup_table
 
 STONES_PER_PLOT = 2
 NO_TOWER = -1
@@ -145,6 +145,7 @@ class GimignanoState(State):
 
     def public_view(self) -> View:
         """Everything: the game has no hidden information (hands are open)."""
+        seating = setup_table()
         return {
             "game": "gimignano",
             "num_players": self.num_players,
@@ -162,6 +163,12 @@ class GimignanoState(State):
             "turn_acted": self.turn_acted,
             "turn": self.turn,
             "end_reason": self.end_reason,
+            # What a view needs to draw the board with no other file: the guilds of every tile id
+            # (moves and ``tiles`` name tiles by id only) and the guilds' names and colours.
+            "guilds": [{"key": g.key, "name": g.name, "color": g.color} for g in self.tileset.guilds],
+            "tile_guilds": {str(t.id): [self.tileset.guild_key(g) for g in t.guilds] for t in self.tileset.tiles},
+            "player_colors": [{"color": c, "name": name} for c, name in
+                              zip(seating.player_colors, seating.player_color_names, strict=True)][: self.num_players],
         }
 
     @classmethod
