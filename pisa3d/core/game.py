@@ -166,6 +166,11 @@ class Game(ABC):
         from the person's view alone; None: this game gives no hints."""
         return None
 
+    def move_details(self, view: View, legal_moves: Sequence[Move]) -> dict[str, dict[str, Any]] | None:
+        """Per legal move (by notation), JSON facts a page shows beside it (the tower: where the
+        tile would go and how safe it is), from the player's view alone; None: none."""
+        return None
+
     def move_menu(self, view: View, legal_moves: Sequence[Move]) -> Sequence[MenuGroup] | None:
         """The legal moves grouped for a two-step choice (e.g. a voting card, then a card);
         None: one numbered list."""

@@ -168,3 +168,8 @@ class TowerGame(Game):
         from .hints import statics_hints
 
         return statics_hints(view, legal_moves)
+
+    def move_details(self, view: View, legal_moves: Sequence[Move]) -> dict[str, dict[str, Any]] | None:
+        from .hints import placement_details
+
+        return placement_details(view, legal_moves)

@@ -9,6 +9,7 @@ needs nothing hidden), without simulation.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -50,3 +51,30 @@ def statics_hints(view: View, legal_moves: Sequence[Move]) -> str:
                  "its support (negative: outside); 2 mm is a wall standing on anything. The tile's turn changes "
                  "which edges meet, not the margins.")
     return "\n".join(lines)
+
+
+def placement_details(view: View, legal_moves: Sequence[Move]) -> dict[str, dict[str, Any]]:
+    """Per legal placement (by notation), what a page draws and says beside it: the pose the
+    tile is aimed at (a ghost there), the careful bot's margins and verdict, and its rank
+    (0: the careful bot's choice). From the view alone, as ``statics_hints``."""
+    places = [m for m in legal_moves if isinstance(m, PlaceMove)]
+    if not places:
+        return {}
+    player = int(view["player"])
+    state = sample_state(view, player, np.random.default_rng(0))
+    face = state.face_of(player)
+    ranked = StaticsPlanner().rank(state, places)
+    by_slot = {score.slot: (rank, score) for rank, score in enumerate(ranked)}
+    details = {}
+    for move in places:
+        rank, score = by_slot[move.slot]
+        _, target = state.intended_pose(move.slot, face, move.rotation)
+        details[str(move)] = {
+            "pose": [round(float(v), 6) for v in target], "rank": rank, "verdict": _verdict(score),
+            "margin_mm": _finite_mm(score.margin), "worst_next_mm": _finite_mm(score.future),
+        }
+    return details
+
+
+def _finite_mm(value: float) -> float | None:
+    return round(float(value) * MM, 3) if np.isfinite(value) else None
