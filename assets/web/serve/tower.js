@@ -126,6 +126,9 @@
     let anim = null; // {frames, hz, t0} while a release plays
     let handTile = null; // the tile the mover held, for the new tile of a trajectory
     const geometries = new Map(); // tile id -> geometry
+    let selected = null; // {slot, move}: the placement picked, waiting for "place"
+    let hovered = null; // the slot under the pointer
+    let ghostGroup = null; // the translucent tiles, one per legal slot
 
     // --- the 3D scene ----------------------------------------------------------------------
     function tileSize(view) {
@@ -190,9 +193,113 @@
       const [lo, hi] = frameBoxOf(msg.view.poses || [], side);
       const key = JSON.stringify([lo, hi].map((v) => v.map((x) => x.toFixed(3))));
       if (!userMoved && key !== lastBox) { scene.frameBox(lo, hi); lastBox = key; }
+      drawGhosts();
       scene.render();
       root.dataset.tiles = String(poses.length);
     }
+
+
+    // --- ghosts: every legal slot as a translucent tile, coloured by its safety ---------------
+    // The colour runs from green (safe) to red (falls): by the fall odds when the server sends
+    // them, else by the statics verdict. Hover shows the figures; a click picks the slot.
+    const VERDICT_RISK = { "safe": 0.05, "thin: a shaky hand may topple it": 0.45,
+      "stands, but a next placement would topple it": 0.7, "falls now": 1.0 };
+    const riskOf = (d) => (d.fall_odds !== undefined && d.fall_odds !== null ? d.fall_odds : (VERDICT_RISK[d.verdict] ?? 0.5));
+    const riskColour = (r) => {
+      const t = Math.max(0, Math.min(1, r));
+      const hue = (1 - Math.min(1, t * 2.5)) * 120; // 40 % odds and more: red
+      return `hsl(${hue.toFixed(0)}, 75%, 45%)`;
+    };
+    const describe = (move, d) => {
+      if (!d) return move;
+      const odds = d.fall_odds !== undefined && d.fall_odds !== null ? `falls ${(100 * d.fall_odds).toFixed(0)}% of the time with your hand; ` : "";
+      const mm = (v) => (v === null || v === undefined ? "-" : `${v >= 0 ? "+" : ""}${v.toFixed(2)} mm`);
+      return `${move}: ${odds}margin ${mm(d.margin_mm)}, worst next ${mm(d.worst_next_mm)} (${d.verdict})`;
+    };
+    // The move a slot's ghost shows: the picked turn, else the first legal one.
+    const ghostMove = (slot, options) => (selected && selected.slot === slot ? selected.move : options[0].move);
+
+    function drawGhosts() {
+      const THREE = scene.THREE;
+      if (ghostGroup) { scene.world.remove(ghostGroup); ghostGroup = null; }
+      const myTurn = ctx.seat !== null && ctx.seat !== undefined && msg.to_move === ctx.seat && !msg.over;
+      const details = msg.details || {};
+      const held = msg.view.tile_in_hand;
+      if (!myTurn || anim || !held) return;
+      const geometry = geometryFor(msg.view, held.tile);
+      const [side, thickness] = tileSize(msg.view);
+      const fallback = new THREE.BoxGeometry(side, side, thickness);
+      ghostGroup = new THREE.Group();
+      for (const [slot, options] of groupLegal(msg.legal).slots) {
+        const move = ghostMove(slot, options);
+        const d = details[move];
+        if (!d || !d.pose) continue;
+        const chosen = selected && selected.slot === slot;
+        const material = new THREE.MeshStandardMaterial({
+          color: new THREE.Color(riskColour(riskOf(d))), transparent: true, depthWrite: false,
+          opacity: chosen ? 0.85 : hovered === slot ? 0.7 : 0.4, roughness: 0.6,
+        });
+        const mesh = new THREE.Mesh(geometry || fallback, material);
+        mesh.position.set(d.pose[0], d.pose[1], d.pose[2]);
+        mesh.quaternion.set(d.pose[3], d.pose[4], d.pose[5], d.pose[6]);
+        mesh.userData = { slot, move };
+        ghostGroup.add(mesh);
+      }
+      scene.world.add(ghostGroup);
+      root.dataset.ghosts = String(ghostGroup.children.length);
+    }
+
+    // The ghost under a point of the stage (client coordinates), or null.
+    function ghostAt(x, y) {
+      if (!scene || !ghostGroup) return null;
+      const rect = scene.renderer.domElement.getBoundingClientRect();
+      const ndc = new scene.THREE.Vector2(((x - rect.left) / rect.width) * 2 - 1, -((y - rect.top) / rect.height) * 2 + 1);
+      const ray = new scene.THREE.Raycaster();
+      ray.setFromCamera(ndc, scene.camera);
+      const hit = ray.intersectObjects(ghostGroup.children, false)[0];
+      return hit ? hit.object.userData : null;
+    }
+    function pick(slot, move) {
+      selected = { slot, move };
+      drawPanel();
+      drawScene();
+    }
+    // A tap or click (little movement between down and up) picks; a drag turns the camera.
+    let down = null;
+    stage.addEventListener("pointerdown", (e) => { down = { x: e.clientX, y: e.clientY }; });
+    stage.addEventListener("pointerup", (e) => {
+      if (!down || Math.hypot(e.clientX - down.x, e.clientY - down.y) > 6) return;
+      const hit = ghostAt(e.clientX, e.clientY);
+      if (hit) pick(hit.slot, hit.move);
+    });
+    stage.addEventListener("pointermove", (e) => {
+      const hit = ghostAt(e.clientX, e.clientY);
+      const slot = hit ? hit.slot : null;
+      if (slot === hovered) return;
+      hovered = slot;
+      stage.title = hit ? describe(hit.move, (msg.details || {})[hit.move]) : "";
+      root.dataset.hovered = slot || "";
+      drawScene();
+    });
+    // Keys: r / R turn the picked tile (legal turns only), Enter places it, Escape drops the pick.
+    root.tabIndex = 0;
+    root.addEventListener("keydown", (e) => {
+      if (!selected || !msg) return;
+      const options = groupLegal(msg.legal).slots.get(selected.slot) || [];
+      if (e.key === "r" || e.key === "R") {
+        const i = options.findIndex((o) => o.move === selected.move);
+        const next = options[(i + (e.key === "r" ? 1 : options.length - 1)) % options.length];
+        if (next) pick(selected.slot, next.move);
+        e.preventDefault();
+      } else if (e.key === "Enter") {
+        ctx.sendMove(selected.move);
+        e.preventDefault();
+      } else if (e.key === "Escape") {
+        selected = null;
+        drawPanel();
+        drawScene();
+      }
+    });
 
     function play(traj) {
       if (!traj || !traj.frames || !traj.frames.length) return;
@@ -239,24 +346,46 @@
 
       moves.replaceChildren();
       if (myTurn) {
-        moves.appendChild(el("h3", "", "Placements"));
+        const details = msg.details || {};
+        const rankOf = (options) => { const d = details[options[0].move]; return d ? d.rank : 0; };
+        const ordered = [...slots].sort((a, b) => rankOf(a[1]) - rankOf(b[1])); // safest first
+        moves.appendChild(el("h3", "", msg.details ? "Placements, safest first" : "Placements"));
+        if (selected && !slots.has(selected.slot)) selected = null;
+        if (selected) {
+          const bar = el("div", "twr-chosen");
+          bar.appendChild(el("span", "", describe(selected.move, details[selected.move])));
+          const place = el("button", "primary", `Place ${selected.move}`);
+          place.type = "button";
+          place.dataset.place = selected.move;
+          place.addEventListener("click", () => ctx.sendMove(selected.move));
+          bar.appendChild(place);
+          bar.appendChild(el("div", "help", "r turns the tile, Enter places it, Esc lets go; or click another ghost"));
+          moves.appendChild(bar);
+        }
         const list = el("ul", "twr-slots");
-        for (const [slot, options] of slots) {
-          const item = el("li", "twr-slot");
+        for (const [slot, options] of ordered) {
+          const item = el("li", "twr-slot" + (selected && selected.slot === slot ? " picked" : ""));
           item.dataset.slot = slot;
           const label = el("div", "twr-slot-name");
+          const d = details[options[0].move];
+          if (d) {
+            const dot = el("span", "twr-risk");
+            dot.style.background = riskColour(riskOf(d));
+            label.appendChild(dot);
+          }
           label.append(el("strong", "", slot), ` ${slotName(slot)}`);
+          if (d) label.appendChild(el("span", "dim", ` · ${describe("", d).replace(/^: /, "")}`));
           item.appendChild(label);
           const buttons = el("div", "twr-row");
           for (const { rotation, move } of options) {
             const b = el("button", "twr-turn");
             b.type = "button";
             b.dataset.move = move;
-            b.setAttribute("aria-label", `place on ${slot} (${slotName(slot)}) turned r${rotation}`);
+            b.setAttribute("aria-label", `pick ${slot} (${slotName(slot)}) turned r${rotation}`);
             b.title = `${move}: turned ${rotation} quarter${rotation === 1 ? "" : "s"} clockwise`;
             if (held) b.appendChild(faceIcon(held.face, turned(held.visible_pattern, rotation), 28));
             b.appendChild(el("span", "", `r${rotation}`));
-            b.addEventListener("click", () => ctx.sendMove(move));
+            b.addEventListener("click", () => pick(slot, move));
             buttons.appendChild(b);
           }
           item.appendChild(buttons);
@@ -301,6 +430,7 @@
     return {
       update(stateMsg) {
         if (msg && msg.view.tile_in_hand) handTile = msg.view.tile_in_hand.tile;
+        if (!msg || stateMsg.moves !== msg.moves) selected = null;
         msg = stateMsg;
         drawPanel();
         if (!anim) drawScene();
