@@ -108,12 +108,13 @@
         el("h3", {}, `player ${seat + 1} `, el("span", { class: "dim", text: kindOf(seat) }),
            view.dealer === seat ? el("span", { class: "badge", text: "dealer" }) : null,
            view.current_player === seat ? el("span", { class: "badge turn", text: "to move" }) : null),
-        backs,
-        el("div", { class: "facts" }, ...facts),
-        placed.length ? el("div", { class: "help", text: `now: ${placed.length} face down by ${placed[0][1]}` }) : null,
-        revealed.length && view.phase !== "play"
-          ? el("div", { class: "revealed" }, el("span", { class: "help", text: "placed: " }), ...revealed.map((c) => cardFace(c, null, "small")))
-          : null);
+        count === 0 && !(revealed.length && (view.phase === "vote" || view.phase === "discard")) ? null : el("div", { class: "seat-row-cards" }, backs,
+          revealed.length && (view.phase === "vote" || view.phase === "discard")
+            ? el("div", { class: "revealed", title: "cards placed in the votes, shown to all" },
+                 el("span", { class: "help", text: "placed" }), ...revealed.map((c) => cardFace(c, null, "small")))
+            : null),
+        el("div", { class: "facts" }, ...facts,
+          placed.length ? el("span", { text: `now ${placed.length} face down by ${placed[0][1]}` }) : null));
     }
 
     // --- the votes ---------------------------------------------------------------------------
@@ -175,8 +176,8 @@
       }
       const total = [...(view.revealed[view.seat] || []), ...view.my_vote_cards].reduce((sum, c) => sum + valueOf(c), 0);
       panel.append(el("p", { class: "help",
-        text: `Highest total wins the vote (tie: more cards, then higher cards, then the earlier first card). ` +
-              `Voting points: the smaller your placed total over the three votes (yours: ${total}), the more points ` +
+        text: `Highest total wins (tie: more cards, then higher cards, then the earlier first card). ` +
+              `Voting points: the smaller your total placed over the three votes (yours: ${total}), the more ` +
               `(smallest ${view.num_players}, largest 1).` }));
       return panel;
     }
@@ -287,7 +288,7 @@
       else if (view.phase === "play") phase = playPanel(view, myTurn);
 
       let hand = null;
-      if (!watching) {
+      if (!watching && view.phase !== "over") {
         const row = el("div", { class: "hand-row", role: "group", "aria-label": "your hand" });
         for (const card of view.hand) {
           let notation = null;
@@ -307,7 +308,7 @@
       // Keep the keyboard where it was: the same move (or option) button gets the focus back.
       const focused = document.activeElement && root.contains(document.activeElement)
         ? document.activeElement.dataset.move || document.activeElement.dataset.option || document.activeElement.dataset.card : null;
-      root.replaceChildren(head, others, phase || el("div"), hand || el("div"), scoreSheet(view));
+      root.replaceChildren(...[head, others, phase, hand, scoreSheet(view)].filter(Boolean));
       if (focused) {
         const again = root.querySelector(`button[data-move="${focused}"], button[data-option="${focused}"], button[data-card="${focused}"]`)
           || root.querySelector("button.move, button.choose");

@@ -129,7 +129,17 @@
     const won = msg.seat !== null && (result.winners || []).includes(msg.seat);
     $("end-title").textContent = won ? "Game over: you win" : "Game over";
     $("end-winners").textContent = winners.length ? `Winner${winners.length > 1 ? "s" : ""}: ${winners.join(", ")}` : "";
+    // Players by score, best first; the game's own summary (its score sheet) one click away.
+    const scores = (result.scores || []).map((score, seat) => ({ seat, score }));
+    scores.sort((a, b) => b.score - a.score || a.seat - b.seat);
+    $("end-scores").replaceChildren(...scores.map(({ seat, score }) => {
+      const item = document.createElement("li");
+      const who = seat === msg.seat ? `${seatName(seat, msg.seats)} (you)` : seatName(seat, msg.seats);
+      item.textContent = `${who}: ${score}${(result.winners || []).includes(seat) ? " \u2605" : ""}`;
+      return item;
+    }));
     $("end-summary").textContent = result.summary || "";
+    $("end-details").classList.toggle("hidden", !result.summary);
     $("replay-link").href = `/replay/${encodeURIComponent(msg.match_id)}`;
     box.classList.remove("hidden");
   }

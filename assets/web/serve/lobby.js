@@ -54,7 +54,7 @@
       ok = true;
     } catch (e) {
       // Plain http on a LAN address is not a secure context: no clipboard API there.
-      const area = el("textarea", { style: "position:fixed;opacity:0" });
+      const area = el("textarea", { class: "offscreen" });
       area.value = text;
       document.body.append(area);
       area.select();
@@ -111,7 +111,7 @@
         type: kind === "int" || kind === "float" ? "number" : "text",
         step: kind === "float" ? "any" : kind === "int" ? "1" : undefined,
         placeholder: param.default === null || param.default === undefined ? "none" : String(param.default),
-        "data-param": param.name, "aria-label": `${bot.name} ${param.name}`, style: "width:7em",
+        "data-param": param.name, "aria-label": `${bot.name} ${param.name}`, class: "param",
       });
       return el("label", { class: "help" }, `${param.name} `, input);
     });
