@@ -175,9 +175,10 @@
                         `End my vote (${cards} card${cards === 1 ? "" : "s"} by ${chosenOption})`));
       }
       const total = [...(view.revealed[view.seat] || []), ...view.my_vote_cards].reduce((sum, c) => sum + valueOf(c), 0);
+      const yours = view.seat === null ? "" : ` (yours: ${total})`;
       panel.append(el("p", { class: "help",
         text: `Highest total wins (tie: more cards, then higher cards, then the earlier first card). ` +
-              `Voting points: the smaller your total placed over the three votes (yours: ${total}), the more ` +
+              `Voting points: the smaller a player's total placed over the three votes${yours}, the more ` +
               `(smallest ${view.num_players}, largest 1).` }));
       return panel;
     }
@@ -197,7 +198,7 @@
         cards.append(cardFace(card, notation && myTurn ? () => send(notation) : null, notation ? "move" : ""));
         if (notation) cards.lastChild.dataset.move = notation;
       }
-      panel.append(el("div", { class: "help", text: "Your placed cards:" }), cards);
+      if (view.seat !== null) panel.append(el("div", { class: "help", text: "Your placed cards:" }), cards);
       if (view.my_discards.length) {
         panel.append(el("div", { class: "help", text: "Discarded:" }),
                      el("div", { class: "hand-row" }, ...view.my_discards.map((c) => cardFace(c, null, "gone"))));
@@ -260,9 +261,10 @@
     // --- the whole table ---------------------------------------------------------------------
     function draw() {
       if (!msg) return;
-      const view = msg.view;
+      // A spectator's (public) view has no private part: draw it as a seat holding nothing.
+      const view = { seat: null, hand: [], my_vote_cards: [], my_placed: [], my_discards: [], ...msg.view };
       const seat = ctx.seat;
-      const watching = seat === null || seat === undefined || view.hand === undefined;
+      const watching = seat === null || seat === undefined || view.seat === null;
       const myTurn = !watching && !msg.over && msg.to_move === seat && (msg.legal || []).length > 0;
       const groups = groupLegal(myTurn ? msg.legal : []);
       if (chosenAt !== msg.moves && Object.keys(groups.votes).length > 1) chosenOption = null;

@@ -139,8 +139,13 @@
       };
       select.addEventListener("change", refresh);
       refresh();
-      rows.append(el("div", { class: "seat-row" }, el("span", { text: `player ${seat + 1}` }), select,
-                     el("div", { class: "params" }, help, params)));
+      // A bot's parameters are rarely changed: folded away, one click to open.
+      const settings = el("details", { class: "bot-params" }, el("summary", { text: "bot settings" }), params);
+      const note = el("div", { class: "params" }, help, settings);
+      const syncFold = () => settings.classList.toggle("hidden", !params.childElementCount);
+      select.addEventListener("change", syncFold);
+      syncFold();
+      rows.append(el("div", { class: "seat-row" }, el("span", { text: `player ${seat + 1}` }), select, note));
     }
   }
 
@@ -155,12 +160,17 @@
   function renderOptions(game) {
     const box = $("options");
     box.replaceChildren();
+    // Options with a fixed set of values (the tower's named hand, ...) first; after the first
+    // few, the rest fold under "more options".
     const shown = (game.options || []).filter(editable);
+    shown.sort((a, b) => Number(!a.allowed) - Number(!b.allowed));
     $("options-box").classList.toggle("hidden", shown.length === 0);
-    for (const option of shown) {
+    const more = el("details", { class: "options" }, el("summary", { text: "more options" }));
+    shown.forEach((option, index) => {
+      const target = index < 3 || shown.length <= 4 ? box : more;
       const id = `opt-${option.name}`;
       const kind = String(option.type || "");
-      const shownDefault = option.default === null || option.default === undefined ? "rules' default" : String(option.default);
+      const shownDefault = option.default === null || option.default === undefined ? "default" : String(option.default);
       let input;
       if (option.allowed || /bool/.test(kind)) {
         const values = option.allowed || [true, false];
@@ -174,9 +184,10 @@
       }
       input.dataset.option = option.name;
       input.dataset.kind = kind;
-      box.append(el("div", { class: "field" }, el("label", { for: id, text: option.name }), input,
-                    el("span", { class: "help", text: option.help || "" })));
-    }
+      target.append(el("div", { class: "field" }, el("label", { for: id, text: option.name }), input,
+                       el("span", { class: "help", text: option.help || "" })));
+    });
+    if (more.childElementCount > 1) box.append(more);
   }
 
   function formRequest() {
