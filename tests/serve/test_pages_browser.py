@@ -125,6 +125,13 @@ def test_a_reload_mid_game_loses_nothing_at_a_phone_width(browser: Any, server: 
         before = body_data(page)["moves"]
         page.keyboard.press("Enter")
     page.wait_for_function("(b) => document.body.dataset.moves !== b", arg=before)
+    # A move the rules refuse: the server's reason on the page, nothing changed.
+    assert wait_my_turn(page)
+    before = body_data(page)["moves"]
+    page.evaluate("() => window.PisaPlay.sendMove('play B13 now')")
+    page.locator("#banner.error").wait_for(state="visible")
+    assert "play B13 now" in page.locator("#banner").inner_text()
+    assert body_data(page)["moves"] == before
     for _ in range(6):
         assert wait_my_turn(page)
         click_a_move(page)

@@ -251,6 +251,7 @@
     }
     pending = true;
     document.body.dataset.pending = "1";
+    hideBanner(); // a new try: the last complaint is answered
     clearTimeout(pendingTimer);
     pendingTimer = setTimeout(clearPending, 5000); // never lock the page for good
     socket.send(JSON.stringify({ type: "move", move: notation }));
@@ -331,6 +332,8 @@
     connect();
   }
 
+  // For tests and the browser console: the same power as the page's own buttons, no more.
+  window.PisaPlay = { sendMove };
   $("rematch").addEventListener("click", rematch);
   window.addEventListener("online", retryNow);
   document.addEventListener("visibilitychange", () => { if (!document.hidden) retryNow(); });
