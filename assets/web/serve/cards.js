@@ -311,10 +311,13 @@
       const focused = document.activeElement && root.contains(document.activeElement)
         ? document.activeElement.dataset.move || document.activeElement.dataset.option || document.activeElement.dataset.card : null;
       root.replaceChildren(...[head, others, phase, hand, scoreSheet(view)].filter(Boolean));
+      const first = root.querySelector("button.move, button.choose");
       if (focused) {
         const again = root.querySelector(`button[data-move="${focused}"], button[data-option="${focused}"], button[data-card="${focused}"]`)
-          || root.querySelector("button.move, button.choose");
-        if (again) again.focus();
+          || first;
+        if (again) again.focus({ preventScroll: true });
+      } else if (myTurn && first && (!document.activeElement || document.activeElement === document.body)) {
+        first.focus({ preventScroll: true }); // the keyboard starts where the choice is
       }
     }
 
