@@ -13,6 +13,7 @@ from .experiment import experiment_app
 from .export import export as export_command
 from .play import play_app
 from .replay import replay_app
+from .serve import serve as serve_command
 from .view import view as view_command
 
 app = typer.Typer(
@@ -28,6 +29,7 @@ app.add_typer(replay_app, name="replay")
 app.add_typer(experiment_app, name="experiment")
 app.command("export")(export_command)
 app.command("view")(view_command)
+app.command("serve")(serve_command)
 
 
 def _print_version(value: bool) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -13,6 +13,13 @@ class GameOptions(BaseModel):
     """Base of every game's options: immutable, unknown keys rejected, strict types."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    @classmethod
+    def allowed_values(cls) -> dict[str, list[Any]]:
+        """Option name -> its allowed values, for the options that take one of a fixed set (the
+        lobby's menus); by default the ``Literal`` fields. Games add sets their data defines."""
+        return {name: list(get_args(info.annotation)) for name, info in cls.model_fields.items()
+                if get_origin(info.annotation) is Literal}
 
 
 OptionsT = TypeVar("OptionsT", bound=GameOptions)

@@ -123,6 +123,12 @@ class TowerOptions(GameOptions):
     min_touched_tiles: int = Field(default_factory=lambda: _default("min_touched_tiles"), ge=0)
     record_trajectories: bool = Field(default=True, description="keep per-move trajectories for the record")
 
+    @classmethod
+    def allowed_values(cls) -> dict[str, list[Any]]:
+        from ...physics import engine_names
+
+        return {**super().allowed_values(), "hand": list(named_hands()), "physics": engine_names()}
+
     @model_validator(mode="before")
     @classmethod
     def _self_contained(cls, values: Any) -> Any:

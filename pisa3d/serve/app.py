@@ -1,0 +1,467 @@
+"""The Starlette app of ``pisa3d serve``: the HTTP API, the WebSocket protocol and the pages
+(docs/serve.md). Moves of one match are taken one at a time (a lock per match); tower verdicts,
+bot decisions and rebuilding matches run in worker processes, so the event loop stays free."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ..assets import asset_path
+from ..core.errors import IllegalMoveError, OptionsError, PisaError
+from ..core.events import Event
+from ..core.state import State
+from . import work
+from .catalog import games_catalog
+from .matches import LiveMatch, create_match
+from .store import MatchStore
+
+log = logging.getLogger("pisa3d.serve")
+
+MAX_MESSAGE_BYTES = 64 * 1024
+MAX_MESSAGES_PER_SECOND = 20
+CLOSE_FORBIDDEN = 4403
+CLOSE_UNKNOWN = 4404
+CLOSE_TOO_BIG = 1009
+
+
+@dataclass
+class ServerConfig:
+    data_dir: Path
+    max_matches: int = 20
+    """Matches in play at once; creating one more is refused."""
+    workers: int = 2
+    """Worker processes for verdicts, bots and rebuilds (0: run them in the event loop's
+    process, for tests that need no parallelism)."""
+    bot_delay: float = 0.5
+    """Seconds a bot waits before moving, so people can follow the table."""
+
+
+@dataclass
+class Seated:
+    """One open socket: its seat (None: a spectator) and its recent message times."""
+
+    socket: WebSocket
+    seat: int | None
+    times: deque[float] = field(default_factory=deque)
+
+    def over_rate(self, now: float) -> bool:
+        while self.times and now - self.times[0] > 1.0:
+            self.times.popleft()
+        self.times.append(now)
+        return len(self.times) > MAX_MESSAGES_PER_SECOND
+
+
+class Table:
+    """A live match with its lock, its sockets and its bot task."""
+
+    def __init__(self, match: LiveMatch) -> None:
+        self.match = match
+        self.lock = asyncio.Lock()
+        self.sockets: list[Seated] = []
+        self.ready = asyncio.Event()
+        self.bots: asyncio.Task[None] | None = None
+
+    def connected(self) -> list[int]:
+        counts = [0] * self.match.meta.players
+        for seated in self.sockets:
+            if seated.seat is not None:
+                counts[seated.seat] += 1
+        return counts
+
+
+def simulates(state: State) -> bool:
+    """Does this game's apply run a simulation (the tower)? Those games override
+    ``apply_recorded`` to take the outcome from a record; their moves go to a worker."""
+    return type(state).apply_recorded is not State.apply_recorded
+
+
+class Server:
+    """The server's matches and workers; the routes below call into it."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.store = MatchStore(config.data_dir)
+        self.tables: dict[str, Table] = {}
+        self.pool: Executor | None = None
+
+    # --- running heavy work ------------------------------------------------------------------
+    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        if self.pool is None:
+            return fn(*args)
+        return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+
+    async def apply(self, state: State, move_text: str) -> work.Applied:
+        if simulates(state):
+            return await self.run(work.apply_move, state, move_text)  # type: ignore[no-any-return]
+        return work.apply_move(state, move_text)  # rules only: microseconds
+
+    # --- start and stop ----------------------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        if self.config.workers > 0:
+            self.pool = ProcessPoolExecutor(self.config.workers, mp_context=get_context("spawn"),
+                                            initializer=work.warm_up)
+        rebuilding = [asyncio.create_task(self.resume(table)) for table in self.load_tables()]
+        try:
+            yield
+        finally:
+            for task in rebuilding:
+                task.cancel()
+            for table in self.tables.values():
+                if table.bots is not None:
+                    table.bots.cancel()
+            if self.pool is not None:
+                self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def load_tables(self) -> list[Table]:
+        """Every match of the data folder, not yet rebuilt."""
+        loaded = []
+        for match_id in self.store.match_ids():
+            try:
+                meta, record = self.store.load(match_id)
+            except PisaError as exc:
+                log.warning("match %s left out: %s", match_id, exc)
+                continue
+            table = Table(LiveMatch(meta, None, record))
+            self.tables[match_id] = table
+            loaded.append(table)
+        return loaded
+
+    async def resume(self, table: Table) -> None:
+        """Re-play a loaded match's record to its last move, then let its bots go on."""
+        match = table.match
+        try:
+            match.state = await self.run(work.rebuild, match.record)
+        except PisaError as exc:
+            match.meta.status, match.meta.reason = "broken", str(exc)
+            await asyncio.to_thread(self.store.save_meta, match.meta)
+        table.ready.set()
+        self.wake_bots(table)
+
+    # --- matches -----------------------------------------------------------------------------
+    def in_play(self) -> int:
+        return sum(1 for t in self.tables.values() if t.match.meta.status == "playing")
+
+    async def create(self, request: Any) -> dict[str, Any]:
+        if self.in_play() >= self.config.max_matches:
+            raise TooManyMatches(f"the server already holds {self.in_play()} matches in play, its limit "
+                                 f"(--max-matches {self.config.max_matches}); finish one first")
+        new, state, record = create_match(request)
+        match = LiveMatch(new.meta, state, record)
+        await asyncio.to_thread(self.persist, match, True)
+        table = Table(match)
+        table.ready.set()
+        self.tables[match.match_id] = table
+        self.wake_bots(table)
+        seats = []
+        for seat, kind in enumerate(new.meta.seats):
+            entry: dict[str, Any] = {"seat": seat, "kind": kind}
+            if seat in new.tokens:
+                entry["token"] = new.tokens[seat]
+                entry["url"] = f"/play/{match.match_id}?token={new.tokens[seat]}"
+            seats.append(entry)
+        return {"match_id": match.match_id, "seats": seats, "watch_url": f"/play/{match.match_id}"}
+
+    def persist(self, match: LiveMatch, with_meta: bool) -> None:
+        if with_meta:
+            self.store.save_meta(match.meta)
+        self.store.save_record(match.match_id, match.record_to_save())
+
+    def table(self, match_id: str) -> Table:
+        table = self.tables.get(match_id)
+        if table is None:
+            raise UnknownMatch(f"no match {match_id!r} on this server; GET /api/matches lists them")
+        return table
+
+    async def play(self, table: Table, seat: int | None, move_text: Any) -> str | None:
+        """Make a person's move; the reason it is refused, or None when it was made."""
+        if not isinstance(move_text, str):
+            return "a move message is {\"type\": \"move\", \"move\": \"<notation>\"}, the notation as text"
+        async with table.lock:
+            match = table.match
+            if match.state is None:
+                return f"the match is {match.meta.status}: {match.meta.reason or 'not ready'}"
+            if match.over:
+                return "the match is over; no more moves (the lobby offers a rematch)"
+            if seat is None:
+                return "spectators watch; only a seat's link (with its token) can move"
+            if seat != match.to_move:
+                return f"it is player {match.to_move + 1}'s turn, not yours (you are player {seat + 1})"
+            try:
+                made = await self.apply(match.state, move_text)
+            except IllegalMoveError as exc:
+                return str(exc)
+            await self.take(table, made)
+        self.wake_bots(table)
+        return None
+
+    async def take(self, table: Table, made: work.Applied) -> None:
+        """Commit a move, save it, then tell every socket (called holding the table's lock)."""
+        match = table.match
+        match.commit(made)
+        events, extras = made.events, made.extras
+        await asyncio.to_thread(self.persist, match, match.over)
+        if extras and "trajectory" in extras:
+            index = len(match.record.moves) - 1
+            await self.broadcast(table, lambda seat: {"type": "trajectory", "move": index, **extras})
+        await self.broadcast(table, lambda seat: match.state_message(seat, events, table.connected()))
+
+    async def broadcast(self, table: Table, message_for: Callable[[int | None], dict[str, Any]]) -> None:
+        for seated in list(table.sockets):
+            try:
+                await seated.socket.send_text(json.dumps(message_for(seated.seat), allow_nan=False))
+            except (RuntimeError, WebSocketDisconnect, OSError):
+                self.leave(table, seated)
+
+    def leave(self, table: Table, seated: Seated) -> None:
+        if seated in table.sockets:
+            table.sockets.remove(seated)
+
+    # --- bots --------------------------------------------------------------------------------
+    def wake_bots(self, table: Table) -> None:
+        if table.match.bot_to_move() is not None and (table.bots is None or table.bots.done()):
+            table.bots = asyncio.create_task(self.run_bots(table))
+
+    async def run_bots(self, table: Table) -> None:
+        match = table.match
+        while (spec := match.bot_to_move()) is not None:
+            await asyncio.sleep(self.config.bot_delay)
+            async with table.lock:
+                state = match.state
+                if state is None or match.bot_to_move() != spec:
+                    continue
+                try:
+                    move_text = await self.run(work.bot_move, state, spec, match.options_json, match.meta.seed,
+                                               len(match.record.moves))
+                    made = await self.apply(state, move_text)
+                except Exception as exc:  # a bot's bug must not take the server down
+                    log.exception("bot %s failed in match %s", spec, match.match_id)
+                    match.meta.status, match.meta.reason = "broken", f"bot {spec!r} failed: {exc}"
+                    await asyncio.to_thread(self.store.save_meta, match.meta)
+                    return
+                await self.take(table, made)
+
+    # --- the rematch ---------------------------------------------------------------------------
+    async def rematch(self, table: Table) -> dict[str, Any]:
+        meta = table.match.meta
+        request = {"game": meta.game, "players": meta.players, "seats": meta.seats,
+                   "seed": (meta.seed + 1) % (2**32), "options": meta.options}
+        return await self.create(request)
+
+
+class TooManyMatches(PisaError):
+    """More matches in play than --max-matches."""
+
+
+class UnknownMatch(PisaError):
+    """No match of that id."""
+
+
+def _error(message: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def _json_body(request: Request) -> Any:
+    body = await request.body()
+    if len(body) > MAX_MESSAGE_BYTES:
+        raise OptionsError(f"the request is {len(body)} bytes; at most {MAX_MESSAGE_BYTES} are accepted")
+    try:
+        return json.loads(body or b"null")
+    except ValueError as exc:
+        raise OptionsError(f"the request is not JSON ({exc})") from None
+
+
+def create_app(config: ServerConfig) -> Starlette:
+    server = Server(config)
+    web = asset_path("web")
+
+    def guarded(handler: Callable[..., Any]) -> Callable[[Request], Any]:
+        """User mistakes become one JSON error line with the right status, never a traceback."""
+
+        async def endpoint(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except UnknownMatch as exc:
+                return _error(str(exc), 404)
+            except TooManyMatches as exc:
+                return _error(str(exc), 429)
+            except PisaError as exc:
+                return _error(str(exc), 400)
+
+        return endpoint
+
+    async def list_games(request: Request) -> Response:
+        return JSONResponse({"protocol": 1, "games": games_catalog()})
+
+    async def list_matches(request: Request) -> Response:
+        tables = sorted(server.tables.values(), key=lambda t: t.match.meta.created, reverse=True)
+        return JSONResponse({"matches": [t.match.summary(t.connected()) for t in tables]})
+
+    async def new_match(request: Request) -> Response:
+        return JSONResponse(await server.create(await _json_body(request)), status_code=201)
+
+    async def one_match(request: Request) -> Response:
+        table = server.table(request.path_params["match_id"])
+        summary = table.match.summary(table.connected())
+        state = table.match.state
+        summary["view"] = state.public_view() if state is not None else None
+        return JSONResponse(summary)
+
+    async def match_record(request: Request) -> Response:
+        match = server.table(request.path_params["match_id"]).match
+        contract = match.game.contract
+        if not match.over and (contract.information != "perfect" or contract.chance != "explicit"):
+            return _error(f"{match.game.id}: the record of a match in play is not served: it carries the seed, "
+                          "which deals every hidden hand and every draw still to come; it is served once "
+                          "the match is over", 403)
+        return JSONResponse(match.record_to_save().to_json())
+
+    async def rematch(request: Request) -> Response:
+        table = server.table(request.path_params["match_id"])
+        return JSONResponse(await server.rematch(table), status_code=201)
+
+    async def lobby(request: Request) -> Response:
+        return FileResponse(web / "serve" / "index.html")
+
+    async def play_page(request: Request) -> Response:
+        server.table(request.path_params["match_id"])
+        return FileResponse(web / "serve" / "play.html")
+
+    async def replay_page(request: Request) -> Response:
+        from ..export.html import render_page
+
+        match = server.table(request.path_params["match_id"]).match
+        if not match.over:
+            return _error("the replay opens once the match is over; watch it live at "
+                          f"/play/{match.match_id}", 403)
+        return HTMLResponse(await asyncio.to_thread(render_page, match.record))
+
+    async def socket(ws: WebSocket) -> None:
+        await play_socket(server, ws)
+
+    routes = [
+        Route("/", lobby),
+        Route("/play/{match_id}", guarded(play_page)),
+        Route("/replay/{match_id}", guarded(replay_page)),
+        Route("/api/games", guarded(list_games)),
+        Route("/api/matches", guarded(list_matches), methods=["GET"]),
+        Route("/api/matches", guarded(new_match), methods=["POST"]),
+        Route("/api/matches/{match_id}", guarded(one_match)),
+        Route("/api/matches/{match_id}/record", guarded(match_record)),
+        Route("/api/matches/{match_id}/rematch", guarded(rematch), methods=["POST"]),
+        WebSocketRoute("/ws/{match_id}", socket),
+        Mount("/static", StaticFiles(directory=web), name="static"),
+    ]
+    app = Starlette(routes=routes, lifespan=server.lifespan)
+    app.state.server = server
+    return app
+
+
+def same_origin(ws: WebSocket) -> bool:
+    """A browser's socket must come from this server's own pages; no Origin: not a browser."""
+    origin = ws.headers.get("origin")
+    if origin is None:
+        return True
+    return urlsplit(origin).netloc == ws.headers.get("host", "")
+
+
+async def refuse(ws: WebSocket, message: str, code: int) -> None:
+    await ws.accept()
+    await ws.send_text(json.dumps({"type": "error", "message": message}))
+    await ws.close(code)
+
+
+async def play_socket(server: Server, ws: WebSocket) -> None:
+    """One socket from connect to close (the protocol of docs/serve.md)."""
+    if not same_origin(ws):
+        await refuse(ws, f"this server only takes sockets from its own pages, not from {ws.headers['origin']}",
+                     CLOSE_FORBIDDEN)
+        return
+    table = server.tables.get(ws.path_params["match_id"])
+    if table is None:
+        await refuse(ws, f"no match {ws.path_params['match_id']!r} on this server", CLOSE_UNKNOWN)
+        return
+    try:
+        seat = table.match.seat_of(ws.query_params.get("token"))
+    except PermissionError as exc:
+        await refuse(ws, str(exc), CLOSE_FORBIDDEN)
+        return
+    await ws.accept()
+    await table.ready.wait()
+    seated = Seated(ws, seat)
+    async with table.lock:  # no move lands between the first state message and joining
+        table.sockets.append(seated)
+        await _send_state(table, seated, table.match.last_events)
+    try:
+        await _serve_messages(server, table, seated)
+    finally:
+        server.leave(table, seated)
+
+
+async def _send_state(table: Table, seated: Seated, events: list[Event]) -> None:
+    match = table.match
+    if match.state is None:
+        message = {"type": "error", "message": f"the match is {match.meta.status}: {match.meta.reason}"}
+    else:
+        message = match.state_message(seated.seat, events, table.connected())
+    await seated.socket.send_text(json.dumps(message, allow_nan=False))
+
+
+async def _serve_messages(server: Server, table: Table, seated: Seated) -> None:
+    ws = seated.socket
+    while True:
+        message = await ws.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        data = message.get("text") if message.get("text") is not None else message.get("bytes") or b""
+        size = len(data.encode() if isinstance(data, str) else data)
+        if size > MAX_MESSAGE_BYTES:
+            await ws.close(CLOSE_TOO_BIG, f"messages are at most {MAX_MESSAGE_BYTES} bytes")
+            return
+        if seated.over_rate(time.monotonic()):
+            await _send_error(ws, f"too many messages: at most {MAX_MESSAGES_PER_SECOND} a second; "
+                                  "this one was dropped")
+            continue
+        reason = await _handle(server, table, seated, data)
+        if reason is not None:
+            await _send_error(ws, reason)
+
+
+async def _handle(server: Server, table: Table, seated: Seated, data: str | bytes) -> str | None:
+    try:
+        message = json.loads(data)
+    except ValueError:
+        return "messages are JSON objects such as {\"type\": \"move\", \"move\": \"<notation>\"}"
+    if not isinstance(message, dict) or "type" not in message:
+        return "messages are JSON objects with a \"type\": \"move\" (to play) or \"sync\" (to get the state again)"
+    if message["type"] == "sync":
+        async with table.lock:
+            await _send_state(table, seated, table.match.last_events)
+        return None
+    if message["type"] != "move":
+        return f"unknown message type {str(message['type'])[:40]!r}; the types are \"move\" and \"sync\""
+    return await server.play(table, seated.seat, message.get("move"))
+
+
+async def _send_error(ws: WebSocket, text: str) -> None:
+    await ws.send_text(json.dumps({"type": "error", "message": text}))
+

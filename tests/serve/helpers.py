@@ -1,0 +1,118 @@
+"""Driving the game server in tests: its ASGI app through Starlette's test client (a real app,
+no socket), or the real ``pisa3d serve`` in a subprocess."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from starlette.testclient import TestClient
+
+from pisa3d.serve.app import ServerConfig, create_app
+
+
+@contextlib.contextmanager
+def served(data: Path, **config: Any) -> Iterator[TestClient]:
+    """The app on ``data``, bots without delay, everything in this process unless ``workers``."""
+    options = {"workers": 0, "bot_delay": 0.0, **config}
+    with TestClient(create_app(ServerConfig(data, **options))) as client:
+        yield client
+
+
+def create(client: TestClient, game: str, seats: list[str], seed: int = 3, **options: Any) -> dict[str, Any]:
+    answer = client.post("/api/matches", json={"game": game, "players": len(seats), "seats": seats,
+                                               "seed": seed, "options": options})
+    assert answer.status_code == 201, answer.text
+    return answer.json()
+
+
+def token_of(match: dict[str, Any], seat: int) -> str:
+    return next(s["token"] for s in match["seats"] if s["seat"] == seat)
+
+
+def next_state(ws: Any) -> dict[str, Any]:
+    """The next state message, skipping trajectories."""
+    while True:
+        message = ws.receive_json()
+        if message["type"] != "trajectory":
+            return message
+
+
+def play_out(ws: Any, first: dict[str, Any], pick: int = 0, max_moves: int = 2000) -> tuple[dict[str, Any], int]:
+    """Answer every turn of the socket's seat with its ``pick``-th legal move until the end;
+    (the last state message, moves sent). Stays under the rate limit."""
+    message, sent = first, 0
+    while not message["over"]:
+        assert sent < max_moves
+        if message["legal"]:
+            legal = message["legal"]
+            ws.send_json({"type": "move", "move": legal[pick % len(legal)]})
+            sent += 1
+            time.sleep(0.055)
+        message = next_state(ws)
+        assert message["type"] == "state", message
+    return message, sent
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class RealServer:
+    """``pisa3d serve`` in a subprocess on a free port (the installed command, as users run it)."""
+
+    def __init__(self, data: Path, *extra: str) -> None:
+        self.data, self.extra = data, extra
+        self.port = free_port()
+        self.process: subprocess.Popen[str] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> RealServer:
+        command = [sys.executable, "-m", "pisa3d", "serve", "--port", str(self.port), "--data", str(self.data),
+                   "--bot-delay", "0", *self.extra]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                return self
+            if self.process.poll() is not None:
+                raise RuntimeError(f"pisa3d serve ended: {self.process.stdout.read() if self.process.stdout else ''}")
+            time.sleep(0.1)
+        raise RuntimeError("pisa3d serve did not start listening within 60 s")
+
+    def kill(self) -> None:
+        """SIGKILL: no clean-up at all, as a crash or a power cut."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(10)
+
+    def stop(self) -> str:
+        """Ctrl-C; what the server printed."""
+        assert self.process is not None
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        return self.process.stdout.read() if self.process.stdout else ""
+
+    def __enter__(self) -> RealServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.kill()

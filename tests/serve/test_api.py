@@ -1,0 +1,146 @@
+"""The HTTP half of the protocol (docs/serve.md) through the real app."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pisa3d.core.record import record_from_json
+from pisa3d.core.registry import get_game
+from pisa3d.core.replay import verify_record
+from tests.serve.helpers import create, served, token_of
+
+
+def test_games_list_players_options_and_bots(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        games = {g["id"]: g for g in client.get("/api/games").json()["games"]}
+    assert set(games) == {"cards", "tower", "gimignano"}
+    tower = games["tower"]
+    assert (tower["min_players"], tower["max_players"]) == (2, 8)
+    options = {o["name"]: o for o in tower["options"]}
+    assert options["hand"]["default"] == "careful"
+    assert options["hand"]["allowed"] == ["steady", "careful", "casual", "shaky"]
+    assert "pybullet" in options["physics"]["allowed"]
+    assert "default" not in options["tile_set"]  # a whole tile set is no menu entry
+    mcts = next(b for b in games["cards"]["bots"] if b["name"] == "mcts")
+    assert {"name": "iterations", "type": "int", "default": 200} in mcts["params"]
+
+
+BAD_REQUESTS = [
+    ({"game": "chess", "players": 2, "seats": ["human", "human"]}, "unknown game 'chess'; known games: "),
+    ({"game": "cards", "players": 9, "seats": ["human"] * 9}, "choose 3 to 5"),
+    ({"game": "cards", "players": 3, "seats": ["human"]}, "'seats' must list 3 entries"),
+    ({"game": "cards", "players": 3, "seats": ["human", "nosuch", "human"]}, "seat 1: unknown agent 'nosuch'"),
+    ({"game": "cards", "players": 3, "seats": ["human", "mcts:iterations=lots", "human"]},
+     "parameter 'iterations' must be int"),
+    ({"game": "cards", "players": 3, "seats": ["human"] * 3, "options": {"colour": 1}}, "unknown option 'colour'"),
+    ({"game": "tower", "players": 2, "seats": ["human"] * 2, "options": {"hand": "wobbly"}},
+     "allowed: steady, careful, casual, shaky"),
+    ({"game": "tower", "players": 2, "seats": ["human"] * 2, "options": {"tile_set": "../../etc/passwd"}},
+     "names, not file paths"),
+    ({"game": "cards", "players": 3, "seats": ["human"] * 3, "seed": -1}, "'seed' must be a whole number"),
+    ({"game": "cards", "players": 3, "seats": ["human"] * 3, "colour": "red"}, "unknown field(s) colour"),
+    ([1, 2], "must be a JSON object"),
+]
+
+
+@pytest.mark.parametrize(("request_body", "expected"), BAD_REQUESTS)
+def test_a_bad_create_request_names_the_problem_and_creates_nothing(
+        tmp_path: Path, request_body: object, expected: str) -> None:
+    with served(tmp_path) as client:
+        answer = client.post("/api/matches", json=request_body)
+        assert answer.status_code == 400
+        assert expected in answer.json()["error"]
+        assert client.get("/api/matches").json()["matches"] == []
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_body_that_is_not_json_or_too_big_is_refused(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        answer = client.post("/api/matches", content=b"{nope")
+        assert answer.status_code == 400 and "not JSON" in answer.json()["error"]
+        answer = client.post("/api/matches", content=b" " * (65 * 1024))
+        assert answer.status_code == 400 and "at most 65536" in answer.json()["error"]
+
+
+def test_more_matches_than_the_limit_are_refused(tmp_path: Path) -> None:
+    with served(tmp_path, max_matches=2) as client:
+        for _ in range(2):
+            create(client, "cards", ["human"] * 3)
+        answer = client.post("/api/matches", json={"game": "cards", "players": 3, "seats": ["human"] * 3})
+        assert answer.status_code == 429
+        assert "--max-matches 2" in answer.json()["error"]
+        assert len(client.get("/api/matches").json()["matches"]) == 2
+
+
+def test_create_gives_a_token_and_link_per_person_only(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        match = create(client, "cards", ["human", "human", "heuristic"])
+        seats = match["seats"]
+        assert [s["kind"] for s in seats] == ["human", "human", "heuristic"]
+        assert "token" not in seats[2]
+        assert seats[0]["url"] == f"/play/{match['match_id']}?token={seats[0]['token']}"
+        assert seats[0]["token"] != seats[1]["token"] and len(seats[0]["token"]) >= 32
+        assert match["watch_url"] == f"/play/{match['match_id']}"
+        listed = client.get(f"/api/matches/{match['match_id']}").json()
+        assert listed["status"] == "playing" and listed["to_move"] == 1  # the dealer's left opens
+        assert "hand" not in listed["view"] and "hand_sizes" in listed["view"]
+        stored = (tmp_path / match["match_id"] / "match.json").read_text()
+        assert seats[0]["token"] not in stored  # only its digest is kept
+
+
+def test_unknown_matches_are_404_with_the_reason(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        for path in ("/api/matches/m-00000000", "/api/matches/m-00000000/record", "/play/m-00000000"):
+            answer = client.get(path)
+            assert answer.status_code == 404
+            assert "no match 'm-00000000'" in answer.json()["error"]
+
+
+def test_the_record_of_a_match_in_play_is_not_served_and_a_finished_one_verifies(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        match = create(client, "gimignano", ["greedy", "greedy"])
+        match_id = match["match_id"]
+        first = client.get(f"/api/matches/{match_id}/record")
+        for _ in range(600):
+            if client.get(f"/api/matches/{match_id}").json()["status"] != "playing":
+                break
+            import time
+
+            time.sleep(0.05)
+        answer = client.get(f"/api/matches/{match_id}/record")
+    if first.status_code == 403:  # the bots had not finished yet
+        assert "carries the seed" in first.json()["error"]
+    assert answer.status_code == 200
+    record = record_from_json(answer.json())
+    assert record.result is not None and not record.unfinished
+    assert verify_record(get_game("gimignano"), record, stop_at_first=True).ok
+
+
+def test_rematch_keeps_the_seats_with_the_next_seed_and_new_tokens(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        match = create(client, "cards", ["human", "heuristic", "human"], seed=41, rounds=1)
+        again = client.post(f"/api/matches/{match['match_id']}/rematch").json()
+        assert again["match_id"] != match["match_id"]
+        assert [s["kind"] for s in again["seats"]] == ["human", "heuristic", "human"]
+        assert token_of(again, 0) != token_of(match, 0)
+    meta = (tmp_path / again["match_id"] / "match.json").read_text()
+    assert '"seed": 42' in meta and '"rounds": 1' in meta
+
+
+@pytest.mark.parametrize("path", [
+    "/static/../pyproject.toml", "/static/%2e%2e/%2e%2e/pyproject.toml", "/static/..%2f..%2fpyproject.toml",
+    "/static/serve/../../../pisa3d/__init__.py", "/static//etc/passwd", "/static/%2fetc%2fpasswd",
+])
+def test_only_the_pages_own_files_are_served(tmp_path: Path, path: str) -> None:
+    with served(tmp_path) as client:
+        answer = client.get(path)
+    assert answer.status_code == 404
+    assert "[project]" not in answer.text and "root:" not in answer.text and "__version__" not in answer.text
+
+
+def test_the_pages_and_their_scripts_are_served(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        assert client.get("/static/three.bundle.js").status_code == 200
+        assert client.get("/static/replay.js").status_code == 200

@@ -1,0 +1,154 @@
+"""The WebSocket half of the protocol through the real app: playing, refusals, tokens, limits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from starlette.websockets import WebSocketDisconnect
+
+from pisa3d.core.record import load_record
+from pisa3d.core.registry import get_game
+from pisa3d.core.replay import verify_record
+from tests.serve.helpers import create, next_state, play_out, served, token_of
+
+
+def test_a_person_plays_a_whole_card_game_against_bots_and_the_record_verifies(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        match = create(client, "cards", ["human", "heuristic", "heuristic", "heuristic"], rounds=1)
+        with client.websocket_connect(f"/ws/{match['match_id']}?token={token_of(match, 0)}") as ws:
+            first = next_state(ws)
+            assert first["seat"] == 0 and first["protocol"] == 1 and "hand" in first["view"]
+            last, sent = play_out(ws, first)
+        assert last["over"] and last["result"]["winners"] and "Scores" in last["result"]["summary"]
+        assert sent >= 13  # a card a trick at least
+    record = load_record(tmp_path / match["match_id"] / "record.json")
+    assert not record.unfinished and record.result is not None
+    assert verify_record(get_game("cards"), record).ok
+    assert [p["agent"] for p in record.header["players"]] == ["human", "heuristic", "heuristic", "heuristic"]
+
+
+def test_legal_moves_go_only_to_the_seat_to_move_and_spectators_see_the_public_view(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        match = create(client, "cards", ["human", "human", "human"])
+        mid = match["match_id"]
+        with (client.websocket_connect(f"/ws/{mid}?token={token_of(match, 0)}") as seat0,
+              client.websocket_connect(f"/ws/{mid}?token={token_of(match, 1)}") as seat1,
+              client.websocket_connect(f"/ws/{mid}") as watcher):
+            s0, s1, w = next_state(seat0), next_state(seat1), next_state(watcher)
+            assert s1["to_move"] == 1 and s1["legal"] and s0["legal"] == [] and w["legal"] == []
+            assert w["seat"] is None and "hand" not in w["view"] and s0["view"]["hand"] != s1["view"]["hand"]
+            assert s0["events"][0]["kind"] == "deal" and s0["events"][0]["text"]
+            seat1.send_json({"type": "move", "move": s1["legal"][0]})
+            after = [next_state(ws) for ws in (seat0, seat1, watcher)]
+            assert all(m["moves"] == 1 and m["events"][0]["kind"] == "vote_placed" for m in after)
+            assert all(s1["legal"][0] not in json.dumps(m["events"]) for m in after)  # the card stays hidden
+
+
+def refusal(ws, move: object) -> str:  # type: ignore[no-untyped-def]
+    ws.send_json({"type": "move", "move": move})
+    answer = ws.receive_json()
+    assert answer["type"] == "error", answer
+    return str(answer["message"])
+
+
+def test_every_wrong_move_is_refused_with_its_reason_and_changes_nothing(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        match = create(client, "cards", ["human", "human", "human"])
+        mid = match["match_id"]
+        with (client.websocket_connect(f"/ws/{mid}?token={token_of(match, 0)}") as seat0,
+              client.websocket_connect(f"/ws/{mid}?token={token_of(match, 1)}") as seat1,
+              client.websocket_connect(f"/ws/{mid}") as watcher):
+            for ws in (seat0, seat1, watcher):
+                next_state(ws)
+            assert "it is player 2's turn, not yours (you are player 1)" in refusal(seat0, "vote T1 R0")
+            assert "spectators watch" in refusal(watcher, "vote T1 R0")
+            assert "notation" in refusal(seat1, 17) or "text" in refusal(seat1, 17)
+            not_held = refusal(seat1, "vote T1 Z99")
+            assert "Z99" in not_held
+            seat1.send_text("{not json")
+            assert "JSON" in seat1.receive_json()["message"]
+            seat1.send_json({"type": "resign"})
+            assert "unknown message type 'resign'" in seat1.receive_json()["message"]
+            seat1.send_json({"type": "sync"})
+            state = next_state(seat1)
+            assert state["moves"] == 0
+    assert not load_record(tmp_path / mid / "record.json").moves
+
+
+def test_a_wrong_token_is_refused_and_a_seat_token_acts_only_for_its_seat(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        match = create(client, "cards", ["human", "human", "human"])
+        mid = match["match_id"]
+        guessed = token_of(match, 0)[:-2] + ("aa" if not token_of(match, 0).endswith("aa") else "bb")
+        with client.websocket_connect(f"/ws/{mid}?token={guessed}") as ws:
+            assert "not a seat of this match" in ws.receive_json()["message"]
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_json()
+            assert closed.value.code == 4403
+        with client.websocket_connect(f"/ws/{mid}?token={token_of(match, 2)}") as seat2:
+            message = next_state(seat2)
+            assert message["seat"] == 2 and message["legal"] == []
+            assert "turn, not yours" in refusal(seat2, "vote T1 R0")
+
+
+def test_unknown_match_and_foreign_origin_are_refused(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        with client.websocket_connect("/ws/m-00000000") as ws:
+            assert "no match 'm-00000000'" in ws.receive_json()["message"]
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_json()
+            assert closed.value.code == 4404
+        match = create(client, "cards", ["human"] * 3)
+        url = f"/ws/{match['match_id']}?token={token_of(match, 1)}"
+        with client.websocket_connect(url, headers={"origin": "http://evil.example"}) as ws:
+            assert "only takes sockets from its own pages" in ws.receive_json()["message"]
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_json()
+            assert closed.value.code == 4403
+        with client.websocket_connect(url, headers={"origin": "http://testserver"}) as ws:
+            assert next_state(ws)["seat"] == 1
+
+
+def test_a_message_over_64_kib_closes_only_that_socket(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        match = create(client, "cards", ["human"] * 3)
+        mid = match["match_id"]
+        with (client.websocket_connect(f"/ws/{mid}?token={token_of(match, 1)}") as big,
+              client.websocket_connect(f"/ws/{mid}?token={token_of(match, 1)}") as other):
+            next_state(big)
+            legal = next_state(other)["legal"]
+            big.send_text(json.dumps({"type": "move", "move": "x" * (64 * 1024)}))
+            with pytest.raises(WebSocketDisconnect) as closed:
+                big.receive_json()
+            assert closed.value.code == 1009
+            other.send_json({"type": "move", "move": legal[0]})
+            assert next_state(other)["moves"] == 1
+
+
+def test_more_than_20_messages_a_second_are_dropped_with_an_error(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        match = create(client, "cards", ["human"] * 3)
+        with client.websocket_connect(f"/ws/{match['match_id']}?token={token_of(match, 1)}") as ws:
+            next_state(ws)
+            for _ in range(25):
+                ws.send_json({"type": "sync"})
+            answers = [ws.receive_json() for _ in range(25)]
+        dropped = [a for a in answers if a["type"] == "error"]
+        assert len(dropped) >= 5 and all("at most 20 a second" in a["message"] for a in dropped)
+        assert sum(a["type"] == "state" for a in answers) <= 20
+
+
+def test_a_tower_placement_sends_its_trajectory_then_the_state(tmp_path: Path) -> None:
+    with served(tmp_path, workers=1) as client:  # the verdict runs in a worker process
+        match = create(client, "tower", ["human", "human"], hand="steady")
+        with client.websocket_connect(f"/ws/{match['match_id']}?token={token_of(match, 0)}") as ws:
+            first = next_state(ws)
+            ws.send_json({"type": "move", "move": first["legal"][0]})
+            trajectory = ws.receive_json()
+            assert trajectory["type"] == "trajectory" and trajectory["move"] == 0
+            assert len(trajectory["trajectory"]["frames"]) > 1 and len(trajectory["release"]) == 7
+            state = ws.receive_json()
+            assert state["type"] == "state" and state["events"][0]["kind"] == "placed"
+            assert len(state["view"]["poses"]) == 1
