@@ -1,5 +1,7 @@
 """The real `pisa3d serve` in a subprocess on a free port, for the browser tests: started, waited
-for, stopped, or killed with SIGKILL and started again on the same port and data folder."""
+for, stopped, or killed with SIGKILL and started again on the same port and data folder. Unlike
+helpers.RealServer its output goes to a file: a browser session's requests, logged line by
+line, would in time fill a pipe nobody reads and stall the server."""
 
 from __future__ import annotations
 
@@ -37,7 +39,8 @@ class LiveServer:
         env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "pisa3d", "serve", "--port", str(self.port), "--data", str(self.data)],
+                [sys.executable, "-m", "pisa3d", "serve", "--port", str(self.port), "--data", str(self.data),
+                 "--bot-delay", "0"],
                 stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root,
             )
         deadline = time.monotonic() + timeout
