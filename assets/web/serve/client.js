@@ -195,11 +195,18 @@
   // --- the game's renderer -----------------------------------------------------------------
   function fallbackRenderer(container, ctx) {
     // For a game without a script of its own: the legal moves as buttons, the view as text.
+    const note = document.createElement("p");
+    note.className = "help";
+    note.textContent = `This game (${ctx.game}) has no table of its own yet: its legal moves are the buttons.`;
     const moves = document.createElement("div");
     moves.className = "fallback-moves";
+    const box = document.createElement("details");
+    const summary = document.createElement("summary");
+    summary.textContent = "the view as data";
     const view = document.createElement("pre");
-    view.className = "mono";
-    container.append(moves, view);
+    view.className = "mono fallback-view";
+    box.append(summary, view);
+    container.append(note, moves, box);
     return {
       update(msg) {
         moves.replaceChildren(...(msg.legal || []).map((notation) => {
@@ -209,7 +216,7 @@
           button.addEventListener("click", () => ctx.sendMove(notation));
           return button;
         }));
-        view.textContent = JSON.stringify(msg.view, null, 1);
+        view.textContent = JSON.stringify(msg.view);
       },
     };
   }
