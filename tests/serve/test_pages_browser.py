@@ -167,3 +167,27 @@ def test_the_server_killed_mid_game_comes_back_and_the_page_goes_on(browser: Any
     _play_to_the_end(page)
     page.locator("#end").wait_for(state="visible")
     assert server.get(f"/api/matches/{created['match_id']}")["status"] == "over"
+
+
+def test_a_spectator_sees_the_end_and_a_wrong_link_is_refused_once(browser: Any, server: LiveServer) -> None:
+    bots = {**CARDS_VS_BOTS, "seats": ["heuristic"] * 4}
+    created = server.request("POST", "/api/matches", bots)
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(server.url + created["watch_url"])
+    page.locator("#end").wait_for(state="visible", timeout=60_000)
+    assert page.locator("#who").inner_text() == "you are watching"
+    assert page.locator(".seats .seat").count() == 4  # every hand as backs, none face up
+    assert page.locator(".my-hand").count() == 0
+    result = server.get(f"/api/matches/{created['match_id']}")["result"]
+    assert page.locator("#end-scores li").count() == 4
+    assert page.locator("#end-scores li").first.inner_text().endswith(f"{max(result['scores']):g} \u2605")
+    # A spectator's rematch watches the new match.
+    page.get_by_role("button", name="Rematch").click()
+    page.wait_for_url(lambda url: created["match_id"] not in url and "/play/m-" in url)
+    assert page.locator("#who").inner_text() == "you are watching"
+    # A guessed token: the server's refusal on the page, and no endless retrying.
+    page.goto(server.url + f"/play/{created['match_id']}?token=guessed")
+    page.wait_for_function("() => document.getElementById('conn').textContent === 'refused'")
+    assert page.locator("#banner.error").inner_text()
+    page.wait_for_timeout(1500)
+    assert page.locator("#conn").inner_text() == "refused"
