@@ -254,7 +254,7 @@
         ...view.totals.map((t) => el("td", { class: t === best ? "best" : "", text: String(t) }))));
       return el("details", { class: "panel sheet-box", open: view.phase === "over" || view.round_log.length > 0 },
         el("summary", { text: "Score sheet (voting + play points)" }),
-        el("table", { class: "sheet" }, el("thead", {}, head), el("tbody", {}, ...rows)),
+        el("div", { class: "sheet-scroll" }, el("table", { class: "sheet" }, el("thead", {}, head), el("tbody", {}, ...rows))),
         el("p", { class: "help", text: `Play points: players ranked by tricks as voted; ${2 * n} for the best, 2 for the worst, ties share.` }));
     }
 
