@@ -110,7 +110,9 @@ def test_a_person_plays_a_whole_cards_game_by_clicks(browser: Any, server: LiveS
 
 
 def test_a_reload_mid_game_loses_nothing_at_a_phone_width(browser: Any, server: LiveServer) -> None:
-    created = server.request("POST", "/api/matches", CARDS_VS_BOTS)
+    # Five players: the widest table (five seats, a five-column score sheet) on a narrow screen.
+    five = {**CARDS_VS_BOTS, "players": 5, "seats": ["human"] + ["heuristic"] * 4}
+    created = server.request("POST", "/api/matches", five)
     page = browser.new_page(viewport={"width": 390, "height": 844})
     page.goto(server.url + created["seats"][0]["url"])
     assert wait_my_turn(page)
@@ -146,6 +148,7 @@ def test_a_reload_mid_game_loses_nothing_at_a_phone_width(browser: Any, server: 
     assert len(after[2]) > 10  # the whole story so far, not only the last move's
     _play_to_the_end(page)
     page.locator("#end").wait_for(state="visible")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
 
 
 def test_the_server_killed_mid_game_comes_back_and_the_page_goes_on(browser: Any, server: LiveServer) -> None:
