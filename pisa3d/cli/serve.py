@@ -27,8 +27,9 @@ def serve(
     data: Path | None = typer.Option(None, help="Folder the matches are kept in (default: the per-user data "
                                                 "folder, e.g. ~/.local/share/pisa3d/matches)."),
     max_matches: int = typer.Option(20, min=1, help="Matches in play at once; one more is refused."),
-    workers: int = typer.Option(min(4, os.cpu_count() or 1), min=1,
-                                help="Worker processes for tower verdicts and bots."),
+    workers: int = typer.Option(max(1, min(4, (os.cpu_count() or 2) - 1)), min=1,
+                                help="Worker processes for tower verdicts, and as many for the other games' "
+                                     "bots (default: one fewer than the machine's cores)."),
     bot_delay: float = typer.Option(0.5, min=0, max=10, help="Seconds a bot waits before it moves, "
                                                              "so people can follow the table."),
 ) -> None:

@@ -99,7 +99,7 @@ class GameRecord:
         return {
             **self.header,
             "setup_events": [e.to_json() for e in self.setup_events],
-            "moves": [_move_json(m) for m in self.moves],
+            "moves": [move_to_json(m) for m in self.moves],
             "result": self.result.to_json() if self.result else None,
         }
 
@@ -108,7 +108,7 @@ class GameRecord:
         return {**body, "digest": digest_of(body)}
 
 
-def _move_json(entry: MoveEntry) -> dict[str, Any]:
+def move_to_json(entry: MoveEntry) -> dict[str, Any]:
     obj: dict[str, Any] = {"player": entry.player, "move": entry.move, "events": [e.to_json() for e in entry.events]}
     if entry.extras is not None:
         obj["extras"] = entry.extras
@@ -308,9 +308,18 @@ def record_from_json(obj: Any, source: str = "record") -> GameRecord:
     if digest_of(body) != obj["digest"]:
         raise RecordError(f"{source}: digest mismatch: the file was changed after it was written")
     header = {k: v for k, v in obj.items() if k not in ("setup_events", "moves", "result", "digest")}
-    moves = [
-        MoveEntry(m["player"], m["move"], [Event.from_json(e) for e in m["events"]], m.get("extras"))
-        for m in obj["moves"]
-    ]
+    moves = [move_from_json(m, checked=True) for m in obj["moves"]]
     result = Result.from_json(obj["result"]) if obj["result"] is not None else None
     return GameRecord(header, [Event.from_json(e) for e in obj["setup_events"]], moves, result)
+
+
+def move_from_json(obj: Any, checked: bool = False, source: str = "move") -> MoveEntry:
+    """A move entry as ``move_to_json`` wrote it; unless ``checked`` (by the whole record's
+    schema), checked here, a bad one refused with a RecordError naming the field."""
+    if not checked:
+        try:
+            _MoveSchema.model_validate(obj)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise RecordError(f"{source}: field {'.'.join(str(p) for p in err['loc'])!r}: {err['msg']}") from None
+    return MoveEntry(obj["player"], obj["move"], [Event.from_json(e) for e in obj["events"]], obj.get("extras"))

@@ -48,9 +48,10 @@ class ServerConfig:
     data_dir: Path
     max_matches: int = 20
     """Matches in play at once; creating one more is refused."""
-    workers: int = 2
-    """Worker processes for verdicts, bots and rebuilds (0: run them in the event loop's
-    process, for tests that need no parallelism)."""
+    workers: int = 1
+    """Worker processes in each of the two pools: tower verdicts, tower bots and rebuilds in
+    one, the other games' bots in the other (0: everything in the event loop's process, for
+    tests that need no parallelism)."""
     bot_delay: float = 0.5
     """Seconds a bot waits before moving, so people can follow the table."""
 
@@ -101,25 +102,29 @@ class Server:
         self.config = config
         self.store = MatchStore(config.data_dir)
         self.tables: dict[str, Table] = {}
-        self.pool: Executor | None = None
+        self.pools: dict[str, Executor] = {}
 
     # --- running heavy work ------------------------------------------------------------------
-    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
-        if self.pool is None:
-            return fn(*args)
-        return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+    async def run(self, state: State, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(state, *args)`` in a worker: the physics pool for a game that simulates, so that
+        tower verdicts never queue ahead of other games' bots, the rules pool otherwise."""
+        pool = self.pools.get("physics" if simulates(state) else "rules")
+        if pool is None:
+            return fn(state, *args)
+        return await asyncio.get_running_loop().run_in_executor(pool, fn, state, *args)
 
     async def apply(self, state: State, move_text: str) -> work.Applied:
         if simulates(state):
-            return await self.run(work.apply_move, state, move_text)  # type: ignore[no-any-return]
+            return await self.run(state, work.apply_move, move_text)  # type: ignore[no-any-return]
         return work.apply_move(state, move_text)  # rules only: microseconds
 
     # --- start and stop ----------------------------------------------------------------------
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
         if self.config.workers > 0:
-            self.pool = ProcessPoolExecutor(self.config.workers, mp_context=get_context("spawn"),
-                                            initializer=work.warm_up)
+            for name in ("physics", "rules"):
+                self.pools[name] = ProcessPoolExecutor(self.config.workers, mp_context=get_context("spawn"),
+                                                       initializer=work.warm_up)
         rebuilding = [asyncio.create_task(self.resume(table)) for table in self.load_tables()]
         try:
             yield
@@ -129,8 +134,8 @@ class Server:
             for table in self.tables.values():
                 if table.bots is not None:
                     table.bots.cancel()
-            if self.pool is not None:
-                self.pool.shutdown(wait=False, cancel_futures=True)
+            for pool in self.pools.values():
+                pool.shutdown(wait=True, cancel_futures=True)
 
     def load_tables(self) -> list[Table]:
         """Every match of the data folder, not yet rebuilt."""
@@ -150,12 +155,18 @@ class Server:
         """Re-play a loaded match's record to its last move, then let its bots go on."""
         match = table.match
         try:
-            match.state = await self.run(work.rebuild, match.record)
+            match.state = await self.run_rebuild(match.record)
         except PisaError as exc:
             match.meta.status, match.meta.reason = "broken", str(exc)
             await asyncio.to_thread(self.store.save_meta, match.meta)
         table.ready.set()
         self.wake_bots(table)
+
+    async def run_rebuild(self, record: Any) -> State:
+        pool = self.pools.get("physics")
+        if pool is None:
+            return work.rebuild(record)
+        return await asyncio.get_running_loop().run_in_executor(pool, work.rebuild, record)
 
     # --- matches -----------------------------------------------------------------------------
     def in_play(self) -> int:
@@ -167,7 +178,7 @@ class Server:
                                  f"(--max-matches {self.config.max_matches}); finish one first")
         new, state, record = create_match(request)
         match = LiveMatch(new.meta, state, record)
-        await asyncio.to_thread(self.persist, match, True)
+        await asyncio.to_thread(self.save_match, match)
         table = Table(match)
         table.ready.set()
         self.tables[match.match_id] = table
@@ -181,10 +192,16 @@ class Server:
             seats.append(entry)
         return {"match_id": match.match_id, "seats": seats, "watch_url": f"/play/{match.match_id}"}
 
-    def persist(self, match: LiveMatch, with_meta: bool) -> None:
-        if with_meta:
-            self.store.save_meta(match.meta)
+    def save_match(self, match: LiveMatch) -> None:
+        """The match's meta and whole record (at its start and its end)."""
+        self.store.save_meta(match.meta)
         self.store.save_record(match.match_id, match.record_to_save())
+
+    def save_move(self, match: LiveMatch) -> None:
+        if match.over:
+            self.save_match(match)
+        else:
+            self.store.append_move(match.match_id, match.record.moves[-1])
 
     def table(self, match_id: str) -> Table:
         table = self.tables.get(match_id)
@@ -219,16 +236,22 @@ class Server:
         match = table.match
         match.commit(made)
         events, extras = made.events, made.extras
-        await asyncio.to_thread(self.persist, match, match.over)
+        await asyncio.to_thread(self.save_move, match)
         if extras and "trajectory" in extras:
             index = len(match.record.moves) - 1
-            await self.broadcast(table, lambda seat: {"type": "trajectory", "move": index, **extras})
+            await self.broadcast(table, lambda seat: {"type": "trajectory", "move": index, **extras}, per_seat=False)
         await self.broadcast(table, lambda seat: match.state_message(seat, events, table.connected()))
 
-    async def broadcast(self, table: Table, message_for: Callable[[int | None], dict[str, Any]]) -> None:
+    async def broadcast(self, table: Table, message_for: Callable[[int | None], dict[str, Any]],
+                        per_seat: bool = True) -> None:
+        """Send each socket its message, written once per seat (once in all: not ``per_seat``)."""
+        texts: dict[int | None, str] = {}
         for seated in list(table.sockets):
+            key = seated.seat if per_seat else None
+            if key not in texts:
+                texts[key] = json.dumps(message_for(key), allow_nan=False)
             try:
-                await seated.socket.send_text(json.dumps(message_for(seated.seat), allow_nan=False))
+                await seated.socket.send_text(texts[key])
             except (RuntimeError, WebSocketDisconnect, OSError):
                 self.leave(table, seated)
 
@@ -250,7 +273,7 @@ class Server:
                 if state is None or match.bot_to_move() != spec:
                     continue
                 try:
-                    move_text = await self.run(work.bot_move, state, spec, match.options_json, match.meta.seed,
+                    move_text = await self.run(state, work.bot_move, spec, match.options_json, match.meta.seed,
                                                len(match.record.moves))
                     made = await self.apply(state, move_text)
                 except Exception as exc:  # a bot's bug must not take the server down

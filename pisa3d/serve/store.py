@@ -1,6 +1,12 @@
-"""Matches on disk: one folder per match under the data folder, holding ``match.json`` (the
-seats, the token digests, the status) and ``record.json`` (the game so far). Both are written
-aside and renamed into place, so a server killed at any instant leaves whole files."""
+"""Matches on disk: one folder per match under the data folder, holding
+
+- ``match.json``: the seats, the token digests, the status (written aside and renamed);
+- ``record.json``: the record: its beginning while the match is in play, the whole record once
+  it is over (written aside and renamed);
+- ``moves.jsonl``: while in play, one line per move made, appended as it is made. Rewriting
+  the whole record after every move would cost time that grows with the game (a tower's
+  trajectories run to megabytes); a line costs the same at move 1 and move 40. A server killed
+  mid-line leaves a partial last line, which is the move being made: it is left out."""
 
 from __future__ import annotations
 
@@ -12,8 +18,9 @@ from typing import Any
 
 from ..core.errors import PisaError, RecordError
 from ..core.files import written_aside
-from ..core.record import GameRecord, load_record, save_record
+from ..core.record import GameRecord, MoveEntry, load_record, move_from_json, move_to_json, save_record
 
+JOURNAL = "moves.jsonl"
 MATCH_ID = re.compile(r"^m-[0-9a-f]{8,32}$")
 """A match id: also a folder name, so nothing else is ever accepted as one."""
 
@@ -65,16 +72,42 @@ class MatchStore:
             tmp.write_text(json.dumps(asdict(meta), indent=1))
 
     def save_record(self, match_id: str, record: GameRecord) -> None:
-        save_record(record, self.folder(match_id) / "record.json")
+        """The whole record (at the start, and at the end: then the journal goes)."""
+        folder = self.folder(match_id)
+        save_record(record, folder / "record.json")
+        if record.result is not None:
+            (folder / JOURNAL).unlink(missing_ok=True)
+
+    def append_move(self, match_id: str, entry: MoveEntry) -> None:
+        line = json.dumps(move_to_json(entry), separators=(",", ":"), allow_nan=False)
+        with (self.folder(match_id) / JOURNAL).open("a", encoding="utf-8") as journal:
+            journal.write(line + "\n")
 
     def load(self, match_id: str) -> tuple[MatchMeta, GameRecord]:
-        """The match's files; raises RecordError naming the broken file."""
+        """The match's files: the record with the journal's moves; raises RecordError naming
+        the broken file."""
         folder = self.folder(match_id)
         try:
             meta = MatchMeta.from_json(json.loads((folder / "match.json").read_text()))
         except (OSError, ValueError, TypeError) as exc:
             raise RecordError(f"{folder / 'match.json'}: unreadable ({exc})") from None
-        return meta, load_record(folder / "record.json")
+        record = load_record(folder / "record.json")
+        if record.result is None:
+            record.moves.extend(self._journal(folder / JOURNAL))
+        return meta, record
+
+    @staticmethod
+    def _journal(path: Path) -> list[MoveEntry]:
+        if not path.exists():
+            return []
+        lines = path.read_text(encoding="utf-8").split("\n")
+        entries = []
+        for number, line in enumerate(lines[:-1], start=1):  # the last piece has no newline: unfinished
+            try:
+                entries.append(move_from_json(json.loads(line), source=f"{path} line {number}"))
+            except ValueError as exc:
+                raise RecordError(f"{path} line {number}: not JSON ({exc})") from None
+        return entries
 
     def match_ids(self) -> list[str]:
         """Every match folder's id (in no particular order: the app sorts by creation time)."""

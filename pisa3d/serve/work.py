@@ -5,6 +5,7 @@ from its record. Every function takes and returns plain picklable values."""
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -81,6 +82,9 @@ def _as_json(events: list[Event]) -> Any:
 
 
 def warm_up() -> None:
-    """Import the games in a new worker, so the first real task does not pay for it."""
+    """Set up a new worker: below the event loop's priority, so that on a small machine the
+    server's own process (every match's messages) always gets the CPU before a verdict does;
+    and the games imported, so the first real task does not pay for it."""
+    os.nice(5)
     for game_id in ("cards", "gimignano", "tower"):
         get_game(game_id)

@@ -27,7 +27,7 @@ def test_a_change_a_seat_cannot_see_changes_no_message_it_gets(game_id: str, pla
     for _ in range(14):
         events = match.last_events
         for player in range(players):
-            twin = LiveMatch(new.meta, match.state.clone(), record)
+            twin = LiveMatch(new.meta, match.state.clone(), match.record)
             seeing = swap(twin.state, player, rng)
             if seeing is None:
                 continue

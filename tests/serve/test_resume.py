@@ -15,6 +15,7 @@ import websockets
 from pisa3d.core.record import load_record
 from pisa3d.core.registry import get_game
 from pisa3d.core.replay import verify_record
+from pisa3d.serve.store import MatchStore
 from tests.serve.helpers import RealServer, create, next_state, play_out, served, token_of
 
 
@@ -68,6 +69,22 @@ def test_bots_play_on_after_a_restart_exactly_as_without_it(tmp_path: Path) -> N
     assert resumed == straight
 
 
+def test_a_partial_last_journal_line_is_the_move_being_made_and_is_left_out(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        match = create(client, "gimignano", ["human", "human"], seed=2)
+        mid = match["match_id"]
+        with client.websocket_connect(f"/ws/{mid}?token={token_of(match, 0)}") as ws:
+            message = next_state(ws)
+            ws.send_json({"type": "move", "move": message["legal"][0]})
+            next_state(ws)
+    journal = tmp_path / mid / "moves.jsonl"
+    journal.write_text(journal.read_text() + '{"player": 1, "move": "S 0')  # killed mid-write
+    _, record = MatchStore(tmp_path).load(mid)
+    assert len(record.moves) == 1 and record.unfinished
+    with served(tmp_path) as client:
+        assert client.get(f"/api/matches/{mid}").json()["moves"] == 1
+
+
 def test_a_record_that_no_longer_replays_marks_the_match_broken(tmp_path: Path) -> None:
     with served(tmp_path) as client:
         match = create(client, "gimignano", ["human", "human"], seed=2)
@@ -76,13 +93,10 @@ def test_a_record_that_no_longer_replays_marks_the_match_broken(tmp_path: Path) 
             message = next_state(ws)
             ws.send_json({"type": "move", "move": message["legal"][0]})
             next_state(ws)
-    path = tmp_path / mid / "record.json"
-    record = json.loads(path.read_text())
-    record["moves"][0]["events"][0]["player"] = 1  # as another version might have told it
-    from pisa3d.core.record import digest_of
-
-    body = {k: v for k, v in record.items() if k != "digest"}
-    path.write_text(json.dumps({**body, "digest": digest_of(body)}))
+    journal = tmp_path / mid / "moves.jsonl"
+    entry = json.loads(journal.read_text())
+    entry["events"][0]["player"] = 1  # as another version might have told it
+    journal.write_text(json.dumps(entry) + "\n")
     with served(tmp_path) as client:
         listed = client.get(f"/api/matches/{mid}").json()
         assert listed["status"] == "broken" and "re-plays differently" in listed["reason"]
@@ -114,7 +128,7 @@ def test_a_real_server_killed_with_sigkill_resumes_from_the_last_move(tmp_path: 
         url = f"{server.url}/ws/{match['match_id']}"
         moves = asyncio.run(_place(url, token_of(match, 0), 2))
         server.kill()
-    saved = load_record(tmp_path / match["match_id"] / "record.json")
+    _, saved = MatchStore(tmp_path).load(match["match_id"])
     assert saved.unfinished and len(saved.moves) >= 3
     with RealServer(tmp_path, "--workers", "1") as server:
         status = httpx.get(f"{server.url}/api/matches/{match['match_id']}").json()
@@ -124,6 +138,6 @@ def test_a_real_server_killed_with_sigkill_resumes_from_the_last_move(tmp_path: 
         output = server.stop()
     assert final["moves"] >= len(saved.moves) + 2
     assert "Traceback" not in output
-    record = load_record(tmp_path / match["match_id"] / "record.json")
+    _, record = MatchStore(tmp_path).load(match["match_id"])
     assert [m.move for m in record.moves[: len(saved.moves)]] == [m.move for m in saved.moves]
     assert verify_record(get_game("tower"), record).ok

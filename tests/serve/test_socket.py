@@ -75,6 +75,7 @@ def test_every_wrong_move_is_refused_with_its_reason_and_changes_nothing(tmp_pat
             state = next_state(seat1)
             assert state["moves"] == 0
     assert not load_record(tmp_path / mid / "record.json").moves
+    assert not (tmp_path / mid / "moves.jsonl").exists()
 
 
 def test_a_wrong_token_is_refused_and_a_seat_token_acts_only_for_its_seat(tmp_path: Path) -> None:
