@@ -155,10 +155,13 @@ def test_the_server_killed_mid_game_comes_back_and_the_page_goes_on(browser: Any
     created = server.request("POST", "/api/matches", CARDS_VS_BOTS)
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(server.url + created["seats"][0]["url"])
+    # The score sheet, opened by the person, stays open through the redraws of later states.
+    page.locator(".sheet-box summary").click()
     for _ in range(8):
         assert wait_my_turn(page)
         click_a_move(page)
     assert wait_my_turn(page)
+    assert page.locator(".sheet-box").get_attribute("open") is not None
     before = (body_data(page)["moves"], hand(page))
     server.kill()
     page.wait_for_function("() => document.body.dataset.conn === 'closed'")

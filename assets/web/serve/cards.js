@@ -82,6 +82,7 @@
     let chosenAt = -1; // the move count the choice belongs to
     let lastTrick = null; // the latest trick_won event's data, to show the trick just taken
     let msg = null;
+    let sheetOpen = null; // the score sheet as the person last left it (null: not touched)
 
     const name = (seat) => (seat === ctx.seat ? "you" : `player ${seat + 1}`);
     const kindOf = (seat) => {
@@ -252,10 +253,14 @@
       const best = Math.max(...view.totals);
       rows.push(el("tr", { class: "total" }, el("th", { text: "Total" }), el("td"),
         ...view.totals.map((t) => el("td", { class: t === best ? "best" : "", text: String(t) }))));
-      return el("details", { class: "panel sheet-box", open: view.phase === "over" || view.round_log.length > 0 },
+      // Open once a round is scored; after that the person's own choice holds across redraws.
+      const open = sheetOpen === null ? view.phase === "over" || view.round_log.length > 0 : sheetOpen;
+      const box = el("details", { class: "panel sheet-box", open },
         el("summary", { text: "Score sheet (voting + play points)" }),
         el("div", { class: "sheet-scroll" }, el("table", { class: "sheet" }, el("thead", {}, head), el("tbody", {}, ...rows))),
         el("p", { class: "help", text: `Play points: players ranked by tricks as voted; ${2 * n} for the best, 2 for the worst, ties share.` }));
+      box.querySelector("summary").addEventListener("click", () => { sheetOpen = !box.open; });
+      return box;
     }
 
     // --- the whole table ---------------------------------------------------------------------
