@@ -1,0 +1,86 @@
+"""Driving the served pages in Chromium through Playwright: a person's clicks, nothing typed.
+
+The play page marks its state on <body> (data-moves, data-to-move, data-seat, data-over,
+data-conn, data-pending) so that a test can wait for "my turn" without reading the game."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+LAUNCH_ARGS = ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
+
+MY_TURN_OR_OVER = """() => {
+  const d = document.body.dataset;
+  if (d.over === '1') return true;
+  return d.conn === 'open' && d.pending !== '1' && d.seat !== '' && d.toMove === d.seat
+    && !!document.querySelector('#game button.move, #game button.choose');
+}"""
+
+
+def browser_or_skip() -> Iterator[Any]:
+    """A Chromium browser (Debian's, through Playwright), or a skip saying what is missing."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the Playwright package is not installed")
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing (Debian: apt-get install chromium); Playwright's download cannot work here")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def body_data(page: Any) -> dict[str, str]:
+    return page.evaluate("() => ({...document.body.dataset})")
+
+
+def error_text(page: Any) -> str:
+    banner = page.locator("#banner.error")
+    return banner.inner_text() if banner.count() and banner.is_visible() else ""
+
+
+def wait_my_turn(page: Any, timeout_ms: float = 30_000) -> bool:
+    """Waits for this seat's turn; False when the game is over instead."""
+    page.wait_for_function(MY_TURN_OR_OVER, timeout=timeout_ms)
+    return body_data(page).get("over") != "1"
+
+
+def click_a_move(page: Any) -> str:
+    """One move by clicks, as a person makes it: a voting card first when the vote asks for one,
+    then the first offered card or button. Returns the notation sent; fails on a refused move."""
+    before = body_data(page)["moves"]
+    if page.locator("#game button.choose").count() and not page.locator(".my-hand button.move").count():
+        page.locator("#game button.choose").first.click()
+    button = page.locator("#game button.move").first
+    notation = button.get_attribute("data-move") or ""
+    button.click()
+    page.wait_for_function(
+        "(before) => document.body.dataset.moves !== before || !!document.querySelector('#banner.error')",
+        arg=before, timeout=30_000,
+    )
+    assert not error_text(page), f"the server refused {notation!r}: {error_text(page)}"
+    return notation
+
+
+def narration(page: Any) -> list[str]:
+    return page.locator("#narration li").all_inner_texts()
+
+
+def hand(page: Any) -> list[str]:
+    return page.locator(".my-hand [data-card]").evaluate_all("cards => cards.map(c => c.dataset.card)")
+
+
+def save_shot(page: Any, folder: Path, name: str, keep: Path | None, full_page: bool = False) -> Path:
+    """A screenshot in the test's folder, copied to ``keep`` (docs/img) when asked."""
+    out = folder / name
+    page.screenshot(path=str(out), full_page=full_page)
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(out, keep / name)
+    return out
