@@ -273,6 +273,28 @@ def _check_tile_mesh(page: Any, view: dict[str, Any]) -> None:
     assert by_colour(js_corners, js_colours) == by_colour(corners, srgb)
 
 
+def _place_by_ghost(page: Any) -> None:
+    """Click a ghost tile in the 3D scene, check it is drawn in its safety's colour, press r
+    (another legal turn, when there is one) and Enter."""
+    page.wait_for_function("() => document.querySelector('.twr').ghostPoints().length > 0", timeout=STEP_TIMEOUT_MS)
+    ghosts = page.evaluate("() => document.querySelector('.twr').ghostPoints()")
+    stage = page.query_selector(".twr-stage canvas").bounding_box()
+    inside = [g for g in ghosts if g["front"] and stage["x"] + 5 < g["x"] < stage["x"] + stage["width"] - 5
+              and stage["y"] + 5 < g["y"] < stage["y"] + stage["height"] - 5]
+    assert inside, f"no ghost in the picture: {ghosts}"
+    ghost = inside[0]
+    red, green = int(ghost["colour"][1:3], 16), int(ghost["colour"][3:5], 16)
+    assert green > red, f"a safe slot's ghost is drawn {ghost['colour']}"  # a steady hand's slot: green
+    page.mouse.move(ghost["x"], ghost["y"])
+    page.mouse.click(ghost["x"], ghost["y"])
+    page.wait_for_selector(f".twr-slot.picked[data-slot='{ghost['slot']}']", timeout=STEP_TIMEOUT_MS)
+    page.focus(".twr")
+    page.keyboard.press("r")
+    chosen = page.get_attribute("[data-place]", "data-place")
+    assert chosen.split()[0] == ghost["slot"]
+    page.keyboard.press("Enter")
+
+
 @pytest.mark.slow
 def test_two_people_play_the_tower_while_a_spectator_watches(server: str, browser: Any) -> None:
     match = _http(server, "/api/matches", {"game": "tower", "players": 2, "seats": ["human", "human"], "seed": 5,
@@ -302,9 +324,13 @@ def test_two_people_play_the_tower_while_a_spectator_watches(server: str, browse
         if slots:
             if placements == 5:
                 _keep_screenshot(mover, "serve-tower.png")
-            buttons = mover.query_selector_all(".twr-turn[data-move]")
-            move = buttons[(turn * 3) % len(buttons)].get_attribute("data-move")
-            mover.click(f".twr-turn[data-move='{move}']")
+            if turn % 2 == 0:  # pick a ghost in the 3D scene, turn it by key, release by Enter
+                _place_by_ghost(mover)
+            else:  # pick a turn in the list, release by the Place button
+                buttons = mover.query_selector_all(".twr-turn[data-move]")
+                move = buttons[(turn * 3) % len(buttons)].get_attribute("data-move")
+                mover.click(f".twr-turn[data-move='{move}']")
+                mover.click(f"[data-place='{move}']")
         else:
             mover.click("[data-move='pass']")
         for page in (*seats, watcher):

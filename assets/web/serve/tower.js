@@ -246,6 +246,7 @@
         ghostGroup.add(mesh);
       }
       scene.world.add(ghostGroup);
+      ghostGroup.updateMatrixWorld(true); // picking may come before the next frame is drawn
       root.dataset.ghosts = String(ghostGroup.children.length);
     }
 
@@ -259,6 +260,18 @@
       const hit = ray.intersectObjects(ghostGroup.children, false)[0];
       return hit ? hit.object.userData : null;
     }
+    // Where each ghost's centre is drawn (client pixels): for tests and for keyboard users' focus.
+    root.ghostPoints = () => {
+      if (!scene || !ghostGroup) return [];
+      const rect = scene.renderer.domElement.getBoundingClientRect();
+      return ghostGroup.children.map((m) => {
+        const v = m.position.clone().project(scene.camera);
+        const x = rect.left + ((v.x + 1) / 2) * rect.width, y = rect.top + ((1 - v.y) / 2) * rect.height;
+        const front = ghostAt(x, y); // another ghost may be drawn in front of this one's centre
+        return { slot: m.userData.slot, move: m.userData.move, colour: "#" + m.material.color.getHexString(),
+                 x, y, front: !!front && front.slot === m.userData.slot };
+      });
+    };
     function pick(slot, move) {
       selected = { slot, move };
       drawPanel();
