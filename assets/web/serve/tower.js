@@ -190,7 +190,9 @@
       for (let k = 0; k < count; k++) scene.refreshTile(k);
       scene.pose(poses);
       const [side] = tileSize(msg.view);
-      const [lo, hi] = frameBoxOf(msg.view.poses || [], side);
+      // the ghosts too: the slots a person may pick must all be in sight
+      const ghosts = Object.values(msg.details || {}).map((d) => d.pose).filter(Boolean);
+      const [lo, hi] = frameBoxOf([...(msg.view.poses || []), ...ghosts], side);
       const key = JSON.stringify([lo, hi].map((v) => v.map((x) => x.toFixed(3))));
       if (!userMoved && key !== lastBox) { scene.frameBox(lo, hi); lastBox = key; }
       drawGhosts();
