@@ -16,8 +16,9 @@ ARGS = ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"
 
 
 @contextlib.contextmanager
-def chromium_page(width: int = 1100, height: int = 750) -> Iterator[Any]:
-    """A fresh page in headless Chromium; skips the test, saying why, when it cannot start."""
+def chromium_page(width: int = 1100, height: int = 750, args: list[str] | None = None) -> Iterator[Any]:
+    """A fresh page in headless Chromium (started with ``args``, default ARGS: software WebGL);
+    skips the test, saying why, when it cannot start."""
     if shutil.which(CHROMIUM) is None:
         pytest.skip(f"no {CHROMIUM} (Debian: apt-get install chromium)")
     try:
@@ -25,7 +26,7 @@ def chromium_page(width: int = 1100, height: int = 750) -> Iterator[Any]:
     except ImportError:
         pytest.skip("the playwright package is not installed (pip install playwright)")
     with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=ARGS if args is None else args)
         try:
             yield browser.new_page(viewport={"width": width, "height": height})
         finally:

@@ -42,6 +42,11 @@
       const mid = scene.tile_mesh ? scene.tile_mesh[k] : null;
       return mid !== null && mid !== undefined ? geometries[mid] || null : null;
     };
+    if (scene.missing_poses) { // say why the table is empty, never just show it so
+      const notice = el("div", "notice", scene.missing_poses.charAt(0).toUpperCase() + scene.missing_poses.slice(1));
+      notice.id = "missing-poses";
+      stage.appendChild(notice);
+    }
     const view3d = shared.create(stage, { tileExtents: scene.tile_extents, geometryOf });
     const { pose, render } = view3d;
 
@@ -303,7 +308,8 @@
   try {
     view = (views[data.scene.kind] || views.text)($("stage"), data.scene);
   } catch (err) { // no WebGL, say: keep the move list and status working
-    $("stage").textContent = "This view cannot be drawn here (" + err.message + "); the move list still works.";
+    $("stage").textContent = "The 3D view needs WebGL, which this browser does not offer here (" + err.message
+      + "); the move list and the narration still work.";
     view = views.text($("stage"));
   }
   const scrub = $("scrub");

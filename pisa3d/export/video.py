@@ -129,6 +129,8 @@ def export_video(record: GameRecord, path: str | Path, settings: VideoSettings =
     if path.suffix.lower() not in VIDEO_SUFFIXES:
         raise OptionsError(f"video {path}: the name must end in .mp4 or .gif")
     replay = load_tower_replay(record)
+    if replay.missing_poses is not None:
+        raise PisaError(f"no video: {replay.missing_poses}")
     plan = plan_frames(replay, settings)
     cameras = move_cameras(replay, settings)
     with OffscreenRenderer(settings.renderer) as renderer:

@@ -48,6 +48,7 @@ def tower_scene(game: Game, record: GameRecord) -> dict[str, Any]:
     boxes = [move_bounds(replay, index) for index in range(-1, replay.num_moves)]
     return {
         "kind": "tower",
+        "missing_poses": replay.missing_poses,  # said on the page instead of an empty table
         # per position (the set-up, then each move): the box the viewer and the video frame
         "frame_boxes": [[low.tolist(), high.tolist()] for low, high in boxes],
         "tile_extents": [replay.side, replay.side, replay.thickness],

@@ -213,6 +213,8 @@ def view_record(
     last view as a PNG.
     """
     replay = load_tower_replay(record)
+    if replay.missing_poses is not None:
+        raise PisaError(f"nothing to show: {replay.missing_poses}")
     window = TowerWindow(replay.side, width, height)
     try:
         state = _view_loop(window, replay, start, on_change, max_seconds)

@@ -164,7 +164,7 @@
         if (msg) drawScene();
       }).catch((e) => {
         sceneError = e;
-        stage.textContent = `The 3D view cannot be drawn here (${e.message}); the placements still work.`;
+        stage.textContent = `The 3D view needs WebGL, which this browser does not offer here (${e.message}); the placements list still works.`;
       });
     }
     try { startScene(); } catch (e) { sceneError = e; }
