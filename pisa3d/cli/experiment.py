@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 
 from ..core.errors import OptionsError
+from .outputs import check_output_dir
 
 experiment_app = typer.Typer(
     help="Run sweeps of many seeded games headless (every core, or a Ray cluster) and report on them.",
@@ -108,12 +109,18 @@ def report(
     directory: Path = typer.Argument(..., help="An experiment directory written by `pisa3d experiment run`."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Where to write report.md, summary.csv and the PNG "
                                     "plots (default: DIR/report)."),
+    force: bool = typer.Option(False, "--force", "-f", help="Replace the files of a report already written "
+                               "there (without it, a folder holding files, an edited report say, is never "
+                               "written into)."),
 ) -> None:
     """Summarise an experiment: per cell the games, outcome shares with 95% Wilson intervals,
     placements to the end, falls per placement; for the tower, fall rate against each numeric
     sweep axis, Kaplan-Meier survival and the hazard of each kind of placement; for cards and
     gimignano, win rates per agent and seat. Writes report.md (plots embedded), summary.csv, *.png."""
     from ..experiments.report import write_report
+    from ..experiments.storage import load_stored_spec
 
-    path = write_report(directory, out or directory / "report")
+    load_stored_spec(directory)  # not an experiment: say so before judging --out
+    out = check_output_dir(out or directory / "report", "--out", force)  # before any table is read
+    path = write_report(directory, out)
     typer.echo(f"Report written to {path}")
