@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 
 from ..core.errors import OptionsError
+from .once import OnceCommand
 from .outputs import check_output_dir
 
 experiment_app = typer.Typer(
@@ -19,11 +20,12 @@ experiment_app = typer.Typer(
 SPEC_HELP = ("An experiment spec (.toml; examples in assets/experiments/), or an experiment directory to resume "
              "or extend with its stored spec.")
 SET_HELP = ("Override a spec field, game option or agent parameter (repeatable): key=value fixes it, "
-            "key=0,0.5,1 or key={start=0,stop=1,num=5} sweeps it. Examples: --set noise_position_mm=0,0.5,1 "
-            "--set agent1.iterations=50,200 --set players=3 --set agents='[\"cautious\",\"random\"]'.")
+            "key=0,0.5,1 or key={start=0,stop=1,num=5} sweeps it; axes the spec zips together take lists of one "
+            "length. Examples: --set noise_position_mm=0,0.5,1 --set agent1.iterations=50,200 --set players=3 "
+            "--set agents='[\"cautious\",\"random\"]'.")
 
 
-@experiment_app.command("run")
+@experiment_app.command("run", cls=OnceCommand)
 def run(
     spec: Path = typer.Argument(..., help=SPEC_HELP),
     out: Path | None = typer.Option(None, "--out", "-o",
@@ -51,8 +53,8 @@ def run(
     Parquet in the experiment directory as trials finish. Ctrl-C stops cleanly and prints the
     command that resumes; trials already stored are never played twice.
 
-    Example: pisa3d experiment run assets/experiments/tower_noise_random.toml --set noise_position_mm=0,0.5,1
-    --seeds 200 --workers 2
+    Example: pisa3d experiment run assets/experiments/tower_noise_random.toml --set players=3 --seeds 200
+    --workers 2
     """
     from ..experiments.run import run_experiment
     from ..experiments.runners import LocalRunner, RayRunner, default_workers
@@ -104,7 +106,7 @@ def _toml(value: object) -> str:
     return json.dumps(value)
 
 
-@experiment_app.command("report")
+@experiment_app.command("report", cls=OnceCommand)
 def report(
     directory: Path = typer.Argument(..., help="An experiment directory written by `pisa3d experiment run`."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Where to write report.md, summary.csv and the PNG "

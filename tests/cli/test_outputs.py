@@ -242,7 +242,8 @@ def test_experiment_report_out_problems_are_one_line(
 
 
 @pytest.mark.parametrize(("args", "expected"), [
-    (["view", "RECORD", "--width", "0"], "--width 0 --height 768: the window must be 16 to 7680 pixels wide and 16 to 4320 high"),
+    (["view", "RECORD", "--width", "0"],
+     "--width 0 --height 768: the window must be 16 to 7680 pixels wide and 16 to 4320 high"),
     (["view", "RECORD", "--seconds", "-1"], "--seconds -1.0: give a time above 0"),
     (["export", "RECORD", "--video", "OUT", "--distance", "-1"], "distance -1.0: the camera distance must lie above 0"),
     (["export", "RECORD", "--video", "OUT", "--pitch", "95"], "pitch 95.0: choose more than -90 and less than 90"),
