@@ -11,8 +11,8 @@ exactly the library's game with seed s). Nobody observes the seed: a player know
 view shows. Observations honour OpenSpiel's IIG observation types (``make_py_observer``, see
 :class:`PisaObserver`): public information is ``state.public_view()``, a player's private
 information ``state.private_view(player)`` (none in a perfect-information game), and perfect
-recall is the player's trace (:mod:`pisa3d.adapters.spiel_trace`): what they saw change after
-every move and their own actions, in order. The observation tensor is ``state.observation``;
+recall is the player's trace (:mod:`pisa3d.adapters.spiel_trace`): the view at each of their
+decisions with the action they took, then the view now. The observation tensor is ``state.observation``;
 actions are the game's dense action ids; returns come at the end from ``state.returns()``.
 Serialisation is OpenSpiel's own for python games (the pickled state; a tower state is plain
 data and holds no physics client).
@@ -27,6 +27,7 @@ consistent with ``player``'s view (``Game.sample_state``) for OpenSpiel's IS-MCT
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -116,13 +117,15 @@ class PisaSpielGame(pyspiel.Game):
         kind no game here provides (perfect recall of every player's private information)."""
         if params:
             raise ValueError(f"observer parameters are not supported, got {params}")
-        if iig_obs_type is None:
-            return PisaObserver(self, ViewKind(public=True, private="single", recall=False))
+        if iig_obs_type is None:  # OpenSpiel's default observation: public + own private, no recall
+            iig_obs_type = pyspiel.IIGObservationType(perfect_recall=False)
         private = {pyspiel.PrivateInfoType.NONE: "none", pyspiel.PrivateInfoType.SINGLE_PLAYER: "single",
                    pyspiel.PrivateInfoType.ALL_PLAYERS: "all"}[iig_obs_type.private_info]
         kind = ViewKind(public=bool(iig_obs_type.public_info), private=private,
                         recall=bool(iig_obs_type.perfect_recall))
-        if kind.recall and kind.private == "all":
+        perfect = self.pisa.contract.information == "perfect"  # nothing private to show at all
+        kind = kind if not perfect else ViewKind(kind.public, "none", kind.recall)
+        if kind.recall and not Trace(0, perfect).offers(kind):
             return None
         return PisaObserver(self, kind)
 
@@ -171,11 +174,24 @@ class PisaSpielState(pyspiel.State):
             self.seed = int(action)
             state, _ = game.pisa.new_game(game.num_pisa_players, self.seed, game.pisa_options)
             self._held = _Held(state)
-            self.trace.record(state, None, None)  # the deal: nobody saw the seed, each their hand
             return
-        actor = self._held.state.current_player
-        self._held.state.apply(game.pisa.move_from_action(action, game.num_pisa_players, game.pisa_options))
-        self.trace.record(self._held.state, actor, int(action))
+        state = self._held.state
+        assert state.current_player is not None
+        self.trace.record(state, state.current_player, int(action))
+        state.apply(game.pisa.move_from_action(action, game.num_pisa_players, game.pisa_options))
+
+    def replayed_views(self, actions: Sequence[int]) -> dict[int, tuple[dict[str, Any], dict[str, Any]]]:
+        """Re-play ``actions`` from this game's seed; what each mover saw before each of them."""
+        game = self._game
+        assert self.seed is not None
+        state, _ = game.pisa.new_game(game.num_pisa_players, self.seed, game.pisa_options)
+        seen = {}
+        for index, action in enumerate(actions):
+            mover = state.current_player
+            assert mover is not None
+            seen[index] = (state.public_view(), state.private_view(mover))
+            state.apply(game.pisa.move_from_action(action, game.num_pisa_players, game.pisa_options))
+        return seen
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -213,9 +229,9 @@ class PisaObserver:
 
     def __init__(self, game: PisaSpielGame, kind: ViewKind) -> None:
         self.game = game
-        perfect = game.pisa.contract.information == "perfect"  # no private information at all
-        self.kind = kind if not perfect else ViewKind(kind.public, "none", kind.recall)
-        default = kind == ViewKind(public=True, private="single", recall=False)
+        self.kind = kind
+        default = not kind.recall and kind.public and kind.private in ("single", "none") and (
+            kind.private == "single" or game.pisa.contract.information == "perfect")
         self.tensor: np.ndarray | None = (
             np.zeros(game.pisa_info.observation_shape, np.float32).reshape(-1) if default else None)
         self.dict = {"observation": self.tensor} if self.tensor is not None else {}
@@ -232,7 +248,7 @@ class PisaObserver:
     def string_from(self, state: PisaSpielState, player: int) -> str:
         pisa = state.pisa_state
         if self.kind.recall:
-            return state.trace.string(player, self.kind)
+            return state.trace.string(pisa, player, self.kind, state.replayed_views)
         if pisa is None:
             return ""  # before the deal nothing is known (the seed is nobody's)
         view = view_of(pisa, player, self.kind)
@@ -251,7 +267,7 @@ def resample(state: PisaSpielState, player: int, rng: np.random.Generator | None
     out._held = _Held(sampled)  # type: ignore[attr-defined]
     # The player's trace is theirs whatever the sample; the others' past is unknown in the sampled
     # world, so each of them starts from what they see in it.
-    out.trace = state.trace.resampled(sampled, player)  # type: ignore[attr-defined]
+    out.trace = state.trace.resampled(player, state.replayed_views)  # type: ignore[attr-defined]
     return out  # type: ignore[return-value]
 
 

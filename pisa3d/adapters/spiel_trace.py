@@ -1,27 +1,28 @@
-"""What each player saw, move by move: the perfect-recall information state of the OpenSpiel adapter.
+"""What each player saw at each of their decisions: the perfect-recall information state of the
+OpenSpiel adapter.
 
 A pisa3d view is what a player knows NOW; it need not say how they got there (the cards view
 keeps a player's discards as a set, so the order of their three discards is gone from the next
 round on). OpenSpiel's perfect recall asks more: the information state must fix the player's
-whole sequence of earlier information states and actions. The trace gives exactly that:
+sequence of earlier information states and actions. The trace gives exactly that:
 
-    information_state_string(p) = JSON list, one entry per move so far (the deal first):
-        {"by": seat of the mover (null for the deal), "action": p's own action id (only on p's
-         moves), "set": {key: new value} for each view key whose value changed, "del": [keys gone]}
+    information_state_string(p) = JSON list, one entry per decision p made so far, then one for now:
+        {"action": p's action at that decision (null for now),
+         "set": {key: value} of each view key new or changed since the previous entry,
+         "del": [keys gone since the previous entry]}
 
-Folding the entries from an empty view gives p's view after every move, in order, and the
-entries carry p's own actions: two histories with the same string gave p the same views at every
-step and saw p act alike. So every earlier information state is a prefix of this one (perfect
-recall, checked by OpenSpiel's own recursion in tests/contract/test_openspiel.py).
+Folding the entries from an empty view gives p's view at each of their decisions and now; with
+their actions that is OpenSpiel's X_p(h): two histories with the same string showed p the same
+views at every decision and saw p act alike, so every earlier information state is a prefix of
+this one. The string is built only when asked for (see :class:`Trace` for what is kept).
 
-The same entries, restricted to the public view's keys (and with every mover's action in a
-perfect-information game, where nothing is hidden), make the public trace; restricted to the
-private keys, the private one.
+In a perfect-information game (gimignano) nothing is private: the entries hold the public view.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -49,77 +50,100 @@ def view_of(state: State, player: int, kind: ViewKind) -> dict[str, Any]:
     return view
 
 
-def _encoded(view: dict[str, Any]) -> dict[str, str]:
-    return {key: json.dumps(value, sort_keys=True, separators=(",", ":")) for key, value in view.items()}
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-@dataclass(frozen=True)
-class _Entry:
-    """One move as one player saw it; immutable, so traces copy cheaply (IS-MCTS clones a lot)."""
+Seen = tuple[dict[str, Any], dict[str, Any]]
+"""(public view, the mover's private view) before one move."""
 
-    by: int | None  # the mover's seat; None for the deal
-    action: int | None  # the mover's action id (shown only where the trace's owner may know it)
-    changed: tuple[tuple[str, str], ...]  # (key, JSON value), sorted
-    gone: tuple[str, ...]
-    private_keys: frozenset[str]
-
-    def as_json(self, keys: str, shown_action: int | None) -> str:
-        def wanted(key: str) -> bool:
-            return keys == "all" or ((key in self.private_keys) == (keys == "private"))
-
-        changed = ",".join(f"{json.dumps(k)}:{v}" for k, v in self.changed if wanted(k))
-        gone = ",".join(json.dumps(k) for k in self.gone if wanted(k))
-        return (f'{{"action":{json.dumps(shown_action)},"by":{json.dumps(self.by)},"del":[{gone}],'
-                f'"set":{{{changed}}}}}')
+Replay = Callable[[Sequence[int]], dict[int, Seen]]
+"""Re-plays the game's moves from its seed; returns what the mover saw before each move asked for."""
 
 
 class Trace:
-    """Per seat, the entries of every move so far and the view they fold to."""
+    """The moves so far (seat, action) and, for each, what its mover saw before making it.
+
+    Views are kept without copying or encoding, and only those someone asked about: a string
+    built for the player to move keeps that player's present view for the move they then make
+    (IS-MCTS, CFR and bots ask at every decision, so nothing is ever re-played for them), while
+    an RL loop that never asks pays nothing. A view nobody kept is recovered by re-playing the
+    moves from the seed (``replay``; the tower then re-simulates, which is slow but exact: its
+    verdicts are history-free)."""
 
     def __init__(self, num_players: int, perfect_information: bool = False) -> None:
-        self.entries: list[list[_Entry]] = [[] for _ in range(num_players)]
-        self.last: list[dict[str, str]] = [{} for _ in range(num_players)]
-        self.perfect_information = perfect_information  # then every action is public
+        self.num_players = num_players
+        self.perfect_information = perfect_information
+        self.moves: list[tuple[int, int]] = []
+        self.seen: dict[int, Seen] = {}  # move index -> what its mover saw; never changed once set
+        self._now: dict[int, tuple[int, Seen]] = {}  # seat -> (move index, their present view)
+        self.restart: dict[int, int] = {}  # seat -> first move of theirs to count (after a resample)
+        self.replayable = True  # False in a sampled world (resample): its moves follow no seed
 
     def __deepcopy__(self, memo: dict) -> Trace:
-        other = Trace(len(self.entries), self.perfect_information)
-        other.entries = [list(e) for e in self.entries]  # the entries themselves are immutable
-        other.last = [dict(v) for v in self.last]
+        other = Trace(self.num_players, self.perfect_information)
+        other.moves, other.seen = list(self.moves), dict(self.seen)  # views are shared, never changed
+        other._now, other.restart = dict(self._now), dict(self.restart)
+        other.replayable = self.replayable
         return other
 
-    def record(self, state: State, by: int | None, action: int | None) -> None:
-        """Add the move ``action`` of seat ``by`` (None, None: the deal) that led to ``state``."""
-        public = state.public_view()
-        for seat in range(len(self.entries)):
-            private = state.private_view(seat)
-            now = _encoded({**public, **private})
-            before = self.last[seat]
-            changed = tuple(sorted((k, v) for k, v in now.items() if before.get(k) != v))
-            gone = tuple(sorted(k for k in before if k not in now))
-            self.entries[seat].append(_Entry(by, action, changed, gone, frozenset(private)))
-            self.last[seat] = now
+    def record(self, state: State, player: int, action: int) -> None:
+        """``player`` makes ``action`` in ``state`` (called before the move is applied)."""
+        index = len(self.moves)
+        kept = self._now.pop(player, None)
+        if kept is not None and kept[0] == index:
+            self.seen[index] = kept[1]
+        elif not self.replayable:  # a sampled world has no seed to re-play from: keep it now
+            self.seen[index] = (state.public_view(), state.private_view(player))
+        self._now.clear()
+        self.moves.append((player, action))
 
-    def string(self, player: int, kind: ViewKind) -> str:
-        """The trace of the parts ``kind`` asks for, as one JSON list ("" before the deal or when
-        ``kind`` asks for nothing); ``kind.private == "all"`` is not offered with recall."""
-        if not self.entries[player] or (not kind.public and kind.private == "none"):
+    def offers(self, kind: ViewKind) -> bool:
+        """Recall is kept of the player's own view (all of it, or its private part); of the
+        public view alone only where that is the whole view (perfect information)."""
+        return kind.private == "single" or (kind.private == "none" and kind.public and self.perfect_information)
+
+    def _decisions(self, player: int) -> list[int]:
+        first = self.restart.get(player, 0)
+        return [i for i, (seat, _) in enumerate(self.moves) if seat == player and i >= first]
+
+    def fill(self, player: int, replay: Replay) -> None:
+        """Recover, by re-playing, what ``player`` saw at decisions whose views nobody kept."""
+        missing = [i for i in self._decisions(player) if i not in self.seen]
+        if missing:
+            assert self.replayable, "a sampled world keeps every view as it is played"
+            self.seen.update(replay([a for _, a in self.moves[:missing[-1] + 1]]))
+
+    def string(self, state: State | None, player: int, kind: ViewKind, replay: Replay) -> str:
+        """The trace of the parts ``kind`` asks for, up to ``state`` (the present), as one JSON list
+        ("" before the deal)."""
+        if state is None:
             return ""
-        keys = "all" if kind.public and kind.private == "single" else ("public" if kind.public else "private")
-        own = kind.private == "single"
+        self.fill(player, replay)
+        present: Seen = (state.public_view(), state.private_view(player))
+        if state.current_player == player:
+            self._now[player] = (len(self.moves), present)
+        public = kind.public
+        private = kind.private == "single" and not self.perfect_information
+        steps = [(self.seen[i], self.moves[i][1]) for i in self._decisions(player)] + [(present, None)]
+        parts, before = [], {}
+        for (pub, priv), action in steps:
+            view = (pub if public else {}) | (priv if private else {})
+            encoded = {key: _json(value) for key, value in view.items()}
+            changed = ",".join(f"{json.dumps(k)}:{v}" for k, v in sorted(encoded.items()) if before.get(k) != v)
+            gone = ",".join(json.dumps(k) for k in sorted(before) if k not in encoded)
+            parts.append(f'{{"action":{json.dumps(action)},"del":[{gone}],"set":{{{changed}}}}}')
+            before = encoded
+        return "[" + ",".join(parts) + "]"
 
-        def shown(entry: _Entry) -> int | None:
-            visible = self.perfect_information or (own and entry.by == player)
-            return entry.action if visible and entry.by is not None else None
-
-        return "[" + ",".join(entry.as_json(keys, shown(entry)) for entry in self.entries[player]) + "]"
-
-    def resampled(self, state: State, player: int) -> Trace:
+    def resampled(self, player: int, replay: Replay) -> Trace:
         """A copy for a state drawn to fit ``player``'s view: ``player`` keeps their trace; the
-        others' pasts are unknown there, so each restarts from one entry of what they see now."""
+        others' pasts are unknown in the sampled world (it cannot be re-played), so each of theirs
+        starts again from now."""
+        self.fill(player, replay)
         other = self.__deepcopy__({})
-        fresh = Trace(len(self.entries), self.perfect_information)
-        fresh.record(state, None, None)
-        for seat in range(len(self.entries)):
+        other._now, other.replayable = {}, False
+        for seat in range(self.num_players):
             if seat != player:
-                other.entries[seat], other.last[seat] = fresh.entries[seat], fresh.last[seat]
+                other.restart[seat] = len(self.moves)
         return other

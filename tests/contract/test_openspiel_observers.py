@@ -98,7 +98,8 @@ def test_each_observation_type_shows_what_it_names() -> None:
 
 
 def _fold(trace: list[dict]) -> list[dict]:
-    """The views a trace spells out, one after each move (the documented definition)."""
+    """The views a trace spells out: at each of the player's decisions, then now (the documented
+    definition in pisa3d/adapters/spiel_trace.py)."""
     view: dict = {}
     views = []
     for entry in trace:
@@ -108,29 +109,46 @@ def _fold(trace: list[dict]) -> list[dict]:
 
 
 @pytest.mark.parametrize("game_id", game_ids())
-def test_the_information_state_folds_to_the_view_after_every_move(game_id: str) -> None:
+def test_the_information_state_folds_to_the_views_at_each_decision(game_id: str) -> None:
     game = _load(game_id)
     state = game.new_initial_state()
     state.apply_action(5)
     rng = np.random.default_rng(5)
+    perfect = game.get_type().information == pyspiel.GameType.Information.PERFECT_INFORMATION
     seen: dict[int, list[dict]] = {p: [] for p in range(game.num_players())}
     own: dict[int, list[int]] = {p: [] for p in range(game.num_players())}
-    perfect = game.get_type().information == pyspiel.GameType.Information.PERFECT_INFORMATION
-    for _ in range(12):
-        for p in range(game.num_players()):  # a perfect-information game has nothing private to show
-            seen[p].append(state.pisa_state.public_view() if perfect else state.pisa_state.view(p))
+
+    def view(p: int) -> dict:  # a perfect-information game has nothing private to show
+        return state.pisa_state.public_view() if perfect else state.pisa_state.view(p)
+
+    for _ in range(14):
         if state.is_terminal():
             break
         player = state.current_player()
-        action = int(rng.choice(state.legal_actions()))
-        own[player].append(action)
         trace = json.loads(state.information_state_string(player))
-        assert _fold(trace) == seen[player]
-        shown = [e["action"] for e in trace if e["by"] == player]
-        assert shown == own[player][:-1]  # every earlier action of the player, in order
-        others = [e["action"] for e in trace if e["by"] not in (player, None)]
-        assert all(a is not None for a in others) if perfect else all(a is None for a in others)
+        assert _fold(trace) == [*seen[player], view(player)]
+        assert [e["action"] for e in trace] == [*own[player], None]
+        action = int(rng.choice(state.legal_actions()))
+        seen[player].append(view(player))
+        own[player].append(action)
         state.apply_action(action)
+
+
+def test_captured_views_are_not_changed_by_later_moves() -> None:
+    """The trace keeps the view dicts a player saw (no copy): a game whose view shared a list with
+    its state would rewrite the past. Encoded now and after the game, they must agree."""
+    for game_id in game_ids():
+        game = _load(game_id)
+        state = _played(game, 1)
+        player = state.current_player()
+        before = state.information_state_string(player)
+        for _ in range(10):
+            if state.is_terminal():
+                break
+            state.apply_action(state.legal_actions()[0])
+        trace = json.loads(state.information_state_string(player))
+        first = json.loads(before)
+        assert _fold(trace)[0] == _fold(first)[0], game_id
 
 
 def _play_to_round_two(discard_order) -> tuple:
@@ -173,5 +191,29 @@ def test_resample_keeps_the_players_trace_and_restarts_the_others() -> None:
     assert sample.information_state_string(player) == state.information_state_string(player)
     other = (player + 1) % 4
     assert _fold(json.loads(sample.information_state_string(other))) == [sample.pisa_state.view(other)]
-    sample.apply_action(sample.legal_actions()[0])  # play goes on from the sampled world
+    while sample.current_player() != other:  # play goes on from the sampled world
+        sample.apply_action(sample.legal_actions()[0])
+    sample.apply_action(sample.legal_actions()[0])
     assert len(json.loads(sample.information_state_string(other))) == 2
+
+
+@pytest.mark.parametrize("game_id", ["cards", "gimignano"])
+def test_views_nobody_asked_for_are_recovered_by_replay(game_id: str) -> None:
+    """An RL loop never asks for information states, so nothing is kept for it; asked later, the
+    string re-plays the moves from the seed and must equal the one built while playing."""
+    game = _load(game_id)
+    asked, silent = game.new_initial_state(), game.new_initial_state()
+    for state in (asked, silent):
+        state.apply_action(7)
+    rng = np.random.default_rng(7)
+    for _ in range(25):
+        if asked.is_terminal():
+            break
+        for p in range(game.num_players()):
+            asked.information_state_string(p)
+        action = int(rng.choice(asked.legal_actions()))
+        asked.apply_action(action)
+        silent.apply_action(action)
+    assert not silent.trace.seen and asked.trace.seen  # the silent game kept no view
+    for p in range(game.num_players()):
+        assert silent.information_state_string(p) == asked.information_state_string(p)
