@@ -41,7 +41,7 @@ from ..core.game import Game
 from ..core.options import parse_option_assignments
 from ..core.registry import game_ids, get_game
 from ..core.state import State
-from .spiel_trace import Trace, ViewKind, view_of
+from .spiel_trace import Seen, Trace, ViewKind, seen_in, view_of
 
 DEFAULT_SEEDS = 1024
 PREFIX = "python_pisa_"
@@ -180,7 +180,7 @@ class PisaSpielState(pyspiel.State):
         self.trace.record(state, state.current_player, int(action))
         state.apply(game.pisa.move_from_action(action, game.num_pisa_players, game.pisa_options))
 
-    def replayed_views(self, actions: Sequence[int]) -> dict[int, tuple[dict[str, Any], dict[str, Any]]]:
+    def replayed_views(self, actions: Sequence[int]) -> dict[int, Seen]:
         """Re-play ``actions`` from this game's seed; what each mover saw before each of them."""
         game = self._game
         assert self.seed is not None
@@ -189,7 +189,7 @@ class PisaSpielState(pyspiel.State):
         for index, action in enumerate(actions):
             mover = state.current_player
             assert mover is not None
-            seen[index] = (state.public_view(), state.private_view(mover))
+            seen[index] = seen_in(state, mover)
             state.apply(game.pisa.move_from_action(action, game.num_pisa_players, game.pisa_options))
         return seen
 

@@ -54,8 +54,15 @@ def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-Seen = tuple[dict[str, Any], dict[str, Any]]
-"""(public view, the mover's private view) before one move."""
+def seen_in(state: State, player: int) -> Seen:
+    """What ``player`` sees in ``state``, encoded (see :data:`Seen`)."""
+    return ({k: _json(v) for k, v in state.public_view().items()},
+            {k: _json(v) for k, v in state.private_view(player).items()})
+
+
+Seen = tuple[dict[str, str], dict[str, str]]
+"""(public view, the mover's private view) before one move, each key's value as canonical JSON:
+kept encoded, since a view may share lists with its state that later moves extend."""
 
 Replay = Callable[[Sequence[int]], dict[int, Seen]]
 """Re-plays the game's moves from its seed; returns what the mover saw before each move asked for."""
@@ -64,7 +71,7 @@ Replay = Callable[[Sequence[int]], dict[int, Seen]]
 class Trace:
     """The moves so far (seat, action) and, for each, what its mover saw before making it.
 
-    Views are kept without copying or encoding, and only those someone asked about: a string
+    Views are kept encoded, and only those someone asked about: a string
     built for the player to move keeps that player's present view for the move they then make
     (IS-MCTS, CFR and bots ask at every decision, so nothing is ever re-played for them), while
     an RL loop that never asks pays nothing. A view nobody kept is recovered by re-playing the
@@ -94,7 +101,7 @@ class Trace:
         if kept is not None and kept[0] == index:
             self.seen[index] = kept[1]
         elif not self.replayable:  # a sampled world has no seed to re-play from: keep it now
-            self.seen[index] = (state.public_view(), state.private_view(player))
+            self.seen[index] = seen_in(state, player)
         self._now.clear()
         self.moves.append((player, action))
 
@@ -120,7 +127,7 @@ class Trace:
         if state is None:
             return ""
         self.fill(player, replay)
-        present: Seen = (state.public_view(), state.private_view(player))
+        present = seen_in(state, player)
         if state.current_player == player:
             self._now[player] = (len(self.moves), present)
         public = kind.public
@@ -128,8 +135,7 @@ class Trace:
         steps = [(self.seen[i], self.moves[i][1]) for i in self._decisions(player)] + [(present, None)]
         parts, before = [], {}
         for (pub, priv), action in steps:
-            view = (pub if public else {}) | (priv if private else {})
-            encoded = {key: _json(value) for key, value in view.items()}
+            encoded = (pub if public else {}) | (priv if private else {})
             changed = ",".join(f"{json.dumps(k)}:{v}" for k, v in sorted(encoded.items()) if before.get(k) != v)
             gone = ",".join(json.dumps(k) for k in sorted(before) if k not in encoded)
             parts.append(f'{{"action":{json.dumps(action)},"del":[{gone}],"set":{{{changed}}}}}')
