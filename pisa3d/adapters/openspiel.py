@@ -175,10 +175,11 @@ class PisaSpielState(pyspiel.State):
             state, _ = game.pisa.new_game(game.num_pisa_players, self.seed, game.pisa_options)
             self._held = _Held(state)
             return
-        state = self._held.state
-        assert state.current_player is not None
-        self.trace.record(state, state.current_player, int(action))
+        state, mover = self._held.state, self._held.state.current_player
+        assert mover is not None
+        seen = self.trace.before_move(state, mover)
         state.apply(game.pisa.move_from_action(action, game.num_pisa_players, game.pisa_options))
+        self.trace.record(mover, int(action), seen)  # only a move the rules accepted
 
     def replayed_views(self, actions: Sequence[int]) -> dict[int, Seen]:
         """Re-play ``actions`` from this game's seed; what each mover saw before each of them."""

@@ -94,14 +94,18 @@ class Trace:
         other.replayable = self.replayable
         return other
 
-    def record(self, state: State, player: int, action: int) -> None:
-        """``player`` makes ``action`` in ``state`` (called before the move is applied)."""
-        index = len(self.moves)
-        kept = self._now.pop(player, None)
-        if kept is not None and kept[0] == index:
-            self.seen[index] = kept[1]
-        elif not self.replayable:  # a sampled world has no seed to re-play from: keep it now
-            self.seen[index] = seen_in(state, player)
+    def before_move(self, state: State, player: int) -> Seen | None:
+        """What ``player``, about to move in ``state``, saw there, if it was kept (or must be: a
+        sampled world has no seed to re-play from); hand it to :meth:`record` once the move is made."""
+        kept = self._now.get(player)
+        if kept is not None and kept[0] == len(self.moves):
+            return kept[1]
+        return None if self.replayable else seen_in(state, player)
+
+    def record(self, player: int, action: int, seen: Seen | None) -> None:
+        """``player`` made ``action`` (after the rules accepted it), having seen ``seen``."""
+        if seen is not None:
+            self.seen[len(self.moves)] = seen
         self._now.clear()
         self.moves.append((player, action))
 
