@@ -94,8 +94,10 @@ def run(
                              console=console, batch_trials=batch)
     if summary.status == "interrupted":
         raise typer.Exit(130)
+    earlier = out / "report"
+    force = " --force" if earlier.is_dir() and any(earlier.iterdir()) else ""  # replace the earlier report
     typer.echo(f"{summary.ran} trials played in {summary.seconds:.0f} s, {summary.already_stored} already stored "
-               f"({summary.total} in all); results in {out}.\nReport: pisa3d experiment report {out}")
+               f"({summary.total} in all); results in {out}.\nReport: pisa3d experiment report {out}{force}")
 
 
 def _toml(value: object) -> str:

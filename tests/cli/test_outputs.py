@@ -222,6 +222,15 @@ def test_experiment_report_keeps_a_report_unless_forced(experiment_dir: Path, mo
     assert code == 0 and (out / "report.md").read_text().startswith("# Experiment")
 
 
+def test_experiment_run_suggests_force_once_a_report_is_there(experiment_dir: Path, monkeypatch, capsys) -> None:
+    code, stdout, _ = _run_main(["experiment", "run", str(experiment_dir), "-j", "1"], monkeypatch, capsys)
+    assert code == 0 and stdout.strip().endswith(f"Report: pisa3d experiment report {experiment_dir}")
+    (experiment_dir / "report").mkdir()
+    (experiment_dir / "report" / "report.md").write_text("mine")
+    code, stdout, _ = _run_main(["experiment", "run", str(experiment_dir), "-j", "1"], monkeypatch, capsys)
+    assert code == 0 and stdout.strip().endswith(f"Report: pisa3d experiment report {experiment_dir} --force")
+
+
 @pytest.mark.parametrize("problem", ["existing file", "under a file", "cannot create"])
 def test_experiment_report_out_problems_are_one_line(
     problem: str, experiment_dir: Path, tmp_path: Path, monkeypatch, capsys
