@@ -19,6 +19,7 @@ from ..viewer.render import OffscreenRenderer, RendererChoice, draw_caption
 from ..viewer.tile_bodies import TileBodies, create_table
 
 VIDEO_SUFFIXES = (".mp4", ".gif")
+MAX_DISTANCE_M = 100.0  # a camera this far sees a tower of metres as a dot
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,12 @@ class VideoSettings:
             raise OptionsError(f"speed {self.speed}: must be positive")
         if self.hold_seconds < 0:
             raise OptionsError(f"hold {self.hold_seconds}: must be 0 or more seconds")
+        if self.distance is not None and not 0 < self.distance <= MAX_DISTANCE_M:
+            raise OptionsError(f"distance {self.distance}: the camera distance must lie above 0 and up to "
+                               f"{MAX_DISTANCE_M:g} m (leave it out to frame the whole tower)")
+        if not -90 < self.pitch_deg < 90:
+            raise OptionsError(f"pitch {self.pitch_deg}: choose more than -90 and less than 90 degrees "
+                               "(negative looks down)")
 
 
 @dataclass(frozen=True)
@@ -141,7 +148,9 @@ def export_video(record: GameRecord, path: str | Path, settings: VideoSettings =
             try:
                 writer = _writer(tmp, settings.fps)
             except OSError as exc:
-                raise PisaError(f"{path}: cannot write the video ({exc})") from None
+                # FFMPEG's message runs to a dozen lines of its command line; its first says why
+                first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+                raise PisaError(f"{path}: cannot write the video ({first.strip()})") from None
             with writer, _progress(progress, len(plan), path) as advance:
                 for number, ref in enumerate(plan):
                     bodies.pose(_frame_poses(replay, ref))

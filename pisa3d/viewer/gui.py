@@ -16,6 +16,7 @@ import pybullet as p
 from PIL import Image
 
 from ..core.errors import PisaError
+from ..core.files import written_aside
 from ..core.record import GameRecord
 from ..games.tower.replay import TowerReplay, load_tower_replay
 from .camera import Bounds, OrbitCamera, framing_camera, move_bounds
@@ -221,7 +222,8 @@ def view_record(
         if screenshot is not None:
             if not window.connected:
                 raise PisaError(f"no screenshot saved to {screenshot}: the window was closed before it could be taken")
-            Image.fromarray(window.grab()).save(screenshot)
+            with written_aside(screenshot, "screenshot") as tmp:  # never half a PNG under the name
+                Image.fromarray(window.grab()).save(tmp, format="PNG")
         return state
     finally:
         window.close()
