@@ -98,9 +98,9 @@ def play_game(hand: str, table: str, seed: int) -> dict[str, list]:
     return rows
 
 
-def play(out: Path, games: dict[str, int], first_seed: int) -> None:
+def play(out: Path, games: dict[str, int], first_seed: int, hands: list[str]) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    for hand in HANDS:
+    for hand in hands:
         for table, count in games.items():
             for seed in range(first_seed, first_seed + count):
                 path = out / f"{hand}-{table}-{seed}.npz"
@@ -157,10 +157,14 @@ def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def _bin_of(odds: np.ndarray) -> np.ndarray:
+    return np.clip(np.digitize(odds, BINS[1:-1]), 0, len(BINS) - 2)
+
+
 def calibration_table(odds: np.ndarray, fell: np.ndarray) -> list[str]:
     lines = ["| predicted odds | placements | mean predicted | fell | observed | 95% interval | off by |",
              "|---|---:|---:|---:|---:|---|---:|"]
-    which = np.clip(np.digitize(odds, BINS[1:-1]), 0, len(BINS) - 2)
+    which = _bin_of(odds)
     for b in range(len(BINS) - 1):
         sel = which == b
         n = int(sel.sum())
@@ -201,6 +205,12 @@ def report(out: Path) -> None:
         s, c = brier(odds[sel], fell[sel])
         print(f"  {kind:8} {int(sel.sum()):5} verdicts, {int(fell[sel].sum()):4} falls, Brier {s:.4f} "
               f"(constant {c:.4f})")
+    worst = max(abs(odds[_bin_of(odds) == b].mean() - fell[_bin_of(odds) == b].mean())
+                for b in range(len(BINS) - 1) if (_bin_of(odds) == b).sum() >= 50)
+    print(f"largest gap of a bin with 50 or more placements: {100 * worst:.1f} points")
+    for hand in HANDS:
+        sel = data["hand"] == hand
+        print(f"\n{hand}:\n" + "\n".join(calibration_table(odds[sel], fell[sel])))
 
 
 def fit(out: Path) -> None:
@@ -252,10 +262,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, nargs=3, default=[30, 10, 4], metavar=("RANDOM", "MIXED", "CAREFUL"),
                         help="seeded games per hand of the random, careful+random and careful tables")
     parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--hands", nargs="+", choices=HANDS, default=HANDS,
+                        help="hands to play (two processes on different hands share one --out)")
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
     if args.part == "play":
-        play(args.out, dict(zip(TABLES, args.games, strict=True)), args.first_seed)
+        play(args.out, dict(zip(TABLES, args.games, strict=True)), args.first_seed, args.hands)
     elif args.part == "fit":
         fit(args.out)
     elif args.part == "report":
