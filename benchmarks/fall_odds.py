@@ -40,17 +40,19 @@ from pisa3d.games import get_game
 from pisa3d.games.tower.fall_odds import (
     DEFAULT_SAMPLES,
     DEFAULT_SEED,
-    FallResponse,
+    ResponseModel,
     fall_odds,
     hand_sigmas,
     slot_margins,
 )
 from pisa3d.games.tower.moves import PlaceMove
+from pisa3d.games.tower.options import hand_noise
 
 GAME = get_game("tower")
 HANDS = ["steady", "careful", "casual"]
 TABLES = {"random": ["random"], "careful+random": ["careful", "random"], "careful": ["careful"]}
 BINS = [0.0, 0.01, 0.03, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.97, 1.0]
+REFERENCE_SIGMA_MM = 0.5  # the default hand's: the model's midpoint and width are quoted there
 PREVIEW_STREAM = 77  # the referee's seeded hand for the previewed slot, and which slot
 
 
@@ -98,11 +100,12 @@ def play_game(hand: str, table: str, seed: int) -> dict[str, list]:
     return rows
 
 
-def play(out: Path, games: dict[str, int], first_seed: int, hands: list[str]) -> None:
+def play(out: Path, games: dict[str, int], first_seed: int, hands: list[str], backwards: bool = False) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for hand in hands:
         for table, count in games.items():
-            for seed in range(first_seed, first_seed + count):
+            seeds = range(first_seed, first_seed + count)
+            for seed in reversed(seeds) if backwards else seeds:
                 path = out / f"{hand}-{table}-{seed}.npz"
                 if path.exists():
                     continue  # resumes where it stopped
@@ -118,34 +121,54 @@ def load(out: Path) -> dict[str, np.ndarray]:
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0].files}
 
 
-def predict(curve: FallResponse, margins: np.ndarray) -> np.ndarray:
-    return curve(margins).mean(axis=1)
+def sigma_mm(data: dict[str, np.ndarray]) -> np.ndarray:
+    """Each row's hand position sigma (mm)."""
+    return np.array([hand_noise(str(h))["noise_position_mm"] for h in data["hand"]])
 
 
-def fit_curve(margins: np.ndarray, fell: np.ndarray) -> FallResponse:
-    """The curve of least log loss of the estimator's odds (the mean over sampled hands)."""
-    def curve_of(x: np.ndarray) -> FallResponse:
-        return FallResponse(float(x[0]), float(np.exp(x[1])), float(1.0 / (1.0 + np.exp(-x[2]))))
+def predict(model: ResponseModel, margins: np.ndarray, sigmas: np.ndarray) -> np.ndarray:
+    """The estimator's odds of each row: the mean over its sampled hands of its hand's curve."""
+    odds = np.zeros(len(margins))
+    for sigma in np.unique(sigmas):
+        rows = sigmas == sigma
+        odds[rows] = model.at(float(sigma))(margins[rows]).mean(axis=1)
+    return odds
+
+
+def fit_model(margins: np.ndarray, fell: np.ndarray, sigmas: np.ndarray) -> ResponseModel:
+    """The response model of least log loss of the estimator's odds (the mean over sampled hands)."""
+    low, high = float(sigmas.min()), float(sigmas.max())
+
+    def model_of(x: np.ndarray) -> ResponseModel:
+        return ResponseModel(float(x[0]), float(x[1]), float(np.exp(x[2])), float(x[3]),
+                             float(1.0 / (1.0 + np.exp(-x[4]))), REFERENCE_SIGMA_MM, (low, high))
 
     def loss(x: np.ndarray) -> float:
-        p = np.clip(predict(curve_of(x), margins), 1e-9, 1 - 1e-9)
+        p = np.clip(predict(model_of(x), margins, sigmas), 1e-9, 1 - 1e-9)
         return float(-(fell * np.log(p) + (1 - fell) * np.log(1 - p)).mean())
 
-    best = minimize(loss, np.array([0.05, np.log(0.25), -7.0]), method="Nelder-Mead",
-                    options={"xatol": 1e-5, "fatol": 1e-9, "maxiter": 4000})
-    return curve_of(best.x)
+    best = minimize(loss, np.array([0.1, -0.5, np.log(0.24), 1.0, -9.0]), method="Nelder-Mead",
+                    options={"xatol": 1e-5, "fatol": 1e-10, "maxiter": 6000, "maxfev": 6000})
+    return model_of(best.x)
 
 
-def out_of_fold(data: dict[str, np.ndarray]) -> tuple[np.ndarray, list[FallResponse]]:
-    """Every row's odds from the curve fitted on the games of the other seed parity."""
+def out_of_fold(data: dict[str, np.ndarray]) -> tuple[np.ndarray, list[ResponseModel]]:
+    """Every row's odds from the model fitted on the games of the other seed parity."""
     fold = data["seed"] % 2
+    sigmas = sigma_mm(data)
     odds = np.zeros(len(fold))
-    curves = []
+    models = []
     for k in (0, 1):
-        curve = fit_curve(data["margins"][fold != k], data["fell"][fold != k].astype(float))
-        odds[fold == k] = predict(curve, data["margins"][fold == k])
-        curves.append(curve)
-    return odds, curves
+        train, test = fold != k, fold == k
+        model = fit_model(data["margins"][train], data["fell"][train].astype(float), sigmas[train])
+        odds[test] = predict(model, data["margins"][test], sigmas[test])
+        models.append(model)
+    return odds, models
+
+
+def describe(model: ResponseModel) -> str:
+    return "; ".join(f"{s:g} mm: midpoint {c.midpoint_mm:+.3f} mm, width {c.width_mm:.3f} mm"
+                     for s, c in ((s, model.at(s)) for s in (0.25, 0.5, 1.0))) + f"; floor {model.floor:.2e}"
 
 
 def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -186,12 +209,12 @@ def brier(odds: np.ndarray, fell: np.ndarray) -> tuple[float, float]:
 def report(out: Path) -> None:
     data = load(out)
     fell = data["fell"].astype(float)
-    odds, curves = out_of_fold(data)
+    odds, models = out_of_fold(data)
     print(f"{len(fell)} referee verdicts ({int((data['kind'] == 'played').sum())} played, "
           f"{int((data['kind'] == 'preview').sum())} previewed), {int(fell.sum())} falls, "
           f"{len(set(zip(data['hand'], data['table'], data['seed'], strict=True)))} games")
-    print("curves fitted per fold (even seeds, odd seeds): " + "; ".join(
-        f"midpoint {c.midpoint_mm:+.3f} mm, width {c.width_mm:.3f} mm, floor {c.floor:.4f}" for c in curves))
+    for name, model in zip(("even", "odd"), models, strict=True):
+        print(f"model fitted on the {name} seeds: {describe(model)}")
     print("\n".join(calibration_table(odds, fell)))
     score, constant = brier(odds, fell)
     print(f"\nBrier score {score:.4f}; best constant ({fell.mean():.3f}) {constant:.4f}")
@@ -215,15 +238,17 @@ def report(out: Path) -> None:
 
 def fit(out: Path) -> None:
     data = load(out)
-    curve = fit_curve(data["margins"], data["fell"].astype(float))
+    model = fit_model(data["margins"], data["fell"].astype(float), sigma_mm(data))
     path = asset_path("tower", "fall_odds.json")
     doc = json.loads(path.read_text())
-    doc.update({"midpoint_mm": round(curve.midpoint_mm, 4), "width_mm": round(curve.width_mm, 4),
-                "floor": round(curve.floor, 5),
+    doc.update({"midpoint_mm": round(model.midpoint_mm, 4), "midpoint_slope_mm": round(model.midpoint_slope_mm, 4),
+                "width_mm": round(model.width_mm, 4), "width_exponent": round(model.width_exponent, 4),
+                "floor": float(f"{model.floor:.3g}"), "reference_sigma_mm": model.reference_sigma_mm,
+                "sigma_range_mm": list(model.sigma_range_mm),
                 "fitted_on": f"{len(data['fell'])} referee verdicts of benchmarks/fall_odds.py --part play "
                              f"({time.strftime('%Y-%m-%d')})"})
     path.write_text(json.dumps(doc, indent=2) + "\n")
-    print(f"wrote {path}: {doc}")
+    print(f"wrote {path}: {describe(model)}")
 
 
 def forty_eight_tile_position():
@@ -264,10 +289,12 @@ def main() -> None:
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--hands", nargs="+", choices=HANDS, default=HANDS,
                         help="hands to play (two processes on different hands share one --out)")
+    parser.add_argument("--backwards", action="store_true",
+                        help="seeds from the last down (a second process on the same hands meets the first halfway)")
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
     if args.part == "play":
-        play(args.out, dict(zip(TABLES, args.games, strict=True)), args.first_seed, args.hands)
+        play(args.out, dict(zip(TABLES, args.games, strict=True)), args.first_seed, args.hands, args.backwards)
     elif args.part == "fit":
         fit(args.out)
     elif args.part == "report":

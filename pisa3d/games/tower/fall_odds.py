@@ -54,11 +54,38 @@ class FallResponse:
         return self.floor + (1.0 - 2.0 * self.floor) / (1.0 + np.exp(z))
 
 
+@dataclass(frozen=True)
+class ResponseModel:
+    """The response curve as a function of the hand's position sigma s (mm): its midpoint moves by
+    ``midpoint_slope_mm`` per e-fold of s and its width grows as s to the ``width_exponent``, from
+    their values at ``reference_sigma_mm``. Why the hand matters: the sampled statics margins
+    spread with the hand as the draws do, but the referee's release is not the drawn pose (the
+    hand slides a tile clear of its neighbours and lowers it; a tilted tile lands on a corner), and
+    a steady hand's falls are the settling's, not the aim's. s is held within ``sigma_range_mm``,
+    the hands the fit saw (a noise-free match gets the steadiest curve fitted)."""
+
+    midpoint_mm: float
+    midpoint_slope_mm: float
+    width_mm: float
+    width_exponent: float
+    floor: float
+    reference_sigma_mm: float = 0.5
+    sigma_range_mm: tuple[float, float] = (0.25, 1.0)
+
+    def at(self, sigma_mm: float) -> FallResponse:
+        low, high = self.sigma_range_mm
+        ratio = min(max(float(sigma_mm), low), high) / self.reference_sigma_mm
+        return FallResponse(self.midpoint_mm + self.midpoint_slope_mm * float(np.log(ratio)),
+                            self.width_mm * ratio ** self.width_exponent, self.floor)
+
+
 @cache
-def default_response() -> FallResponse:
-    """The response curve fitted to the referee (assets/tower/fall_odds.json)."""
+def default_model() -> ResponseModel:
+    """The response model fitted to the referee (assets/tower/fall_odds.json)."""
     doc = load_json_asset("tower", "fall_odds.json")
-    return FallResponse(float(doc["midpoint_mm"]), float(doc["width_mm"]), float(doc["floor"]))
+    return ResponseModel(float(doc["midpoint_mm"]), float(doc["midpoint_slope_mm"]), float(doc["width_mm"]),
+                         float(doc["width_exponent"]), float(doc["floor"]), float(doc["reference_sigma_mm"]),
+                         tuple(float(v) for v in doc["sigma_range_mm"]))
 
 
 @dataclass(frozen=True)
@@ -142,8 +169,8 @@ def fall_odds(
     tower is read). ``hand``: a named hand (``steady``, ``careful``, ``casual``, ``shaky``) or None
     for the match's own noise options. ``samples``: hands drawn per slot (more: smoother odds,
     slower; 48 keeps a 48-tile position under 50 ms). ``seed``: which hands are drawn (the same
-    for every slot and every position). ``response``: the margin-to-fall curve (default: the one
-    fitted to the referee, assets/tower/fall_odds.json).
+    for every slot and every position). ``response``: the margin-to-fall curve (default: the
+    one fitted to the referee for this hand, assets/tower/fall_odds.json).
 
     Returns every legal placement (rotations of one slot share its odds, which depend on where
     the box goes, not which edges show); empty when the game is over or only a pass is legal.
@@ -158,7 +185,7 @@ def fall_odds(
     if not moves:
         return {}
     sigmas = hand_sigmas(state, hand)
-    curve = default_response() if response is None else response
+    curve = default_model().at(sigmas[0] * MM) if response is None else response
     slots = list(dict.fromkeys(m.slot for m in moves))
     aimed, sampled = slot_margins(state, slots, sigmas, samples, seed)
     odds = curve(sampled).mean(axis=1)
