@@ -21,8 +21,8 @@ SPEC_HELP = ("An experiment spec (.toml; examples in assets/experiments/), or an
              "or extend with its stored spec.")
 SET_HELP = ("Override a spec field, game option or agent parameter (repeatable): key=value fixes it, "
             "key=0,0.5,1 or key={start=0,stop=1,num=5} sweeps it; axes the spec zips together take lists of one "
-            "length. Examples: --set noise_position_mm=0,0.5,1 --set agent1.iterations=50,200 --set players=3 "
-            "--set agents='[\"cautious\",\"random\"]'.")
+            "length. Examples: --set hand=steady,careful,casual (the tower's named hands: 0.25, 0.5, 1 mm) "
+            "--set agent1.iterations=50,200 --set players=3 --set agents='[\"cautious\",\"random\"]'.")
 
 
 @experiment_app.command("run", cls=OnceCommand)
@@ -53,8 +53,9 @@ def run(
     Parquet in the experiment directory as trials finish. Ctrl-C stops cleanly and prints the
     command that resumes; trials already stored are never played twice.
 
-    Example: pisa3d experiment run assets/experiments/tower_noise_random.toml --set players=3 --seeds 200
-    --workers 2
+    Example: pisa3d experiment run assets/experiments/tower_noise_random.toml --set hand=steady,careful,casual
+    --seeds 200 --workers 2 (a tower's hand: steady, careful, casual or shaky, 0.25 to 2 mm; explicit
+    noise_* options override it)
     """
     from ..experiments.run import run_experiment
     from ..experiments.runners import LocalRunner, RayRunner, default_workers
