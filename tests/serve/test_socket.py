@@ -173,4 +173,5 @@ def test_the_tower_seat_to_move_gets_each_placement_s_pose_and_margins_unless_hi
     first = details[placements[0]]
     assert len(first["pose"]) == 7 and first["pose"][2] > 0  # above the table
     assert first["margin_mm"] > 0 and first["verdict"] == "safe"
+    assert all(0 <= d["fall_odds"] < 0.2 for d in details.values())  # a steady hand on the empty table
     assert sorted({d["rank"] for d in details.values()}) == list(range(len({m.split()[0] for m in placements})))

@@ -79,6 +79,7 @@ def placement_details(view: View, legal_moves: Sequence[Move]) -> dict[str, dict
     face = state.face_of(player)
     ranked = StaticsPlanner().rank(state, places)
     by_slot = {score.slot: (rank, score) for rank, score in enumerate(ranked)}
+    odds = fall_odds(state)  # with the match's own hand
     details = {}
     for move in places:
         rank, score = by_slot[move.slot]
@@ -86,6 +87,7 @@ def placement_details(view: View, legal_moves: Sequence[Move]) -> dict[str, dict
         details[str(move)] = {
             "pose": [round(float(v), 6) for v in target], "rank": rank, "verdict": _verdict(score),
             "margin_mm": _finite_mm(score.margin), "worst_next_mm": _finite_mm(score.future),
+            "fall_odds": round(odds[move].odds, 4) if move in odds else None,
         }
     return details
 
