@@ -190,11 +190,12 @@ class LiveMatch:
         to_act = seat is not None and seat == self.to_move
         legal_moves = state.legal_moves() if to_act else []
         legal = [str(m) for m in legal_moves]
+        listed = [str(m) for m in self.game.listed_moves(view, legal_moves)] if to_act else []
         details = self.details if to_act and self.meta.hints else None
         summary = self.summary(connected)
         return {
             "type": "state", "protocol": 1, "match_id": self.match_id, "game": self.game.id, "seat": seat,
-            "view": view, "to_move": self.to_move, "legal": legal, "details": details,
+            "view": view, "to_move": self.to_move, "legal": legal, "listed": listed, "details": details,
             "events": [{"kind": e.kind, "data": e.data, "text": self.game.describe_event(e)} for e in events],
             "moves": summary["moves"], "over": self.over, "status": self.meta.status,
             "result": summary["result"], "seats": summary["seats"],

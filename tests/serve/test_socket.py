@@ -174,4 +174,11 @@ def test_the_tower_seat_to_move_gets_each_placement_s_pose_and_margins_unless_hi
     assert len(first["pose"]) == 7 and first["pose"][2] > 0  # above the table
     assert first["margin_mm"] > 0 and first["verdict"] == "safe"
     assert all(0 <= d["fall_odds"] < 0.2 for d in details.values())  # a steady hand on the empty table
+    # Each slot offered once per distinct look of the tile in hand (a symmetric tile's twins dropped).
+    pattern = mine["view"]["tile_in_hand"]["visible_pattern"]
+    looks = len({pattern[-r:] + pattern[:-r] if r else pattern for r in range(4)})
+    listed_slots = [m.split()[0] for m in mine["listed"]]
+    assert set(mine["listed"]) <= set(mine["legal"]) and set(listed_slots) == {m.split()[0] for m in placements}
+    assert all(listed_slots.count(slot) <= looks for slot in set(listed_slots))
+    assert theirs["listed"] == []
     assert sorted({d["rank"] for d in details.values()}) == list(range(len({m.split()[0] for m in placements})))

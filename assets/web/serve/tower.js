@@ -232,7 +232,7 @@
       const [side, thickness] = tileSize(msg.view);
       const fallback = new THREE.BoxGeometry(side, side, thickness);
       ghostGroup = new THREE.Group();
-      for (const [slot, options] of groupLegal(msg.legal).slots) {
+      for (const [slot, options] of groupLegal(msg.listed && msg.listed.length ? msg.listed : msg.legal).slots) {
         const move = ghostMove(slot, options);
         const d = details[move];
         if (!d || !d.pose) continue;
@@ -300,7 +300,7 @@
     root.tabIndex = 0;
     root.addEventListener("keydown", (e) => {
       if (!selected || !msg) return;
-      const options = groupLegal(msg.legal).slots.get(selected.slot) || [];
+      const options = groupLegal(msg.listed && msg.listed.length ? msg.listed : msg.legal).slots.get(selected.slot) || [];
       if (e.key === "r" || e.key === "R") {
         const i = options.findIndex((o) => o.move === selected.move);
         const next = options[(i + (e.key === "r" ? 1 : options.length - 1)) % options.length];
@@ -339,7 +339,7 @@
     function drawPanel() {
       const view = msg.view;
       const myTurn = ctx.seat !== null && ctx.seat !== undefined && msg.to_move === ctx.seat && !msg.over;
-      const { slots, pass } = groupLegal(msg.legal);
+      const { slots, pass } = groupLegal(msg.listed && msg.listed.length ? msg.listed : msg.legal);
       const current = view.current_player;
       if (msg.over) prompt.textContent = "Game over.";
       else if (myTurn) prompt.textContent = slots.size ? "Your turn: pick where your tile goes and how it is turned."
