@@ -58,7 +58,7 @@ class FallResponse:
 class ResponseModel:
     """The response curve as a function of the hand's position sigma s (mm): its midpoint moves by
     ``midpoint_slope_mm`` per e-fold of s and its width grows as s to the ``width_exponent``, from
-    their values at ``reference_sigma_mm``. Why the hand matters: the sampled statics margins
+    their values at ``reference_sigma_mm``. Why the hand matters (likely, not checked): the sampled margins
     spread with the hand as the draws do, but the referee's release is not the drawn pose (the
     hand slides a tile clear of its neighbours and lowers it; a tilted tile lands on a corner), and
     a steady hand's falls are the settling's, not the aim's. s is held within ``sigma_range_mm``,
