@@ -9,6 +9,7 @@ import typer
 from .. import __version__
 from ..core.errors import PisaError
 from ..core.quiet import import_pybullet_quietly
+from .dataset import dataset_app
 from .experiment import experiment_app
 from .export import export as export_command
 from .play import play_app
@@ -27,6 +28,7 @@ app = typer.Typer(
 app.add_typer(play_app, name="play")
 app.add_typer(replay_app, name="replay")
 app.add_typer(experiment_app, name="experiment")
+app.add_typer(dataset_app, name="dataset")
 app.command("export")(export_command)
 app.command("view")(view_command)
 app.command("serve")(serve_command)

@@ -15,7 +15,7 @@
     [dataset.cameras]          # a ring around the tower
     count = 4
     elevation_deg = 20.0
-    distance_m = 0.6
+    distance_m = 0.45
     target_height_mm = 120.0
     fov_deg = 45.0
 """
@@ -41,7 +41,7 @@ class _Strict(BaseModel):
 class Cameras(_Strict):
     count: int = Field(default=4, ge=1, le=16)
     elevation_deg: float = Field(default=20.0, ge=-10.0, le=90.0)
-    distance_m: float = Field(default=0.6, gt=0.05, le=10.0)
+    distance_m: float = Field(default=0.45, gt=0.05, le=10.0)
     azimuth_deg: float = 45.0  # of the first camera; the others follow round the ring
     target_height_mm: float = Field(default=120.0, ge=0.0)
     fov_deg: float = Field(default=45.0, gt=1.0, lt=170.0)
