@@ -37,10 +37,10 @@ def build(
 
     Example: pisa3d dataset build assets/datasets/towers_random.toml --set seeds=20 --workers 2
     """
-    from ..dataset.spec import validate_dataset_spec
+    from ..dataset.spec import apply_dataset_overrides, validate_dataset_spec
     from ..dataset.store import build_dataset
     from ..experiments.runners import LocalRunner, RayRunner, default_workers
-    from ..experiments.spec import apply_overrides, read_spec_file
+    from ..experiments.spec import read_spec_file
     from ..experiments.storage import is_experiment_dir, load_stored_spec
 
     if backend not in ("process", "ray"):
@@ -53,7 +53,7 @@ def build(
         raw, source, out = load_stored_spec(spec)["spec"], str(spec / "spec.json"), out or spec
     else:
         raw, source = read_spec_file(spec), str(spec)
-    dataset = validate_dataset_spec(apply_overrides(raw, assignments), source)
+    dataset = validate_dataset_spec(apply_dataset_overrides(raw, assignments), source)
     out = out or Path("datasets") / dataset.name
     runner: LocalRunner | RayRunner
     if backend == "ray":

@@ -22,7 +22,8 @@ LABELS = (
     ("hand_offset_mm, hand_turn_deg", "How far across the table and how much turned the hand let go from the "
      "aimed pose (the seeded hand noise, plus any slide clear of neighbours)."),
     ("poses, target_pose, settled_poses", "x, y, z (m), qx, qy, qz, qw of every tile in placement order, the new "
-     "tile last; the aimed pose; every tile after the simulation."),
+     "tile last; the aimed pose; every tile when the verdict was reached (settled, or for a fall the moment "
+     "it was declared)."),
     ("rgb, depth, segmentation", "One PNG per camera: RGB; depth as uint16 in 0.1 mm from the camera plane; "
      "segmentation as uint8, 0 table or background, k+1 the tile placed k-th (the new tile has the "
      "largest value)."),

@@ -38,7 +38,7 @@ class Scene:
     floor: int
     poses: np.ndarray  # (N, 7): the tower as it stood, then the new tile at its release pose
     target: np.ndarray  # (7,) where the tile was meant to go
-    settled: np.ndarray  # (N, 7): every tile after the verdict (a fall: where they came to rest)
+    settled: np.ndarray  # (N, 7): every tile when the verdict was reached (a fall: when it was declared)
     placed: Mapping[str, Any]  # the game's placed event: fell, displacement, rotation, margins, hand
 
 

@@ -22,13 +22,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..core.errors import OptionsError
-from ..experiments.spec import SPEC_KEYS, ExperimentSpec, _problems
+from ..experiments.spec import SPEC_KEYS, ExperimentSpec, _problems, apply_overrides, parse_value
 
 CHANNELS = ("rgb", "depth", "segmentation")
 SPLITS = ("train", "validation", "test", "taller")
@@ -111,3 +112,24 @@ def validate_dataset_spec(raw: Mapping[str, Any], source: str = "spec") -> Datas
     spec.seed_values()
     spec.grid()
     return spec
+
+
+def apply_dataset_overrides(raw: Mapping[str, Any], assignments: Sequence[str]) -> dict[str, Any]:
+    """``--set`` for datasets: ``dataset.keep=0.5`` or ``dataset.cameras.count=8`` set a field of
+    the [dataset] table; everything else is an experiment override (apply_overrides)."""
+    ours = [a for a in assignments if a.strip().startswith("dataset.")]
+    out = apply_overrides(raw, [a for a in assignments if a not in ours])
+    table: dict[str, Any] = json.loads(json.dumps(raw.get("dataset", {})))  # a deep copy
+    for pair in ours:
+        key, sep, text = pair.partition("=")
+        path = key.strip().split(".")[1:]
+        if not sep or not all(path):
+            raise OptionsError(f"--set {pair!r}: write dataset.FIELD=value, e.g. dataset.keep=0.5")
+        node = table
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise OptionsError(f"--set {pair!r}: dataset.{part} is not a table")
+        node[path[-1]] = parse_value(text.strip())
+    out["dataset"] = table
+    return out
