@@ -113,3 +113,12 @@ def show(
     except OSError as exc:
         raise OptionsError(f"--png {png}: cannot write there ({exc.strerror or exc})") from None
     typer.echo(f"Scene {data['scene']} (fell {data['fell']}) written to {png}")
+
+
+@dataset_app.command("baseline")
+def baseline(directory: Path = typer.Argument(..., help="A dataset directory.")) -> None:
+    """The statics judge's margin of the new tile as a classifier of PyBullet's fell label, per
+    split: accuracy (margin < 0 means falls) and ROC AUC (a Markdown table, as in docs/datasets.md)."""
+    from ..dataset.baseline import baseline_table, margin_baseline
+
+    typer.echo(baseline_table(margin_baseline(directory)))
