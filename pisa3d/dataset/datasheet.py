@@ -71,8 +71,10 @@ def render_datasheet(root: Path) -> str:
         "",
         f"Splits: a scene whose new tile is on floor {settings['taller_from_floor']} or higher (floors count from 0) "
         "is in `taller`, held out like ShapeStacks' stack heights; the rest go by a hash of the game's seed "
-        f"(train {shares['train']}, validation {shares['validation']}, test {shares['test']}), so a game's "
-        "scenes never straddle two splits and a seed is in the same split in every release.",
+        f"(train {shares['train']}, validation {shares['validation']}, test {shares['test']}), so a game's lower "
+        "scenes stay in one split and a seed is in the same split in every release. A game's upper scenes are "
+        "in `taller` while its lower ones are in another split: the taller split shares games (not scenes) "
+        "with train.",
         "",
         "## Collection",
         "",
