@@ -9,6 +9,7 @@ import typer
 from .. import __version__
 from ..core.errors import PisaError
 from ..core.quiet import import_pybullet_quietly
+from .dataset import dataset_app
 from .experiment import experiment_app
 from .export import export as export_command
 from .once import OnceCommand
@@ -28,6 +29,7 @@ app = typer.Typer(
 app.add_typer(play_app, name="play")
 app.add_typer(replay_app, name="replay")
 app.add_typer(experiment_app, name="experiment")
+app.add_typer(dataset_app, name="dataset")
 app.command("export", cls=OnceCommand)(export_command)
 app.command("view", cls=OnceCommand)(view_command)
 app.command("serve", cls=OnceCommand)(serve_command)
