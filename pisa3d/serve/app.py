@@ -108,15 +108,20 @@ class Server:
     async def run(self, state: State, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(state, *args)`` in a worker: the physics pool for a game that simulates, so that
         tower verdicts never queue ahead of other games' bots, the rules pool otherwise."""
-        pool = self.pools.get("physics" if simulates(state) else "rules")
-        if pool is None:
-            return fn(state, *args)
-        return await asyncio.get_running_loop().run_in_executor(pool, fn, state, *args)
+        return await self.run_on("physics" if simulates(state) else "rules", fn, state, *args)
 
-    async def apply(self, state: State, move_text: str) -> work.Applied:
+    async def run_on(self, pool_name: str, fn: Callable[..., Any], *args: Any) -> Any:
+        pool = self.pools.get(pool_name)
+        if pool is None:
+            return fn(*args)
+        return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+
+    async def apply(self, match: LiveMatch, move_text: str) -> work.Applied:
+        state, index = match.state, len(match.record.moves)
+        assert state is not None
         if simulates(state):
-            return await self.run(state, work.apply_move, move_text)  # type: ignore[no-any-return]
-        return work.apply_move(state, move_text)  # rules only: microseconds
+            return await self.run(state, work.apply_move, move_text, index)  # type: ignore[no-any-return]
+        return work.apply_move(state, move_text, index)  # rules only: microseconds
 
     # --- start and stop ----------------------------------------------------------------------
     @contextlib.asynccontextmanager
@@ -164,10 +169,7 @@ class Server:
         self.wake_bots(table)
 
     async def run_rebuild(self, record: Any) -> State:
-        pool = self.pools.get("physics")
-        if pool is None:
-            return work.rebuild(record)
-        return await asyncio.get_running_loop().run_in_executor(pool, work.rebuild, record)
+        return await self.run_on("physics", work.rebuild, record)  # type: ignore[no-any-return]
 
     # --- matches -----------------------------------------------------------------------------
     def in_play(self) -> int:
@@ -201,15 +203,17 @@ class Server:
             match.details = await self.run(match.state, work.move_details)
 
     def save_match(self, match: LiveMatch) -> None:
-        """The match's meta and whole record (at its start and its end)."""
+        """The match's meta and the record's beginning (at its start)."""
         self.store.save_meta(match.meta)
         self.store.save_record(match.match_id, match.record_to_save())
 
-    def save_move(self, match: LiveMatch) -> None:
+    async def save_move(self, match: LiveMatch, made: work.Applied) -> None:
+        """The move into the journal; at the end, the whole record, written by a worker."""
+        await asyncio.to_thread(self.store.append_move, match.match_id, made.journal_line)
         if match.over:
-            self.save_match(match)
-        else:
-            self.store.append_move(match.match_id, match.record.moves[-1])
+            assert match.record.result is not None
+            await asyncio.to_thread(self.store.save_meta, match.meta)
+            await self.run(made.state, _finish_in_worker, self.store.root, match.match_id, match.record.result)
 
     def table(self, match_id: str) -> Table:
         table = self.tables.get(match_id)
@@ -232,7 +236,7 @@ class Server:
             if seat != match.to_move:
                 return f"it is player {match.to_move + 1}'s turn, not yours (you are player {seat + 1})"
             try:
-                made = await self.apply(match.state, move_text)
+                made = await self.apply(match, move_text)
             except IllegalMoveError as exc:
                 return str(exc)
             await self.take(table, made)
@@ -244,25 +248,29 @@ class Server:
         match = table.match
         match.commit(made)
         await self.work_out_details(match)
-        events, extras = made.events, made.extras
-        await asyncio.to_thread(self.save_move, match)
-        if extras and "trajectory" in extras:
-            index = len(match.record.moves) - 1
-            await self.broadcast(table, lambda seat: {"type": "trajectory", "move": index, **extras}, per_seat=False)
-        await self.broadcast(table, lambda seat: match.state_message(seat, events, table.connected()))
+        await self.save_move(match, made)
+        if made.trajectory_message is not None:
+            await self.broadcast_text(table, made.trajectory_message)
+        await self.broadcast(table, lambda seat: match.state_message(seat, made.events, table.connected()))
 
-    async def broadcast(self, table: Table, message_for: Callable[[int | None], dict[str, Any]],
-                        per_seat: bool = True) -> None:
-        """Send each socket its message, written once per seat (once in all: not ``per_seat``)."""
+    async def broadcast(self, table: Table, message_for: Callable[[int | None], dict[str, Any]]) -> None:
+        """Send each socket its seat's message, written once per seat."""
         texts: dict[int | None, str] = {}
         for seated in list(table.sockets):
-            key = seated.seat if per_seat else None
-            if key not in texts:
-                texts[key] = json.dumps(message_for(key), allow_nan=False)
-            try:
-                await seated.socket.send_text(texts[key])
-            except (RuntimeError, WebSocketDisconnect, OSError):
-                self.leave(table, seated)
+            if seated.seat not in texts:
+                texts[seated.seat] = json.dumps(message_for(seated.seat), allow_nan=False)
+            await self.send(table, seated, texts[seated.seat])
+
+    async def broadcast_text(self, table: Table, text: str) -> None:
+        """The same message, already written, to every socket."""
+        for seated in list(table.sockets):
+            await self.send(table, seated, text)
+
+    async def send(self, table: Table, seated: Seated, text: str) -> None:
+        try:
+            await seated.socket.send_text(text)
+        except (RuntimeError, WebSocketDisconnect, OSError):
+            self.leave(table, seated)
 
     def leave(self, table: Table, seated: Seated) -> None:
         if seated in table.sockets:
@@ -284,7 +292,7 @@ class Server:
                 try:
                     move_text = await self.run(state, work.bot_move, spec, match.options_json, match.meta.seed,
                                                len(match.record.moves))
-                    made = await self.apply(state, move_text)
+                    made = await self.apply(match, move_text)
                 except Exception as exc:  # a bot's bug must not take the server down
                     log.exception("bot %s failed in match %s", spec, match.match_id)
                     match.meta.status, match.meta.reason = "broken", f"bot {spec!r} failed: {exc}"
@@ -298,6 +306,11 @@ class Server:
         request = {"game": meta.game, "players": meta.players, "seats": meta.seats,
                    "seed": (meta.seed + 1) % (2**32), "options": meta.options, "hints": meta.hints}
         return await self.create(request)
+
+
+def _finish_in_worker(state: State, root: Path, match_id: str, result: Any) -> None:
+    """``work.finish_record``, in the pool of the match's game (``Server.run`` passes the state)."""
+    work.finish_record(root, match_id, result)
 
 
 class TooManyMatches(PisaError):
@@ -359,12 +372,17 @@ def create_app(config: ServerConfig) -> Starlette:
         return JSONResponse(summary)
 
     async def match_record(request: Request) -> Response:
-        match = server.table(request.path_params["match_id"]).match
+        table = server.table(request.path_params["match_id"])
+        async with table.lock:  # a last move's record is whole only once its move is done
+            match = table.match
+            over = match.over
         contract = match.game.contract
-        if not match.over and (contract.information != "perfect" or contract.chance != "explicit"):
+        if not over and (contract.information != "perfect" or contract.chance != "explicit"):
             return _error(f"{match.game.id}: the record of a match in play is not served: it carries the seed, "
                           "which deals every hidden hand and every draw still to come; it is served once "
                           "the match is over", 403)
+        if over:  # the whole record, trajectories included, as the worker wrote it
+            return FileResponse(server.store.record_path(match.match_id), media_type="application/json")
         return JSONResponse(match.record_to_save().to_json())
 
     async def rematch(request: Request) -> Response:
@@ -379,13 +397,14 @@ def create_app(config: ServerConfig) -> Starlette:
         return FileResponse(web / "serve" / "play.html")
 
     async def replay_page(request: Request) -> Response:
-        from ..export.html import render_page
-
-        match = server.table(request.path_params["match_id"]).match
+        table = server.table(request.path_params["match_id"])
+        async with table.lock:
+            match = table.match
         if not match.over:
             return _error("the replay opens once the match is over; watch it live at "
                           f"/play/{match.match_id}", 403)
-        return HTMLResponse(await asyncio.to_thread(render_page, match.record))
+        path = server.store.record_path(match.match_id)
+        return HTMLResponse(await server.run_on("physics", work.replay_page, path))
 
     async def socket(ws: WebSocket) -> None:
         await play_socket(server, ws)

@@ -153,9 +153,11 @@ class LiveMatch:
         return self.meta.seats[seat]
 
     def commit(self, made: Applied) -> None:
-        """Take a move made (here or in a worker) into the match and its record."""
+        """Take a move made (here or in a worker) into the match and its record. The record in
+        memory keeps no trajectories (they are in the journal on disk): a tower match would
+        otherwise hold megabytes, and the server's process would have to write them out."""
         self.state = made.state
-        self.record.moves.append(MoveEntry(made.player, made.move, made.events, made.extras))
+        self.record.moves.append(MoveEntry(made.player, made.move, made.events, None))
         self.last_events = made.events
         if made.state.is_over:
             self.record.result = made.state.result()

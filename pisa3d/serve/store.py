@@ -18,7 +18,7 @@ from typing import Any
 
 from ..core.errors import PisaError, RecordError
 from ..core.files import written_aside
-from ..core.record import GameRecord, MoveEntry, load_record, move_from_json, move_to_json, save_record
+from ..core.record import GameRecord, MoveEntry, load_record, move_from_json, save_record
 
 JOURNAL = "moves.jsonl"
 MATCH_ID = re.compile(r"^m-[0-9a-f]{8,32}$")
@@ -80,10 +80,13 @@ class MatchStore:
         if record.result is not None:
             (folder / JOURNAL).unlink(missing_ok=True)
 
-    def append_move(self, match_id: str, entry: MoveEntry) -> None:
-        line = json.dumps(move_to_json(entry), separators=(",", ":"), allow_nan=False)
+    def append_move(self, match_id: str, line: str) -> None:
+        """Add one move's record entry, written as one line of JSON, to the match's journal."""
         with (self.folder(match_id) / JOURNAL).open("a", encoding="utf-8") as journal:
             journal.write(line + "\n")
+
+    def record_path(self, match_id: str) -> Path:
+        return self.folder(match_id) / "record.json"
 
     def load(self, match_id: str) -> tuple[MatchMeta, GameRecord]:
         """The match's files: the record with the journal's moves; raises RecordError naming

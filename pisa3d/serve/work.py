@@ -8,6 +8,7 @@ import json
 import os
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from ..core.agent_specs import build_agent
@@ -15,32 +16,61 @@ from ..core.agents import Agent
 from ..core.errors import IllegalMoveError
 from ..core.events import Event
 from ..core.match import AGENT_STREAM
-from ..core.record import GameRecord
+from ..core.record import GameRecord, MoveEntry, load_record, move_to_json
 from ..core.registry import get_game
 from ..core.replay import start_from_record
 from ..core.rng import make_rng
-from ..core.state import State
+from ..core.state import Result, State
+from .store import MatchStore
 
 
 @dataclass
 class Applied:
-    """A move made: who made it, the state after it, its events and its record extras."""
+    """A move made: who made it, the state after it, its events, and its record entry and
+    trajectory message already written as JSON. They are written where the move was made (a
+    worker, for the tower), so the server's own process never serialises a trajectory."""
 
     player: int
     move: str
     state: State
     events: list[Event]
-    extras: dict[str, Any] | None
+    journal_line: str
+    """The record entry (trajectory included) as one line of JSON."""
+    trajectory_message: str | None
+    """The ``trajectory`` message of a release, or None."""
 
 
-def apply_move(state: State, move_text: str) -> Applied:
-    """Make ``move_text`` on ``state`` (changed in place: in a worker it is a copy). Raises
-    IllegalMoveError, with the rules' reason, for a move they refuse."""
+def apply_move(state: State, move_text: str, move_index: int = 0) -> Applied:
+    """Make ``move_text``, the record's move ``move_index`` (0-based), on ``state`` (changed in
+    place: in a worker it is a copy). Raises IllegalMoveError, with the rules' reason, for a
+    move they refuse."""
     player = state.current_player
     assert player is not None
     move = state.game.parse_move(move_text)
     events = state.apply(move)
-    return Applied(player, str(move), state, events, state.take_record_extras())
+    extras = state.take_record_extras()
+    entry = MoveEntry(player, str(move), events, extras)
+    line = json.dumps(move_to_json(entry), separators=(",", ":"), allow_nan=False)
+    trajectory = None
+    if extras and "trajectory" in extras:
+        trajectory = json.dumps({"type": "trajectory", "move": move_index, **extras}, allow_nan=False)
+    return Applied(player, str(move), state, events, line, trajectory)
+
+
+def finish_record(root: Path, match_id: str, result: Result) -> None:
+    """Write the finished match's whole record from its beginning and its journal, where the
+    trajectories are (the server keeps none in memory), and drop the journal."""
+    store = MatchStore(root)
+    _, record = store.load(match_id)
+    header = {key: value for key, value in record.header.items() if key != "unfinished"}
+    store.save_record(match_id, GameRecord(header, record.setup_events, record.moves, result))
+
+
+def replay_page(path: Path) -> str:
+    """The replay page of a finished match's record file."""
+    from ..export.html import render_page
+
+    return render_page(load_record(path))
 
 
 @cache
@@ -80,7 +110,7 @@ def rebuild(record: GameRecord) -> State:
     for number, entry in enumerate(record.moves, start=1):
         if state.current_player != entry.player:
             raise IllegalMoveError(f"move {number}: the record's player is not the one to move")
-        if _as_json(apply_move(state, entry.move).events) != _as_json(entry.events):
+        if _as_json(apply_move(state, entry.move, number - 1).events) != _as_json(entry.events):
             raise IllegalMoveError(f"move {number} ({entry.move}) re-plays differently (another pisa3d version?)")
     return state
 

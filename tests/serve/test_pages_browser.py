@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 import pytest
+from playwright.sync_api import expect
 
 from .live_server import LiveServer
 from .pages import body_data, browser_or_skip, click_a_move, hand, narration, save_shot, wait_my_turn
@@ -190,7 +191,7 @@ def test_a_spectator_sees_the_end_and_a_wrong_link_is_refused_once(browser: Any,
     # A spectator's rematch watches the new match.
     page.get_by_role("button", name="Rematch").click()
     page.wait_for_url(lambda url: created["match_id"] not in url and "/play/m-" in url)
-    assert page.locator("#who").inner_text() == "you are watching"
+    expect(page.locator("#who")).to_have_text("you are watching", timeout=20_000)  # once the new page is up
     # A guessed token: the server's refusal on the page, and no endless retrying.
     page.goto(server.url + f"/play/{created['match_id']}?token=guessed")
     page.wait_for_function("() => document.getElementById('conn').textContent === 'refused'")
