@@ -24,7 +24,7 @@ from pisa3d.games import get_game
 
 def main(seed: int = 3) -> None:
     game = get_game("tower")
-    options = game.options({})  # defaults: 48 tiles, 1 mm / 1 deg / 0.3 deg hand noise, 5 mm / 10 deg falls
+    options = game.options({})  # defaults: 48 tiles, the careful hand (0.5 mm, 0.5 deg, 0.15 deg), 5 mm / 10 deg falls
     agents = [game.agents["cautious"](seat, options) for seat in range(4)]
 
     def narrate(player, move, events, state) -> None:  # called after set-up and after every move

@@ -35,51 +35,20 @@
 
   // -- tower: three.js scene posed from the recorded trajectories --
   views.tower = function (stage, scene) {
-    const { THREE, OrbitControls } = globalThis.PISA_THREE;
-    const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
-    renderer.setPixelRatio(window.devicePixelRatio || 1);
-    stage.appendChild(renderer.domElement);
-    const world = new THREE.Scene();
-    world.background = new THREE.Color(0x2b3038);
-    const camera = new THREE.PerspectiveCamera(40, 1, 0.005, 20);
-    camera.up.set(0, 0, 1); // the record's z points up
-    world.add(new THREE.HemisphereLight(0xffffff, 0x404050, 1.6));
-    const sun = new THREE.DirectionalLight(0xffffff, 1.6);
-    sun.position.set(0.4, -0.6, 1.0);
-    world.add(sun);
-    const side = scene.tile_extents ? Math.max(...scene.tile_extents) : 0.06;
-    const table = new THREE.Mesh(
-      new THREE.BoxGeometry(side * 8, side * 8, 0.01),
-      new THREE.MeshStandardMaterial({ color: 0x7a5a3a, roughness: 0.9 })
-    );
-    table.position.set(0, 0, -0.005);
-    world.add(table);
-
-    // Tile meshes come as unindexed triangles in micrometres with sRGB 0-255 colours per corner.
-    const srgbToLinear = (c) => { c /= 255; return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
-    const geometries = (scene.meshes || []).map((m) => {
-      const g = new THREE.BufferGeometry();
-      g.setAttribute("position", new THREE.Float32BufferAttribute(m.positions_um.map((v) => v * 1e-6), 3));
-      g.setAttribute("color", new THREE.Float32BufferAttribute(m.colors.map(srgbToLinear), 3));
-      g.computeVertexNormals();
-      return g;
-    });
-    const fallback = new THREE.BoxGeometry(...(scene.tile_extents || [0.06, 0.06, 0.004]));
-    const colored = new THREE.MeshStandardMaterial({ vertexColors: true, roughness: 0.7, flatShading: true });
-    const plain = new THREE.MeshStandardMaterial({ color: 0xd8c09a, roughness: 0.7 });
-    const tileMeshes = [];
-    const tileMesh = (k) => {
-      while (tileMeshes.length <= k) {
-        const j = tileMeshes.length;
-        const mid = scene.tile_mesh ? scene.tile_mesh[j] : null;
-        const mesh = mid !== null && mid !== undefined && geometries[mid]
-          ? new THREE.Mesh(geometries[mid], colored) : new THREE.Mesh(fallback, plain);
-        mesh.visible = false;
-        world.add(mesh);
-        tileMeshes.push(mesh);
-      }
-      return tileMeshes[k];
+    const { THREE } = globalThis.PISA_THREE;
+    const shared = globalThis.PisaTowerScene; // tower_scene.js: renderer, lights, table, tiles
+    const geometries = (scene.meshes || []).map((m) => shared.meshGeometry(THREE, m));
+    const geometryOf = (k) => {
+      const mid = scene.tile_mesh ? scene.tile_mesh[k] : null;
+      return mid !== null && mid !== undefined ? geometries[mid] || null : null;
     };
+    if (scene.missing_poses) { // say why the table is empty, never just show it so
+      const notice = el("div", "notice", scene.missing_poses.charAt(0).toUpperCase() + scene.missing_poses.slice(1));
+      notice.id = "missing-poses";
+      stage.appendChild(notice);
+    }
+    const view3d = shared.create(stage, { tileExtents: scene.tile_extents, geometryOf });
+    const { pose, render } = view3d;
 
     const trajectoryOf = (i) => {
       if (i < 0 || i >= numMoves) return null;
@@ -96,52 +65,59 @@
       }
       return [];
     };
-    const pose = (frame) => {
-      frame.forEach((p, k) => {
-        const m = tileMesh(k);
-        m.visible = true;
-        m.position.set(p[0], p[1], p[2]);
-        m.quaternion.set(p[3], p[4], p[5], p[6]);
-      });
-      for (let k = frame.length; k < tileMeshes.length; k++) tileMeshes[k].visible = false;
+    // Each position framed on its own, by the box the viewer and the video frame
+    // (pisa3d.viewer.camera.move_bounds: the tower before the move and its release, tiles that
+    // fell off the table left out). The camera eases to each new position's framing unless the
+    // person has turned or zoomed it; a double click hands it back to the framing.
+    const { camera, controls, renderer, world } = view3d;
+    const framingOf = (pos) => {
+      const boxes = scene.frame_boxes || [];
+      const box = boxes[Math.min(boxes.length - 1, Math.max(0, pos + 1))] || [[-0.03, -0.03, 0], [0.03, 0.03, 0.06]];
+      return view3d.framingOf(box[0], box[1]);
     };
-
-    // Frame the box the viewer and the video frame (pisa3d.viewer.camera.tower_bounds: every
-    // tile the tower ever held on the table, tiles that fell off it left out), once, so the
-    // camera does not jump while scrubbing; its bounding sphere fits the 40 degree view.
-    const [lo, hi] = scene.frame_box;
-    const centre = lo.map((v, a) => (v + hi[a]) / 2);
-    const radius = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) / 2;
-    const dist = (radius / Math.sin((camera.fov / 2) * Math.PI / 180)) * 1.05;
-    const look = [0.8, -1.1, 0.5], norm = Math.hypot(...look);
-    const controls = new OrbitControls(camera, renderer.domElement);
-    controls.target.set(centre[0], centre[1], centre[2]);
-    camera.position.set(...centre.map((v, a) => v + (look[a] / norm) * dist));
-    controls.update();
-
-    const resize = () => {
-      const w = stage.clientWidth || 640, h = stage.clientHeight || 480;
-      renderer.setSize(w, h, false);
-      camera.aspect = w / h;
-      camera.updateProjectionMatrix();
+    let following = true, framedPos = null, easing = null;
+    const frameFor = (pos) => {
+      if (pos === framedPos || !following) return;
+      const goal = framingOf(pos);
+      if (framedPos === null) { framedPos = pos; view3d.place(goal); return; }
+      framedPos = pos;
+      const from = { target: controls.target.toArray(), position: camera.position.toArray() };
+      const began = performance.now();
+      const step = () => {
+        if (easing !== step) return;
+        const t = Math.min(1, (performance.now() - began) / 400);
+        const s = t * t * (3 - 2 * t);
+        view3d.place({ target: from.target.map((v, a) => v + (goal.target[a] - v) * s),
+                       position: from.position.map((v, a) => v + (goal.position[a] - v) * s) });
+        renderer.render(world, camera);
+        if (t < 1) requestAnimationFrame(step); else easing = null;
+      };
+      easing = step;
+      requestAnimationFrame(step);
     };
-    resize();
-    // Follow the stage's real size: it settles only after the move list and status are filled.
-    if (window.ResizeObserver) new ResizeObserver(() => { resize(); render(); }).observe(stage);
-    else window.addEventListener("resize", () => { resize(); render(); });
-    // Draw in an animation frame: a canvas drawn before the page's first layout can stay blank.
-    let pending = false;
-    const render = () => {
-      if (pending) return;
-      pending = true;
-      requestAnimationFrame(() => { pending = false; renderer.render(world, camera); });
-    };
-    controls.addEventListener("change", render);
+    controls.addEventListener("start", () => { following = false; easing = null; });
+    renderer.domElement.addEventListener("dblclick", () => {
+      following = true;
+      const pos = framedPos;
+      framedPos = null;
+      frameFor(pos === null ? -1 : pos);
+    });
+    frameFor(-1);
 
     return {
-      show(pos) { pose(settledFrame(pos)); render(); },
+      show(pos) { frameFor(pos); pose(settledFrame(pos)); render(); },
       animation(pos) { return trajectoryOf(pos); },
-      showFrame(pos, f) { const t = trajectoryOf(pos); pose(t.frames[Math.min(f, t.frames.length - 1)]); render(); },
+      showFrame(pos, f) {
+        frameFor(pos);
+        const t = trajectoryOf(pos);
+        pose(t.frames[Math.min(f, t.frames.length - 1)]);
+        render();
+      },
+      // Where the camera goes for the position shown (for tests: the eased camera ends there).
+      framing() {
+        const aspect = camera.aspect;
+        return { following, fov: camera.fov, aspect, ...framingOf(framedPos === null ? -1 : framedPos) };
+      },
       summary(pos) { return scene.states ? scene.states[pos + 1].summary : `${settledFrame(pos).length} tiles`; },
     };
   };
@@ -332,7 +308,8 @@
   try {
     view = (views[data.scene.kind] || views.text)($("stage"), data.scene);
   } catch (err) { // no WebGL, say: keep the move list and status working
-    $("stage").textContent = "This view cannot be drawn here (" + err.message + "); the move list still works.";
+    $("stage").textContent = "The 3D view needs WebGL, which this browser does not offer here (" + err.message
+      + "); the move list and the narration still work.";
     view = views.text($("stage"));
   }
   const scrub = $("scrub");
@@ -430,6 +407,7 @@
   window.addEventListener("hashchange", () => { const m = hashMove(); if (m !== null) { pause(); seek(m - 1); } });
   window.pisaSeek = (move) => { pause(); return seek(move - 1) + 1; };
   window.pisaStatus = () => $("status").textContent;
+  window.pisaFraming = () => (view.framing ? view.framing() : null);
   const start = hashMove();
   seek(start === null ? numMoves - 1 : start - 1);
   if (/(^#|&)play\b/.test(window.location.hash)) play(); // e.g. #move=0&play plays from the set-up

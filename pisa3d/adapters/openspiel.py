@@ -8,8 +8,11 @@ Chance as OpenSpiel expects it: a pisa3d game draws all its chance (every deal, 
 tower player's hand) from its seed, so a game starts with one explicit chance node whose outcome is
 that seed, uniform over ``num_seeds`` seeds (a game parameter, 1024 by default; outcome s plays
 exactly the library's game with seed s). Nobody observes the seed: a player knows only what its
-view shows, and the information-state string is that view as canonical JSON (the views keep all
-a player has seen, so it has perfect recall). The observation tensor is ``state.observation``;
+view shows. Observations honour OpenSpiel's IIG observation types (``make_py_observer``, see
+:class:`PisaObserver`): public information is ``state.public_view()``, a player's private
+information ``state.private_view(player)`` (none in a perfect-information game), and perfect
+recall is the player's trace (:mod:`pisa3d.adapters.spiel_trace`): the view at each of their
+decisions with the action they took, then the view now. The observation tensor is ``state.observation``;
 actions are the game's dense action ids; returns come at the end from ``state.returns()``.
 Serialisation is OpenSpiel's own for python games (the pickled state; a tower state is plain
 data and holds no physics client).
@@ -24,6 +27,7 @@ consistent with ``player``'s view (``Game.sample_state``) for OpenSpiel's IS-MCT
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -37,6 +41,7 @@ from ..core.game import Game
 from ..core.options import parse_option_assignments
 from ..core.registry import game_ids, get_game
 from ..core.state import State
+from .spiel_trace import Seen, Trace, ViewKind, seen_in, view_of
 
 DEFAULT_SEEDS = 1024
 PREFIX = "python_pisa_"
@@ -107,10 +112,22 @@ class PisaSpielGame(pyspiel.Game):
     def new_initial_state(self) -> PisaSpielState:
         return PisaSpielState(self)
 
-    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> PisaObserver:
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> PisaObserver | None:
+        """An observer of the requested kind (None: OpenSpiel's default observation), or None for a
+        kind no game here provides (perfect recall of every player's private information)."""
         if params:
             raise ValueError(f"observer parameters are not supported, got {params}")
-        return PisaObserver(self)
+        if iig_obs_type is None:  # OpenSpiel's default observation: public + own private, no recall
+            iig_obs_type = pyspiel.IIGObservationType(perfect_recall=False)
+        private = {pyspiel.PrivateInfoType.NONE: "none", pyspiel.PrivateInfoType.SINGLE_PLAYER: "single",
+                   pyspiel.PrivateInfoType.ALL_PLAYERS: "all"}[iig_obs_type.private_info]
+        kind = ViewKind(public=bool(iig_obs_type.public_info), private=private,
+                        recall=bool(iig_obs_type.perfect_recall))
+        perfect = self.pisa.contract.information == "perfect"  # nothing private to show at all
+        kind = kind if not perfect else ViewKind(kind.public, "none", kind.recall)
+        if kind.recall and not Trace(0, perfect).offers(kind):
+            return None
+        return PisaObserver(self, kind)
 
 
 class PisaSpielState(pyspiel.State):
@@ -120,6 +137,8 @@ class PisaSpielState(pyspiel.State):
         super().__init__(game)
         self._held: _Held | None = None
         self.seed: int | None = None
+        # what each player saw, move by move (perfect recall)
+        self.trace = Trace(game.num_pisa_players, game.pisa.contract.information == "perfect")
 
     @property
     def _game(self) -> PisaSpielGame:
@@ -156,7 +175,24 @@ class PisaSpielState(pyspiel.State):
             state, _ = game.pisa.new_game(game.num_pisa_players, self.seed, game.pisa_options)
             self._held = _Held(state)
             return
-        self._held.state.apply(game.pisa.move_from_action(action, game.num_pisa_players, game.pisa_options))
+        state, mover = self._held.state, self._held.state.current_player
+        assert mover is not None
+        seen = self.trace.before_move(state, mover)
+        state.apply(game.pisa.move_from_action(action, game.num_pisa_players, game.pisa_options))
+        self.trace.record(mover, int(action), seen)  # only a move the rules accepted
+
+    def replayed_views(self, actions: Sequence[int]) -> dict[int, Seen]:
+        """Re-play ``actions`` from this game's seed; what each mover saw before each of them."""
+        game = self._game
+        assert self.seed is not None
+        state, _ = game.pisa.new_game(game.num_pisa_players, self.seed, game.pisa_options)
+        seen = {}
+        for index, action in enumerate(actions):
+            mover = state.current_player
+            assert mover is not None
+            seen[index] = seen_in(state, mover)
+            state.apply(game.pisa.move_from_action(action, game.num_pisa_players, game.pisa_options))
+        return seen
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -182,14 +218,28 @@ class PisaSpielState(pyspiel.State):
 
 
 class PisaObserver:
-    """Observation tensor = ``state.observation(player)``; strings = the view as canonical JSON."""
+    """One IIG observation type of a pisa3d game (OpenSpiel's ``make_observation``).
 
-    def __init__(self, game: PisaSpielGame) -> None:
+    Strings (canonical JSON): the public view if ``kind.public``; the player's private view
+    (``single``) or every player's (``all``), empty in a perfect-information game; with
+    ``kind.recall``, the player's trace of those parts instead of their present value (its
+    string is the information state). An observation with nothing in it is the empty string.
+    The tensor is ``state.observation(player)`` for OpenSpiel's default observation (public plus
+    the player's private information, no recall); no tensor is offered for the other kinds.
+    """
+
+    def __init__(self, game: PisaSpielGame, kind: ViewKind) -> None:
         self.game = game
-        self.tensor = np.zeros(game.pisa_info.observation_shape, np.float32).reshape(-1)
-        self.dict = {"observation": self.tensor}
+        self.kind = kind
+        default = not kind.recall and kind.public and kind.private in ("single", "none") and (
+            kind.private == "single" or game.pisa.contract.information == "perfect")
+        self.tensor: np.ndarray | None = (
+            np.zeros(game.pisa_info.observation_shape, np.float32).reshape(-1) if default else None)
+        self.dict = {"observation": self.tensor} if self.tensor is not None else {}
 
     def set_from(self, state: PisaSpielState, player: int) -> None:
+        if self.tensor is None:
+            return
         pisa = state.pisa_state
         if pisa is None:
             self.tensor.fill(0.0)
@@ -198,9 +248,12 @@ class PisaObserver:
 
     def string_from(self, state: PisaSpielState, player: int) -> str:
         pisa = state.pisa_state
+        if self.kind.recall:
+            return state.trace.string(pisa, player, self.kind, state.replayed_views)
         if pisa is None:
-            return f"player {player}: before the deal"
-        return json.dumps(pisa.view(player), sort_keys=True, separators=(",", ":"))
+            return ""  # before the deal nothing is known (the seed is nobody's)
+        view = view_of(pisa, player, self.kind)
+        return json.dumps(view, sort_keys=True, separators=(",", ":")) if view else ""
 
 
 def resample(state: PisaSpielState, player: int, rng: np.random.Generator | None = None) -> PisaSpielState:
@@ -213,6 +266,9 @@ def resample(state: PisaSpielState, player: int, rng: np.random.Generator | None
     sampled = game.pisa.sample_state(pisa.view(player), player, rng)
     out = state.clone()
     out._held = _Held(sampled)  # type: ignore[attr-defined]
+    # The player's trace is theirs whatever the sample; the others' past is unknown in the sampled
+    # world, so each of them starts from what they see in it.
+    out.trace = state.trace.resampled(player, state.replayed_views)  # type: ignore[attr-defined]
     return out  # type: ignore[return-value]
 
 

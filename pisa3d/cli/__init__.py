@@ -9,8 +9,10 @@ import typer
 from .. import __version__
 from ..core.errors import PisaError
 from ..core.quiet import import_pybullet_quietly
+from .dataset import dataset_app
 from .experiment import experiment_app
 from .export import export as export_command
+from .once import OnceCommand
 from .play import play_app
 from .replay import replay_app
 from .serve import serve as serve_command
@@ -27,9 +29,10 @@ app = typer.Typer(
 app.add_typer(play_app, name="play")
 app.add_typer(replay_app, name="replay")
 app.add_typer(experiment_app, name="experiment")
-app.command("export")(export_command)
-app.command("view")(view_command)
-app.command("serve")(serve_command)
+app.add_typer(dataset_app, name="dataset")
+app.command("export", cls=OnceCommand)(export_command)
+app.command("view", cls=OnceCommand)(view_command)
+app.command("serve", cls=OnceCommand)(serve_command)
 
 
 def _print_version(value: bool) -> None:

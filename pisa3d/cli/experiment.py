@@ -9,6 +9,8 @@ import typer
 from rich.console import Console
 
 from ..core.errors import OptionsError
+from .once import OnceCommand
+from .outputs import check_output_dir
 
 experiment_app = typer.Typer(
     help="Run sweeps of many seeded games headless (every core, or a Ray cluster) and report on them.",
@@ -18,11 +20,12 @@ experiment_app = typer.Typer(
 SPEC_HELP = ("An experiment spec (.toml; examples in assets/experiments/), or an experiment directory to resume "
              "or extend with its stored spec.")
 SET_HELP = ("Override a spec field, game option or agent parameter (repeatable): key=value fixes it, "
-            "key=0,0.5,1 or key={start=0,stop=1,num=5} sweeps it. Examples: --set noise_position_mm=0,0.5,1 "
+            "key=0,0.5,1 or key={start=0,stop=1,num=5} sweeps it; axes the spec zips together take lists of one "
+            "length. Examples: --set hand=steady,careful,casual (the tower's named hands: 0.25, 0.5, 1 mm) "
             "--set agent1.iterations=50,200 --set players=3 --set agents='[\"cautious\",\"random\"]'.")
 
 
-@experiment_app.command("run")
+@experiment_app.command("run", cls=OnceCommand)
 def run(
     spec: Path = typer.Argument(..., help=SPEC_HELP),
     out: Path | None = typer.Option(None, "--out", "-o",
@@ -50,8 +53,9 @@ def run(
     Parquet in the experiment directory as trials finish. Ctrl-C stops cleanly and prints the
     command that resumes; trials already stored are never played twice.
 
-    Example: pisa3d experiment run assets/experiments/tower_noise_random.toml --set noise_position_mm=0,0.5,1
-    --seeds 200 --workers 2
+    Example: pisa3d experiment run assets/experiments/tower_noise_random.toml --set hand=steady,careful,casual
+    --seeds 200 --workers 2 (a tower's hand: steady, careful, casual or shaky, 0.25 to 2 mm; explicit
+    noise_* options override it)
     """
     from ..experiments.run import run_experiment
     from ..experiments.runners import LocalRunner, RayRunner, default_workers
@@ -91,8 +95,10 @@ def run(
                              console=console, batch_trials=batch)
     if summary.status == "interrupted":
         raise typer.Exit(130)
+    earlier = out / "report"
+    force = " --force" if earlier.is_dir() and any(earlier.iterdir()) else ""  # replace the earlier report
     typer.echo(f"{summary.ran} trials played in {summary.seconds:.0f} s, {summary.already_stored} already stored "
-               f"({summary.total} in all); results in {out}.\nReport: pisa3d experiment report {out}")
+               f"({summary.total} in all); results in {out}.\nReport: pisa3d experiment report {out}{force}")
 
 
 def _toml(value: object) -> str:
@@ -103,17 +109,23 @@ def _toml(value: object) -> str:
     return json.dumps(value)
 
 
-@experiment_app.command("report")
+@experiment_app.command("report", cls=OnceCommand)
 def report(
     directory: Path = typer.Argument(..., help="An experiment directory written by `pisa3d experiment run`."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Where to write report.md, summary.csv and the PNG "
                                     "plots (default: DIR/report)."),
+    force: bool = typer.Option(False, "--force", "-f", help="Replace the files of a report already written "
+                               "there (without it, a folder holding files, an edited report say, is never "
+                               "written into)."),
 ) -> None:
     """Summarise an experiment: per cell the games, outcome shares with 95% Wilson intervals,
     placements to the end, falls per placement; for the tower, fall rate against each numeric
     sweep axis, Kaplan-Meier survival and the hazard of each kind of placement; for cards and
     gimignano, win rates per agent and seat. Writes report.md (plots embedded), summary.csv, *.png."""
     from ..experiments.report import write_report
+    from ..experiments.storage import load_stored_spec
 
-    path = write_report(directory, out or directory / "report")
+    load_stored_spec(directory)  # not an experiment: say so before judging --out
+    out = check_output_dir(out or directory / "report", "--out", force)  # before any table is read
+    path = write_report(directory, out)
     typer.echo(f"Report written to {path}")

@@ -29,6 +29,7 @@ from ..core.options import describe_allowed
 from ..core.registry import game_ids, get_game
 from ..core.state import Move, State
 from .common import HUMAN_HELP, RECORD_HELP, SEED_HELP, SET_HELP, run_match
+from .once import OnceCommand
 from .outputs import FORCE_HELP
 
 
@@ -43,7 +44,7 @@ class _LazyGames(TyperGroup):
         if cmd_name not in game_ids():
             return None
         single = typer.Typer()
-        single.command(cmd_name)(make_play_command(cmd_name))
+        single.command(cmd_name, cls=OnceCommand)(make_play_command(cmd_name))
         return typer.main.get_command(single)
 
 

@@ -10,6 +10,7 @@ from ..core.errors import RecordError
 from ..core.record import GameRecord, load_record
 from ..core.replay import check_record, narrate_record, verify_record
 from ..games import get_game
+from .once import OnceCommand
 
 replay_app = typer.Typer(
     help="Read game records: tell their story or re-play them to check them.", no_args_is_help=True
@@ -37,7 +38,7 @@ def load_checked(file: Path, check: bool = True) -> GameRecord:
     return record
 
 
-@replay_app.command("show")
+@replay_app.command("show", cls=OnceCommand)
 def show(
     file: Path = typer.Argument(..., help="A record written by `pisa3d play ... --record FILE`."),
     check: bool = typer.Option(True, "--check/--no-check", help=NO_CHECK_HELP),
@@ -55,7 +56,7 @@ def show(
         typer.echo(line)
 
 
-@replay_app.command("verify")
+@replay_app.command("verify", cls=OnceCommand)
 def verify(file: Path = typer.Argument(..., help="A record to check.")) -> None:
     """Re-play every move through the rules (and the tower's physics) and check that each event,
     trajectory and the result match. An unfinished record is checked as far as it goes.

@@ -11,6 +11,17 @@ from ..core.quiet import python_only_stdout
 from ..core.record import load_record
 from .outputs import FORCE_HELP, check_output_file
 
+MAX_WINDOW = (7680, 4320)
+
+
+def check_window(width: int, height: int, seconds: float | None) -> None:
+    """A window size X can open (0 pixels ends in an X error) and a positive closing time."""
+    if not (16 <= width <= MAX_WINDOW[0] and 16 <= height <= MAX_WINDOW[1]):
+        raise OptionsError(f"--width {width} --height {height}: the window must be 16 to {MAX_WINDOW[0]} pixels "
+                           f"wide and 16 to {MAX_WINDOW[1]} high")
+    if seconds is not None and not seconds > 0:
+        raise OptionsError(f"--seconds {seconds}: give a time above 0 (or leave it out to close the window yourself)")
+
 
 def view(
     file: Path = typer.Argument(..., help="A tower record written by `pisa3d play tower ... --record FILE`."),
@@ -30,6 +41,7 @@ def view(
     +/- speed, up/down and [ ] orbit, z/x zoom, h camera home, q or Esc quit; the mouse orbits as
     in PyBullet (ctrl + drag turns, wheel zooms).
     """
+    check_window(width, height, seconds)
     if screenshot is not None:
         check_output_file(screenshot, "--screenshot", force)
     from ..viewer.gui import view_record

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .errors import OptionsError
+from .errors import OptionsError, UnknownAgentError
 
 if TYPE_CHECKING:
     from .agents import Agent
@@ -147,7 +147,10 @@ class AgentRegistry(Mapping[str, AgentSpec]):
         return cls({spec.name: spec for spec in specs})
 
     def __getitem__(self, name: str) -> AgentSpec:
-        return self.specs[name]
+        spec = self.specs.get(name)
+        if spec is None:
+            raise UnknownAgentError(f"no agent kind {name!r}; choose from {', '.join(self.specs)}")
+        return spec
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.specs)

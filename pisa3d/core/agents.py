@@ -55,6 +55,10 @@ def build_agents(
     for seat in humans:
         if not 1 <= seat <= num_players:
             raise OptionsError(f"--human {seat}: seats run from 1 to {num_players}")
+    twice = sorted({seat for seat in humans if list(humans).count(seat) > 1})
+    if twice:
+        raise OptionsError(f"--human {twice[0]} is given twice; name each person's seat once "
+                           f"(seats 1 to {num_players})")
     hot_seat = HotSeat() if len(set(humans)) > 1 else None
     agents: list[Agent] = []
     for seat in range(num_players):

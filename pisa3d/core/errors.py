@@ -18,6 +18,18 @@ class OptionsError(PisaError):
     """An unknown option, or a value of the wrong type or out of range."""
 
 
+class UnknownAgentError(OptionsError, KeyError):
+    """An agent kind a game does not have. A KeyError too, so ``in`` and ``.get`` on a game's
+    agent registry behave as on any mapping."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class SeatError(PisaError):
+    """A player seat that the game does not have (views and observations of seat -1 or 99)."""
+
+
 class RecordError(PisaError):
     """A game record that cannot be read: malformed, truncated, wrong version or tampered."""
 

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from .contract import GameContract, GameInfo
-from .errors import OptionsError
+from .errors import OptionsError, PisaError
 from .events import Event
 from .options import GameOptions, validate_options
-from .state import Move, Result, State, View
+from .state import Move, Result, State, View, moves_listing
 
 if TYPE_CHECKING:
     from .agents import Agent
@@ -41,6 +41,10 @@ class Game(ABC):
             return values
         if isinstance(values, GameOptions):
             raise OptionsError(f"{self.id}: options of another game ({type(values).__name__})")
+        if values is not None and not isinstance(values, Mapping):
+            names = ", ".join(self.options_model.model_fields)
+            raise OptionsError(f"{self.id}: options must be a mapping of option names to values, got "
+                               f"{type(values).__name__} {values!r:.60}; the options are {names}")
         return validate_options(self.options_model, dict(values or {}), self.id)
 
     def check_players(self, num_players: int) -> None:
@@ -162,9 +166,41 @@ class Game(ABC):
         from the person's view alone; None: this game gives no hints."""
         return None
 
+    def move_details(self, view: View, legal_moves: Sequence[Move]) -> dict[str, dict[str, Any]] | None:
+        """Per legal move (by notation), JSON facts a page shows beside it (the tower: where the
+        tile would go and how safe it is), from the player's view alone; None: none."""
+        return None
+
     def move_menu(self, view: View, legal_moves: Sequence[Move]) -> Sequence[MenuGroup] | None:
         """The legal moves grouped for a two-step choice (e.g. a voting card, then a card);
         None: one numbered list."""
+        return None
+
+    def refusal_for(self, view: View, seat: int | None, move: Move, legal_moves: Sequence[Move]) -> str:
+        """Why ``move`` is not allowed, told to the person at ``seat`` from their ``view``: the
+        rules' own reason (``State.refusal``), asked of a state rebuilt from the view (what a
+        player cannot see never decides whether their own move is legal). Only the list of legal
+        moves when the game cannot rebuild a state from a view."""
+        generic = f"{move} is not allowed now; allowed: {moves_listing(legal_moves)}"
+        if seat is None:
+            return generic
+        try:
+            state = self.sample_state(view, seat, np.random.default_rng(0))
+        except (NotImplementedError, PisaError):
+            return generic
+        return state.refusal(move) or generic
+
+    def listed_moves(self, view: View, legal_moves: Sequence[Move]) -> Sequence[Move]:
+        """The legal moves as the terminal numbers them for a person: all of them, unless some
+        are the same move to a person's eye (the tower's identical turns of a symmetric tile).
+        Only for showing: bots, records and action ids keep ``legal_moves``, and a person may
+        still type a move left out."""
+        return legal_moves
+
+    def forced_note(self, view: View, move: Move) -> str | None:
+        """Why ``move`` is the only one, said when the terminal makes it without asking (the
+        tower's pass: the tile fits no slot); None: nothing to add. Whoever sits at a shared
+        screen reads it, so it must give away no secret."""
         return None
 
     def forced_move(self, view: View, legal_moves: Sequence[Move]) -> Move | None:

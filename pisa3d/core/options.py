@@ -36,21 +36,48 @@ def describe_allowed(model: type[GameOptions]) -> str:
     return ", ".join(parts)
 
 
+def _range_text(model: type[GameOptions], name: str) -> str:
+    """'; allowed 1 to 4' for a field with bounds, so an out-of-range value learns both ends."""
+    info = model.model_fields.get(name)
+    if info is None:
+        return ""
+    low = high = None
+    for bound in info.metadata:
+        if getattr(bound, "ge", None) is not None:
+            low = f"{bound.ge}"
+        if getattr(bound, "gt", None) is not None:
+            low = f"above {bound.gt}"
+        if getattr(bound, "le", None) is not None:
+            high = f"{bound.le}"
+        if getattr(bound, "lt", None) is not None:
+            high = f"below {bound.lt}"
+    if low is None and high is None:
+        return ""
+    if high is None:
+        return f"; allowed: {low} or more" if not low.startswith("above") else f"; allowed: {low}"
+    if low is None:
+        return f"; allowed: up to {high}"
+    return f"; allowed: {low} to {high}"
+
+
 def validate_options(model: type[OptionsT], values: dict[str, Any] | None, game_id: str) -> OptionsT:
     """Build ``model`` from ``values`` or raise an OptionsError naming each bad field."""
     try:
         return model.model_validate(values or {})
     except ValidationError as exc:
-        problems = []
+        problems, unknown = [], False
         for err in exc.errors():
-            where = ".".join(str(p) for p in err["loc"]) or "options"
+            where = ".".join(str(p) for p in err["loc"])
             if err["type"] == "extra_forbidden":
                 problems.append(f"unknown option {where!r}")
+                unknown = True
+            elif not where:  # a rule across several options: its message names them
+                problems.append(str(err["msg"]).removeprefix("Value error, "))
             else:
-                problems.append(f"option {where!r}: {err['msg']} (got {err.get('input')!r})")
-        raise OptionsError(
-            f"{game_id}: " + "; ".join(problems) + f". Allowed options: {describe_allowed(model)}"
-        ) from None
+                problems.append(f"option {where!r}: {err['msg']} (got {err.get('input')!r}{_range_text(model, where)})")
+        # The list of every option helps with a misspelt name; after a bad value it only buries it.
+        allowed = f". Allowed options: {describe_allowed(model)}" if unknown else ""
+        raise OptionsError(f"{game_id}: " + "; ".join(problems) + allowed) from None
 
 
 def parse_option_assignments(pairs: list[str]) -> dict[str, Any]:

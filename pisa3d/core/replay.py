@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from .errors import IllegalMoveError, OptionsError, PisaError, RecordError
 from .events import Event
@@ -33,10 +34,49 @@ class VerifyReport:
         return not self.divergences
 
 
+_MISSING = object()
+
+
+def first_difference(recorded: Any, given: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """The first place two JSON values differ: (path such as ``data.height_mm`` or
+    ``placed[2]``, recorded value, given value); a key one side lacks has ``_MISSING`` there."""
+    if isinstance(recorded, dict) and isinstance(given, dict):
+        for key in [*recorded, *(k for k in given if k not in recorded)]:
+            found = first_difference(recorded.get(key, _MISSING), given.get(key, _MISSING),
+                                     f"{path}.{key}" if path else str(key))
+            if found is not None:
+                return found
+        return None
+    if isinstance(recorded, list | tuple) and isinstance(given, list | tuple):
+        for i, (a, b) in enumerate(zip(recorded, given, strict=False)):
+            if (found := first_difference(a, b, f"{path}[{i}]")) is not None:
+                return found
+        if len(recorded) != len(given):
+            return f"{path} length", len(recorded), len(given)
+        return None
+    return None if recorded == given else (path or "value", recorded, given)
+
+
+def _shown(value: Any) -> str:
+    return "(no such field)" if value is _MISSING else f"{value!r:.120}"
+
+
+def describe_difference(recorded: Any, given: Any) -> str:
+    """``field: record has X, rules give Y`` for the first differing field (the whole values
+    of two events or results are too long to read on one line)."""
+    found = first_difference(recorded, given)
+    if found is None:
+        return "no field differs"
+    path, a, b = found
+    return f"{path}: record has {_shown(a)}, rules give {_shown(b)}"
+
+
 def _first_event_difference(expected: list[Event], got: list[Event]) -> str | None:
     for i, (a, b) in enumerate(zip(expected, got, strict=False)):
         if a != b:
-            return f"event {i} differs: record has {a.to_json()}, rules give {b.to_json()}"
+            if a.kind != b.kind:
+                return f"event {i} differs: record has a {a.kind!r} event, rules give {b.kind!r}"
+            return f"event {i} differs at {a.kind}.{describe_difference(a.data, b.data)}"
     if len(expected) != len(got):
         return f"record has {len(expected)} events, rules give {len(got)}"
     return None
@@ -130,7 +170,11 @@ def _check_end(state: State, record: GameRecord, report: VerifyReport, trust_rec
         agrees = record.result == result
     if not agrees:
         recorded = record.result.to_json() if record.result else None
-        message = f"result differs: record has {recorded}, rules give {result.to_json()}"
+        given = result.to_json()
+        if trust_recorded:  # only the outcome was compared
+            given = {key: given[key] for key in ("scores", "winners")}
+            recorded = recorded and {key: recorded[key] for key in ("scores", "winners")}
+        message = f"result differs at {describe_difference(recorded, given)}"
         report.divergences.append(Divergence(None, message))
 
 

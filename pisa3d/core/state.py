@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from .errors import GameNotOverError
+from .errors import GameNotOverError, SeatError
 from .events import Event
 
 if TYPE_CHECKING:
@@ -34,9 +34,12 @@ class Move(Hashable, Protocol):
 class Result:
     """The outcome of a finished game.
 
-    ``scores`` has one entry per player (points, or 1/0 for win/loss); ``winners`` lists the
-    winning seats (several when they share); ``details`` holds game-specific JSON data such as
-    the tower's height.
+    ``scores`` has one entry per player (points as people count them, or 1/0 for win/loss);
+    ``winners`` lists the winning seats (several when they share); ``details`` holds
+    game-specific JSON data such as the tower's height. A winner always has the top score, but
+    where the rules break a tie on points by something else (gimignano: stones on the board)
+    a top score need not win: ``winners`` decides, and ``State.returns()`` orders the players
+    exactly as the winners are chosen.
     """
 
     scores: tuple[float, ...]
@@ -49,6 +52,18 @@ class Result:
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Result:
         return cls(tuple(obj["scores"]), tuple(obj["winners"]), dict(obj.get("details", {})))
+
+
+LISTED_MOVES = 12
+"""Most moves a refusal lists before saying how many more there are."""
+
+
+def moves_listing(moves: Sequence[Move], most: int = LISTED_MOVES) -> str:
+    """The moves for a message: the first ``most`` by notation, then how many more."""
+    if not moves:
+        return "nothing"
+    shown = ", ".join(str(m) for m in moves[:most])
+    return shown if len(moves) <= most else f"{shown} and {len(moves) - most} more"
 
 
 View = dict[str, Any]
@@ -88,6 +103,18 @@ class State(ABC):
     def legal_moves(self) -> Sequence[Move]:
         """Moves the current player may make; empty only when the game is over."""
 
+    def refusal(self, move: Move) -> str | None:
+        """None when ``move`` is legal now; else why not, in a sentence that names the move, the
+        rule it breaks and what is allowed instead. Nothing changes. The terminal and the game
+        server show this to people; games override it with their rules' own reasons, and this
+        default only knows the list of legal moves."""
+        legal = self.legal_moves()
+        if move in legal:
+            return None
+        if self.is_over:
+            return f"{move} is not allowed: the game is over"
+        return f"{move} is not allowed now; allowed: {moves_listing(legal)}"
+
     @abstractmethod
     def apply(self, move: Move) -> list[Event]:
         """Make ``move`` for the current player and return what happened.
@@ -103,22 +130,33 @@ class State(ABC):
     def result(self) -> Result:
         """The result; only valid when ``is_over``."""
 
+    def check_seat(self, player: object) -> int:
+        """``player`` as a seat of this game; SeatError for anything else (-1 must not read as
+        the last seat, nor 99 end in an IndexError)."""
+        if isinstance(player, bool) or not isinstance(player, int | np.integer) or not 0 <= player < self.num_players:
+            raise SeatError(f"player {player!r} is not a seat of this {self.num_players}-player game; "
+                            f"seats run 0 to {self.num_players - 1} (shown to people as 1 to {self.num_players})")
+        return int(player)
+
     def view(self, player: int) -> View:
         """Everything ``player`` may know and nothing more: the public part every player shares
         plus that player's private part (their keys never overlap)."""
-        return {**self.public_view(), **self.private_view(player)}
+        seat = self.check_seat(player)
+        return {**self.public_view(), **self.private_view(seat)}
 
     def public_view(self) -> View:
         """What every player sees alike (the table)."""
         raise NotImplementedError(f"{type(self).__name__} has no public view")
 
     def private_view(self, player: int) -> View:
-        """What only ``player`` sees (their hand, their secret choices)."""
+        """What only ``player`` sees (their hand, their secret choices); games check the seat
+        with ``check_seat``."""
         raise NotImplementedError(f"{type(self).__name__} has no private view")
 
     # --- for learning libraries -------------------------------------------------------------
     def observation(self, player: int) -> np.ndarray:
-        """``player``'s view as a float32 vector of the shape ``game.observation_shape`` declares."""
+        """``player``'s view as a float32 vector of the shape ``game.observation_shape`` declares
+        (games check the seat with ``check_seat``)."""
         raise NotImplementedError(f"{type(self).__name__} has no observation tensor")
 
     def legal_action_mask(self) -> np.ndarray:

@@ -2,10 +2,12 @@
 
 Each game tells the terminal what to say through hooks on Game: ``phase_help`` (the rules of the
 moment), ``prompt_header`` (hand and phase, printed right above every prompt), ``move_menu`` (a
-two-step choice instead of one long list), ``move_hints`` (the answer to ``hint``) and
-``forced_move`` (no question when there is nothing to choose). Several people at one terminal
-share a HotSeat: when the turn passes from one to another the screen is cleared and the next
-person confirms they are ready, so nobody sees the hand before theirs.
+two-step choice instead of one long list), ``move_hints`` (the answer to ``hint``),
+``forced_move`` (no question when there is nothing to choose) and ``forced_note`` (why not),
+``listed_moves`` (the legal moves as a person tells them apart) and ``refusal_for`` (the rules'
+reason for a typed move that is not legal). Several people at one terminal share a HotSeat:
+when the turn passes from one to another the screen is cleared and the next person confirms
+they are ready, so nobody sees the hand before theirs.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 import numpy as np
 
 from .errors import IllegalMoveError
-from .state import Move, View
+from .state import Move, View, moves_listing
 
 if TYPE_CHECKING:
     from .game import Game
@@ -95,7 +97,9 @@ class TerminalAgent:
         if forced is not None:
             # Hot seat: the screen may be someone else's now, so a secret move is not shown.
             shown = "" if self.hot_seat is not None else f" {forced}"
-            self._say(f"{self._who()}:{shown} (the only possible move, made without asking)")
+            note = self.game.forced_note(view, forced)
+            self._say(f"{self._who()}:{shown} (the only possible move, made without asking"
+                      + (f": {note})" if note else ")"))
             return forced
         if self.hot_seat is not None and self.seat is not None:
             self.hot_seat.hand_over(self.seat, self.out, self.read_line)
@@ -103,9 +107,10 @@ class TerminalAgent:
         menu = self.game.move_menu(view, legal_moves)
         if menu is not None and len(menu) > 1:
             return self._choose_in_two_steps(view, menu, legal_moves)
-        picked = self._ask(view, [str(m) for m in legal_moves], "Your move", legal_moves, back=False)
+        listed = self.game.listed_moves(view, legal_moves)
+        picked = self._ask(view, [str(m) for m in listed], "Your move", listed, back=False, also_legal=legal_moves)
         assert picked is not None
-        return legal_moves[picked] if isinstance(picked, int) else picked
+        return listed[picked] if isinstance(picked, int) else picked
 
     def _choose_in_two_steps(self, view: View, menu: Sequence[MenuGroup], legal_moves: Sequence[Move]) -> Move:
         while True:
@@ -155,7 +160,7 @@ class TerminalAgent:
             try:
                 if answer.isdigit():
                     return self._number(answer, len(entries))
-                return self.interpret(answer, legal)
+                return self.interpret(answer, legal, view)
             except IllegalMoveError as exc:
                 self._say(f"  ! {exc}")
 
@@ -166,15 +171,18 @@ class TerminalAgent:
             return number - 1
         raise IllegalMoveError(f"{number} is not in the list; choose 1 to {count}")
 
-    def interpret(self, answer: str, legal_moves: Sequence[Move]) -> Move:
-        """The move meant by ``answer``: a list number or a legal move's notation."""
+    def interpret(self, answer: str, legal_moves: Sequence[Move], view: View | None = None) -> Move:
+        """The move meant by ``answer``: a list number or a legal move's notation. A move the
+        rules refuse is refused with their reason (``Game.refusal_for``, from ``view``)."""
         if not answer:
             raise IllegalMoveError("type a number from the list or a move ('?' explains the rules)")
         if answer.isdigit():
             return legal_moves[self._number(answer, len(legal_moves))]
         move = self.game.parse_move(answer)
         if move not in legal_moves:
-            raise IllegalMoveError(f"{move} is not legal now; choose one of the listed moves")
+            if view is None:
+                raise IllegalMoveError(f"{move} is not allowed now; allowed: {moves_listing(legal_moves)}")
+            raise IllegalMoveError(self.game.refusal_for(view, self.seat, move, legal_moves))
         return move
 
 

@@ -300,7 +300,20 @@ def _pct(share: float, low: float, high: float) -> str:
 
 
 def write_report(root: Path, out: Path) -> Path:
-    """Write report.md, summary.csv and the plots for the experiment in ``root`` into ``out``."""
+    """Write report.md, summary.csv and the plots for the experiment in ``root`` into ``out``.
+
+    A file that cannot be written (a full disk, a folder made read-only meanwhile) ends in one
+    PisaError line naming the folder, never an OSError traceback."""
+    from ..core.errors import PisaError
+
+    try:
+        return _write_report(root, out)
+    except OSError as exc:
+        where = exc.filename or out
+        raise PisaError(f"--out {out}: cannot write the report ({where}: {exc.strerror or exc})") from None
+
+
+def _write_report(root: Path, out: Path) -> Path:
     from ..core.errors import OptionsError
 
     stored = load_stored_spec(root)

@@ -10,11 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+import pyarrow as pa
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from .spec import ExperimentSpec
-from .storage import check_compatible, check_writable, stored_keys, writer
+from .storage import PLACEMENT_SCHEMA, PLACEMENTS, check_compatible, check_writable, stored_keys, writer
 from .trials import Trial, expand_trials, resolve_cells
 
 BATCH_TRIALS = 64
@@ -58,14 +59,17 @@ def run_experiment(
     console: Console | None = None,
     batch_trials: int = BATCH_TRIALS,
     batch_seconds: float = BATCH_SECONDS,
+    detail: tuple[str, pa.Schema] = (PLACEMENTS, PLACEMENT_SCHEMA),
 ) -> RunSummary:
+    """``detail``: the folder and schema of the rows each trial adds beside its game row (the
+    tower's placements; a dataset build's scenes)."""
     console = console or Console(stderr=True)
     check_writable(out)  # before anything is played
     cells = resolve_cells(spec)
     trials = unique_trials(expand_trials(spec, cells))
     check_compatible(out, spec.game, cells)
     start = time.perf_counter()
-    with writer(out) as w:
+    with writer(out, *detail) as w:
         done_keys = stored_keys(out)
         todo = [t for t in trials if t.key not in done_keys]
         already = len(trials) - len(todo)

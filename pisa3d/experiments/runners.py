@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 import signal
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,8 @@ from .rows import game_row, placement_rows
 
 TrialJson = dict[str, Any]
 RowsJson = dict[str, Any]  # {"key", "game": row, "placements": [rows]}
+Task = Callable[[TrialJson, str | None], RowsJson]
+"""What a worker does with one trial: ``play_trial`` for experiments, a dataset's scene builder."""
 # Trials in flight per worker: enough to keep every worker busy, few enough that Ctrl-C has
 # little to cancel and memory stays flat on long runs.
 IN_FLIGHT_PER_WORKER = 2
@@ -66,6 +68,8 @@ class LocalRunner:
 
     workers: int
     records_dir: str | None = None
+    task: Task = play_trial  # a module-level function: the pool pickles it by name
+    context: dict[str, Any] = field(default_factory=dict)  # added to every trial (a dataset's settings)
 
     def describe(self) -> dict[str, Any]:
         return {"backend": "process", "workers": self.workers}
@@ -73,7 +77,7 @@ class LocalRunner:
     def run(self, trials: Sequence[TrialJson]) -> Iterator[RowsJson]:
         if self.workers == 1:  # in this process: no pool to start, and tracebacks stay readable
             for trial in trials:
-                yield play_trial(trial, self.records_dir)
+                yield self.task({**trial, **self.context}, self.records_dir)
             return
         pending = list(reversed(trials))
         in_flight: set[Future[RowsJson]] = set()
@@ -81,7 +85,7 @@ class LocalRunner:
         try:
             while pending or in_flight:
                 while pending and len(in_flight) < self.workers * IN_FLIGHT_PER_WORKER:
-                    in_flight.add(pool.submit(play_trial, pending.pop(), self.records_dir))
+                    in_flight.add(pool.submit(self.task, {**pending.pop(), **self.context}, self.records_dir))
                 if not in_flight:
                     return
                 done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
@@ -112,6 +116,8 @@ class RayRunner:
     address: str | None = None
     workers: int | None = None
     records_dir: str | None = None
+    task: Task = play_trial
+    context: dict[str, Any] = field(default_factory=dict)
 
     def _ray(self) -> Any:
         try:
@@ -134,14 +140,14 @@ class RayRunner:
             elif self.workers:
                 kwargs["num_cpus"] = self.workers
             ray.init(**kwargs)
-        remote = ray.remote(num_cpus=1, max_retries=0)(play_trial)
+        remote = ray.remote(num_cpus=1, max_retries=0)(self.task)
         slots = max(1, int(ray.cluster_resources().get("CPU", 1))) * IN_FLIGHT_PER_WORKER
         pending = list(reversed(trials))
         in_flight: list[Any] = []
         try:
             while pending or in_flight:
                 while pending and len(in_flight) < slots:
-                    in_flight.append(remote.remote(pending.pop(), self.records_dir))
+                    in_flight.append(remote.remote({**pending.pop(), **self.context}, self.records_dir))
                 if not in_flight:
                     return
                 done, in_flight = ray.wait(in_flight, num_returns=1)

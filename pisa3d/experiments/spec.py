@@ -114,7 +114,10 @@ class ExperimentSpec(_Strict):
                                    f"{', '.join(axes) or 'none'}")
             lengths = {key: len(axes[key]) for key in group}
             if len(set(lengths.values())) > 1:
-                raise OptionsError(f"zip {group}: the axes must have the same number of values, got {lengths}")
+                counts = ", ".join(f"{key} {n}" for key, n in lengths.items())
+                raise OptionsError(f"zip {group}: these axes step together and need the same number of values, "
+                                   f"got {counts}; give each of them as many values (--set key=a,b,c), fix "
+                                   "some to one value, or --set zip=[] to sweep them as a grid")
             for key in group:
                 if key in grouped:
                     raise OptionsError(f"zip: axis {key!r} is in two groups")
@@ -250,7 +253,17 @@ def apply_overrides(raw: Mapping[str, Any], assignments: Sequence[str]) -> dict[
         else:
             out["options"][key] = value
             out["sweep"].pop(key, None)
+            _unzip(out, key)
     return out
+
+
+def _unzip(spec: dict[str, Any], key: str) -> None:
+    """An axis fixed to one value leaves its zip group; the rest of the group still steps together."""
+    groups = spec.get("zip")
+    if not isinstance(groups, list):
+        return  # validate_spec names the wrong type
+    kept = [[k for k in group if k != key] if isinstance(group, list) else group for group in groups]
+    spec["zip"] = [group for group in kept if not isinstance(group, list) or len(group) > 1]
 
 
 def validate_spec(raw: Mapping[str, Any], source: str = "spec") -> ExperimentSpec:

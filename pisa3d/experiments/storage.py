@@ -210,6 +210,9 @@ class ExperimentWriter:
     run_id: str = field(default_factory=new_run_id)
     batches: int = 0
     _lock: Any = None
+    # The per-game detail table: placements for experiments, scenes for datasets (pisa3d.dataset).
+    detail: str = PLACEMENTS
+    detail_schema: pa.Schema = PLACEMENT_SCHEMA
 
     def __enter__(self) -> ExperimentWriter:
         self._lock = (self.root / LOCK_FILE).open("w")
@@ -227,12 +230,12 @@ class ExperimentWriter:
 
     def _clean_up(self) -> None:
         """Remove what a killed run left half-done: temporary files and uncommitted parts."""
-        for folder in (GAMES, PLACEMENTS):
+        for folder in (GAMES, self.detail):
             (self.root / folder).mkdir(exist_ok=True)
             for tmp in (self.root / folder).glob("*.tmp"):
                 tmp.unlink()
         committed = set(committed_parts(self.root))
-        for part in (self.root / PLACEMENTS).glob("part-*.parquet"):
+        for part in (self.root / self.detail).glob("part-*.parquet"):
             if part.name not in committed:
                 part.unlink()
 
@@ -263,8 +266,8 @@ class ExperimentWriter:
         if not results:
             return
         name = f"part-{self.run_id}-{self.batches:05d}.parquet"
-        placements = [row for r in results for row in r["placements"]]
-        _write_parquet(self.root / PLACEMENTS / name, placements, PLACEMENT_SCHEMA)
+        details = [row for r in results for row in r[self.detail]]
+        _write_parquet(self.root / self.detail / name, details, self.detail_schema)
         _write_parquet(self.root / GAMES / name, [r["game"] for r in results], GAME_SCHEMA)  # the commit
         self.batches += 1
 
@@ -285,6 +288,7 @@ def _write_parquet(path: Path, rows: Sequence[Mapping[str, Any]], schema: pa.Sch
 
 
 @contextlib.contextmanager
-def writer(root: Path) -> Iterator[ExperimentWriter]:
-    with ExperimentWriter(root) as w:
+def writer(root: Path, detail: str = PLACEMENTS, detail_schema: pa.Schema = PLACEMENT_SCHEMA
+           ) -> Iterator[ExperimentWriter]:
+    with ExperimentWriter(root, detail=detail, detail_schema=detail_schema) as w:
         yield w

@@ -1,7 +1,8 @@
 """``pisa3d export FILE --html out.html``: one offline web page replaying any record.
 
-The page is ``assets/web/replay.html`` with three things inlined: the page data (the record
-itself plus what the game's scene builder prepared), the three.js bundle and the page script.
+The page is ``assets/web/replay.html`` with four things inlined: the page data (the record
+itself plus what the game's scene builder prepared), the three.js bundle, the tower's scene
+(``tower_scene.js``, shared with the play page of ``pisa3d serve``) and the page script.
 It fetches nothing, so it opens from a double click with no network.
 """
 
@@ -69,9 +70,11 @@ def render_page_data(data: dict[str, Any]) -> str:
         "TITLE": html.escape(data["title"]),
         "DATA": _script_safe_json(data),
         "THREE_BUNDLE": asset_path("web", "three.bundle.js").read_text(encoding="utf-8"),
+        # the tower's scene, shared with the play page of ``pisa3d serve``
+        "TOWER_SCENE": asset_path("web", "tower_scene.js").read_text(encoding="utf-8"),
         "APP": asset_path("web", "replay.js").read_text(encoding="utf-8"),
     }
-    for name in ("THREE_BUNDLE", "APP"):
+    for name in ("THREE_BUNDLE", "TOWER_SCENE", "APP"):
         if "</script" in parts[name].lower():  # would end the inline script early
             raise PisaError(f"web asset for {name} contains '</script' and cannot be inlined")
     template = asset_path("web", "replay.html").read_text(encoding="utf-8")

@@ -14,11 +14,12 @@ from ..core.errors import OptionsError, PisaError
 from ..core.files import written_aside
 from ..core.record import GameRecord
 from ..games.tower.replay import TowerReplay, load_tower_replay
-from ..viewer.camera import framing_camera, tower_bounds
+from ..viewer.camera import OrbitCamera, eased, framing_camera, move_bounds
 from ..viewer.render import OffscreenRenderer, RendererChoice, draw_caption
 from ..viewer.tile_bodies import TileBodies, create_table
 
 VIDEO_SUFFIXES = (".mp4", ".gif")
+MAX_DISTANCE_M = 100.0  # a camera this far sees a tower of metres as a dot
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,12 @@ class VideoSettings:
             raise OptionsError(f"speed {self.speed}: must be positive")
         if self.hold_seconds < 0:
             raise OptionsError(f"hold {self.hold_seconds}: must be 0 or more seconds")
+        if self.distance is not None and not 0 < self.distance <= MAX_DISTANCE_M:
+            raise OptionsError(f"distance {self.distance}: the camera distance must lie above 0 and up to "
+                               f"{MAX_DISTANCE_M:g} m (leave it out to frame the whole tower)")
+        if not -90 < self.pitch_deg < 90:
+            raise OptionsError(f"pitch {self.pitch_deg}: choose more than -90 and less than 90 degrees "
+                               "(negative looks down)")
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,29 @@ def plan_frames(replay: TowerReplay, settings: VideoSettings) -> list[FrameRef]:
                 plan.append(FrameRef(index, traj.sample_at(k / settings.fps * settings.speed)))
         plan.extend([FrameRef(index, None)] * hold)
     return plan
+
+
+EASE_SECONDS = 0.5
+"""How long the camera takes to move to the next move's framing."""
+
+
+def move_cameras(replay: TowerReplay, settings: VideoSettings) -> list[OrbitCamera]:
+    """The camera of every frame of ``plan_frames``: each move framed by ``move_bounds``, the
+    camera easing there from the previous move's over EASE_SECONDS."""
+    def framed(move: int) -> OrbitCamera:
+        return framing_camera(move_bounds(replay, move), settings.yaw_deg, settings.pitch_deg, settings.distance,
+                              aspect=settings.width / settings.height)
+
+    cameras: list[OrbitCamera] = []
+    shown, previous, since = None, None, 0
+    ease = max(1, round(EASE_SECONDS * settings.fps))
+    for ref in plan_frames(replay, settings):
+        if ref.move != shown:
+            previous = cameras[-1] if cameras else framed(ref.move)
+            shown, goal, since = ref.move, framed(ref.move), 0
+        since += 1
+        cameras.append(eased(previous, goal, since / ease))
+    return cameras
 
 
 def _frame_poses(replay: TowerReplay, ref: FrameRef) -> np.ndarray:
@@ -106,10 +136,10 @@ def export_video(record: GameRecord, path: str | Path, settings: VideoSettings =
     if path.suffix.lower() not in VIDEO_SUFFIXES:
         raise OptionsError(f"video {path}: the name must end in .mp4 or .gif")
     replay = load_tower_replay(record)
+    if replay.missing_poses is not None:
+        raise PisaError(f"no video: {replay.missing_poses}")
     plan = plan_frames(replay, settings)
-    bounds = tower_bounds(replay.settled_frames(), replay.side)
-    camera = framing_camera(bounds, settings.yaw_deg, settings.pitch_deg, settings.distance,
-                            aspect=settings.width / settings.height)
+    cameras = move_cameras(replay, settings)
     with OffscreenRenderer(settings.renderer) as renderer:
         create_table(renderer.client, replay.side)
         bodies = TileBodies(renderer.client, replay.tiles, replay.side, replay.thickness)
@@ -118,11 +148,13 @@ def export_video(record: GameRecord, path: str | Path, settings: VideoSettings =
             try:
                 writer = _writer(tmp, settings.fps)
             except OSError as exc:
-                raise PisaError(f"{path}: cannot write the video ({exc})") from None
+                # FFMPEG's message runs to a dozen lines of its command line; its first says why
+                first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+                raise PisaError(f"{path}: cannot write the video ({first.strip()})") from None
             with writer, _progress(progress, len(plan), path) as advance:
-                for ref in plan:
+                for number, ref in enumerate(plan):
                     bodies.pose(_frame_poses(replay, ref))
-                    image = renderer.render(camera, settings.width, settings.height)
+                    image = renderer.render(cameras[number], settings.width, settings.height)
                     if settings.caption:
                         image = draw_caption(image, *caption_lines(replay, ref.move))
                     writer.append_data(image)

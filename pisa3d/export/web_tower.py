@@ -12,7 +12,7 @@ from ..core.game import Game
 from ..core.record import GameRecord
 from ..games.tower.meshes import tile_mesh
 from ..games.tower.replay import load_tower_replay
-from ..viewer.camera import tower_bounds
+from ..viewer.camera import move_bounds
 
 MICRONS = 1e6  # vertex positions are sent as whole micrometres: compact and far finer than a pixel
 
@@ -45,10 +45,12 @@ def tower_scene(game: Game, record: GameRecord) -> dict[str, Any]:
             height = placed[0]["height_mm"]
         # what happened (a fall too) is told by the move's narration beside this state summary
         states.append({"summary": f"{len(replay.settled(index))} tiles, height {height:.1f} mm"})
-    low, high = tower_bounds(replay.settled_frames(), replay.side)
+    boxes = [move_bounds(replay, index) for index in range(-1, replay.num_moves)]
     return {
         "kind": "tower",
-        "frame_box": [low.tolist(), high.tolist()],  # the viewer's and the video's framing box
+        "missing_poses": replay.missing_poses,  # said on the page instead of an empty table
+        # per position (the set-up, then each move): the box the viewer and the video frame
+        "frame_boxes": [[low.tolist(), high.tolist()] for low, high in boxes],
         "tile_extents": [replay.side, replay.side, replay.thickness],
         "trajectory_key": "trajectory",
         "meshes": meshes,

@@ -156,6 +156,7 @@ class Server:
         match = table.match
         try:
             match.state = await self.run_rebuild(match.record)
+            await self.work_out_details(match)
         except PisaError as exc:
             match.meta.status, match.meta.reason = "broken", str(exc)
             await asyncio.to_thread(self.store.save_meta, match.meta)
@@ -179,6 +180,7 @@ class Server:
         new, state, record = create_match(request)
         match = LiveMatch(new.meta, state, record)
         await asyncio.to_thread(self.save_match, match)
+        await self.work_out_details(match)
         table = Table(match)
         table.ready.set()
         self.tables[match.match_id] = table
@@ -191,6 +193,12 @@ class Server:
                 entry["url"] = f"/play/{match.match_id}?token={new.tokens[seat]}"
             seats.append(entry)
         return {"match_id": match.match_id, "seats": seats, "watch_url": f"/play/{match.match_id}"}
+
+    async def work_out_details(self, match: LiveMatch) -> None:
+        """The seat to move's move details, when a person is to move and the match shows them."""
+        match.details = None
+        if match.state is not None and match.meta.hints and not match.over and match.bot_to_move() is None:
+            match.details = await self.run(match.state, work.move_details)
 
     def save_match(self, match: LiveMatch) -> None:
         """The match's meta and whole record (at its start and its end)."""
@@ -235,6 +243,7 @@ class Server:
         """Commit a move, save it, then tell every socket (called holding the table's lock)."""
         match = table.match
         match.commit(made)
+        await self.work_out_details(match)
         events, extras = made.events, made.extras
         await asyncio.to_thread(self.save_move, match)
         if extras and "trajectory" in extras:
@@ -287,7 +296,7 @@ class Server:
     async def rematch(self, table: Table) -> dict[str, Any]:
         meta = table.match.meta
         request = {"game": meta.game, "players": meta.players, "seats": meta.seats,
-                   "seed": (meta.seed + 1) % (2**32), "options": meta.options}
+                   "seed": (meta.seed + 1) % (2**32), "options": meta.options, "hints": meta.hints}
         return await self.create(request)
 
 

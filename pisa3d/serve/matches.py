@@ -26,6 +26,7 @@ from .store import MatchMeta
 from .work import Applied
 
 HUMAN = "human"
+REQUEST_FIELDS = ("game", "players", "seats", "seed", "options", "hints")
 MAX_SEED = 2**32 - 1
 
 
@@ -46,9 +47,9 @@ def create_match(request: Any) -> tuple[NewMatch, State, GameRecord]:
     raises OptionsError naming the first bad field and what is allowed."""
     if not isinstance(request, Mapping):
         raise OptionsError("the request must be a JSON object with game, players and seats")
-    unknown = sorted(set(request) - {"game", "players", "seats", "seed", "options"})
+    unknown = sorted(set(request) - set(REQUEST_FIELDS))
     if unknown:
-        raise OptionsError(f"unknown field(s) {', '.join(unknown)}; allowed: game, players, seats, seed, options")
+        raise OptionsError(f"unknown field(s) {', '.join(unknown)}; allowed: {', '.join(REQUEST_FIELDS)}")
     game_id = request.get("game")
     if not isinstance(game_id, str):
         raise OptionsError("'game' must be a game id such as \"cards\" (GET /api/games lists them)")
@@ -64,6 +65,10 @@ def create_match(request: Any) -> tuple[NewMatch, State, GameRecord]:
         seed = secrets.randbelow(MAX_SEED)
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
         raise OptionsError(f"'seed' must be a whole number from 0 to {MAX_SEED}, got {seed!r}")
+    hints = request.get("hints", True)
+    if not isinstance(hints, bool):
+        raise OptionsError("'hints' must be true (pages show each move's safety, as `hint` does) or false "
+                           "(competitive play)")
     options = request.get("options") or {}
     if not isinstance(options, Mapping):
         raise OptionsError("'options' must be a JSON object of option names and values")
@@ -79,7 +84,7 @@ def create_match(request: Any) -> tuple[NewMatch, State, GameRecord]:
     meta = MatchMeta(
         match_id=f"m-{secrets.token_hex(6)}", game=game.id, players=players, seats=list(seats), seed=seed,
         options=dict(options), token_digests={str(seat): token_digest(t) for seat, t in tokens.items()},
-        created=_dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds"),
+        created=_dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds"), hints=hints,
     )
     state, record = start(game, meta)
     return NewMatch(meta, tokens), state, record
@@ -113,6 +118,8 @@ class LiveMatch:
         self.game = get_game(meta.game)
         self.options_json = json.dumps(self.game.options(meta.options).model_dump(mode="json"), sort_keys=True)
         self.last_events: list[Event] = list(record.moves[-1].events if record.moves else record.setup_events)
+        self.details: dict[str, Any] | None = None
+        """``Game.move_details`` for the seat to move, worked out (in a worker) after each move."""
 
     @property
     def match_id(self) -> str:
@@ -180,11 +187,15 @@ class LiveMatch:
         state = self.state
         assert state is not None
         view = state.public_view() if seat is None else state.view(seat)
-        legal = [str(m) for m in state.legal_moves()] if seat is not None and seat == self.to_move else []
+        to_act = seat is not None and seat == self.to_move
+        legal_moves = state.legal_moves() if to_act else []
+        legal = [str(m) for m in legal_moves]
+        listed = [str(m) for m in self.game.listed_moves(view, legal_moves)] if to_act else []
+        details = self.details if to_act and self.meta.hints else None
         summary = self.summary(connected)
         return {
             "type": "state", "protocol": 1, "match_id": self.match_id, "game": self.game.id, "seat": seat,
-            "view": view, "to_move": self.to_move, "legal": legal,
+            "view": view, "to_move": self.to_move, "legal": legal, "listed": listed, "details": details,
             "events": [{"kind": e.kind, "data": e.data, "text": self.game.describe_event(e)} for e in events],
             "moves": summary["moves"], "over": self.over, "status": self.meta.status,
             "result": summary["result"], "seats": summary["seats"],

@@ -41,6 +41,8 @@ class MatchMeta:
     created: str = ""
     status: str = "playing"
     reason: str | None = None
+    hints: bool = True
+    """Pages show each legal move's safety (the tower's margins and fall odds)."""
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> MatchMeta:

@@ -61,6 +61,15 @@ def bot_move(state: State, agent_text: str, options_json: str, seed: int, move_n
     return str(agent.choose(seen, state.legal_moves(), rng))
 
 
+def move_details(state: State) -> dict[str, Any] | None:
+    """What a page shows beside each legal move of the seat to move (``Game.move_details``),
+    from that seat's view alone."""
+    seat = state.current_player
+    if seat is None:
+        return None
+    return state.game.move_details(state.view(seat), state.legal_moves())
+
+
 def rebuild(record: GameRecord) -> State:
     """The state after every move of ``record``, re-played by the rules (and the physics, which
     is deterministic). Raises IllegalMoveError naming the first move that no longer re-plays."""

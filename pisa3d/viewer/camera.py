@@ -1,5 +1,6 @@
 """Camera placement for the tower views: an orbit (target, distance, yaw, pitch) that frames the
-whole tower (every tile it ever held), and the PyBullet matrices for it."""
+tower as each move shows it (one rule for the viewer, the video and the web page), and the
+PyBullet matrices for it."""
 
 from __future__ import annotations
 
@@ -7,9 +8,13 @@ import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pybullet as p
+
+if TYPE_CHECKING:
+    from ..games.tower.replay import TowerReplay
 
 FIELD_OF_VIEW_DEG = 40.0
 
@@ -61,6 +66,27 @@ def tower_bounds(frames: Iterable[np.ndarray], side: float) -> Bounds:
         return np.array([-pad, -pad, 0.0]), np.array([pad, pad, side])
     every = np.concatenate(centres)
     return every.min(axis=0) - pad, np.maximum(every.max(axis=0) + pad, [pad, pad, side])
+
+
+def move_bounds(replay: TowerReplay, index: int) -> Bounds:
+    """The box a view frames while it shows move ``index`` (-1: the empty table): the tower as
+    it stood before the move and every frame of the move's release, tiles off the table left
+    out (``tower_bounds``). Per move, so a one-tile tower fills the picture as a forty-tile one
+    does; fixed within a move, so the camera never chases a falling tile."""
+    frames = [replay.settled(index - 1)]
+    if 0 <= index < replay.num_moves and (trajectory := replay.trajectories[index]) is not None:
+        frames.extend(trajectory.frames)
+    return tower_bounds(frames, replay.side)
+
+
+def eased(start: OrbitCamera, end: OrbitCamera, fraction: float) -> OrbitCamera:
+    """A camera ``fraction`` (0..1, smoothed) of the way from ``start`` to ``end``: the target
+    moves in a straight line, the distance by ratio, the turn is ``end``'s."""
+    t = min(1.0, max(0.0, fraction))
+    t = t * t * (3 - 2 * t)
+    target = tuple(a + (b - a) * t for a, b in zip(start.target, end.target, strict=True))
+    distance = start.distance * (end.distance / start.distance) ** t
+    return dataclasses.replace(end, target=target, distance=distance)  # type: ignore[arg-type]
 
 
 def _fits(corners: np.ndarray, camera: OrbitCamera, scale: tuple[float, float], caption_room: float) -> bool:

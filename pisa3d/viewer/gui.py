@@ -16,9 +16,10 @@ import pybullet as p
 from PIL import Image
 
 from ..core.errors import PisaError
+from ..core.files import written_aside
 from ..core.record import GameRecord
 from ..games.tower.replay import TowerReplay, load_tower_replay
-from .camera import Bounds, OrbitCamera, framing_camera, tower_bounds
+from .camera import Bounds, OrbitCamera, framing_camera, move_bounds
 from .input import (
     Command,
     Mode,
@@ -213,13 +214,16 @@ def view_record(
     last view as a PNG.
     """
     replay = load_tower_replay(record)
+    if replay.missing_poses is not None:
+        raise PisaError(f"nothing to show: {replay.missing_poses}")
     window = TowerWindow(replay.side, width, height)
     try:
         state = _view_loop(window, replay, start, on_change, max_seconds)
         if screenshot is not None:
             if not window.connected:
                 raise PisaError(f"no screenshot saved to {screenshot}: the window was closed before it could be taken")
-            Image.fromarray(window.grab()).save(screenshot)
+            with written_aside(screenshot, "screenshot") as tmp:  # never half a PNG under the name
+                Image.fromarray(window.grab()).save(tmp, format="PNG")
         return state
     finally:
         window.close()
@@ -229,11 +233,12 @@ def _view_loop(window: TowerWindow, replay: TowerReplay, start: int | None,
                on_change: Callable[[str], None] | None, max_seconds: float | None) -> Playback:
     with window.paused_rendering():
         bodies = TileBodies(window.client, replay.tiles, replay.side, replay.thickness)
-    home = window.framing(tower_bounds(replay.settled_frames(), replay.side))
-    camera = home
-    window.set_camera(camera)
     last = replay.num_moves - 1
     state = Playback(move=last if start is None else max(-1, min(last, start)))
+    framed_move = state.move
+    home = window.framing(move_bounds(replay, framed_move))
+    camera = home
+    window.set_camera(camera)
     durations = move_durations(replay)
     shown: tuple[int, int] | None = None
     line = ""
@@ -257,6 +262,12 @@ def _view_loop(window: TowerWindow, replay: TowerReplay, start: int | None,
         state = advance_playback(state, now - clock, durations)
         clock = now
         move, poses = frame_for(replay, state)
+        if move != framed_move:  # each move framed on its own; a camera the person turned stays
+            framed_move, new_home = move, window.framing(move_bounds(replay, move))
+            if camera.is_near(home):
+                camera = new_home
+                window.set_camera(camera)
+            home = new_home
         key = (move, int(state.sim_time * 1000) if state.playing else -1)
         if key != shown:
             bodies.pose(poses)

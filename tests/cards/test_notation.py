@@ -79,9 +79,12 @@ def test_bad_options_are_refused_clearly() -> None:
         GAME.new_game(4, 1, {"trumps": 2})
     with pytest.raises(OptionsError, match="first_dealer' is a seat from 1 to 4"):
         GAME.new_game(4, 1, {"first_dealer": 5})
-    with pytest.raises(OptionsError, match=r"option 'rounds': Input should be greater than or equal to 1 \(got 0\)"):
+    with pytest.raises(OptionsError,
+                       match=r"option .rounds.: Input should be greater than or equal to 1"
+                       r" \(got 0; allowed: 1 to 20\)"):
         GAME.new_game(4, 1, {"rounds": 0})
-    with pytest.raises(OptionsError, match=r"option 'rounds': Input should be less than or equal to 20 \(got 21\)"):
+    with pytest.raises(OptionsError,
+                       match=r"option 'rounds': Input should be less than or equal to 20 \(got 21; allowed: 1 to 20\)"):
         GAME.options({"rounds": 21})  # refused with the options, before any game starts
     assert GAME.options({"rounds": 20}).rounds == 20
     with pytest.raises(OptionsError, match=r"option 'first_dealer': Input should be less than or equal to 5"):

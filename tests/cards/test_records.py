@@ -70,3 +70,18 @@ def test_hand_edited_record_fails_on_its_digest(tmp_path: Path) -> None:
     path.write_text(json.dumps(obj))
     with pytest.raises(RecordError, match=r"game.json: digest mismatch"):
         load_record(path)
+
+
+def test_replay_verify_names_the_first_differing_field_and_both_values(tmp_path: Path) -> None:
+    good = save_record(play().record, tmp_path / "good.json")
+    obj = json.loads(good.read_text())
+    entry = obj["moves"][0]
+    assert entry["events"][0]["kind"] == "vote_placed" and entry["events"][0]["cards"] == 1
+    entry["events"][0]["cards"] = 5
+    body = {k: v for k, v in obj.items() if k != "digest"}
+    (tmp_path / "bad.json").write_text(json.dumps({**body, "digest": digest_of(body)}))
+    bad = CliRunner().invoke(app, ["replay", "verify", str(tmp_path / "bad.json")])
+    assert bad.exit_code == 1
+    line = next(text for text in bad.output.splitlines() if "DIVERGES" in text)
+    assert line.endswith(f"DIVERGES at move 1: {entry['move']}: event 0 differs at vote_placed.cards: "
+                         "record has 5, rules give 1"), line

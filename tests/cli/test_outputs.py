@@ -158,3 +158,112 @@ def test_check_output_file_accepts_a_bare_name_in_the_working_folder(tmp_path: P
     with pytest.raises(OptionsError, match=r"--record game.json: the file exists; add --force"):
         check_output_file(Path("game.json"), "--record")
     assert check_output_file(Path("game.json"), "--record", force=True) == Path("game.json")
+
+
+def _cannot_create_in(folder: Path) -> bool:
+    """True where not even root may create a file (e.g. /proc): a folder os.access calls writable."""
+    try:
+        (folder / ".pisa3d-probe").touch()
+    except OSError:
+        return True
+    (folder / ".pisa3d-probe").unlink()
+    return False
+
+
+@pytest.mark.skipif(not _cannot_create_in(Path("/proc")), reason="needs /proc, where no file can be created")
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_folder_that_refuses_new_files_stops_before_any_work(
+    command: str, record_files: dict[str, Path], monkeypatch, capsys
+) -> None:
+    """Root passes every permission test in /proc, yet no file can be made there: the check
+    creates the file aside to find out, so no game is played and no window opened in vain."""
+    option = command.split()[-1]
+    out = Path("/proc") / f"pisa3d-x{SUFFIX[option]}"
+    code, stdout, stderr = _run_main(_args(command, out, record_files["tower"]), monkeypatch, capsys)
+    assert code == 2 and stdout == ""
+    assert stderr.strip().splitlines() == [
+        f"pisa3d: error: {option} {out}: cannot create files in folder /proc (No such file or directory)"]
+
+
+def test_the_probe_leaves_nothing_behind(tmp_path: Path) -> None:
+    check_output_file(tmp_path / "game.json", "--record")
+    check_output_dir(tmp_path / "run", "--out")
+    (tmp_path / "empty").mkdir()
+    check_output_dir(tmp_path / "empty", "--out")
+    assert _listing(tmp_path) == ["empty"]
+
+
+@pytest.fixture(scope="module")
+def experiment_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from pisa3d.experiments.run import run_experiment
+    from pisa3d.experiments.runners import LocalRunner
+    from pisa3d.experiments.spec import load_spec
+    from tests.experiments.helpers import write_spec
+
+    folder = tmp_path_factory.mktemp("experiment")
+    loaded = load_spec(write_spec(folder), ["seeds=2"])
+    run_experiment(loaded.spec, loaded.source, folder / "exp", LocalRunner(1))
+    return folder / "exp"
+
+
+def test_experiment_report_keeps_a_report_unless_forced(experiment_dir: Path, monkeypatch, capsys) -> None:
+    out = experiment_dir.parent / "report"
+    code, stdout, _ = _run_main(["experiment", "report", str(experiment_dir), "--out", str(out)], monkeypatch, capsys)
+    assert code == 0 and (out / "report.md").exists(), stdout
+    (out / "report.md").write_text("my notes")
+    code, stdout, stderr = _run_main(["experiment", "report", str(experiment_dir), "--out", str(out)],
+                                     monkeypatch, capsys)
+    assert code == 2 and stdout == ""
+    assert stderr.strip().splitlines() == [
+        f"pisa3d: error: --out {out}: the folder is not empty; add --force to write into it anyway"]
+    assert (out / "report.md").read_text() == "my notes"
+    code, _, _ = _run_main(["experiment", "report", str(experiment_dir), "--out", str(out), "--force"],
+                           monkeypatch, capsys)
+    assert code == 0 and (out / "report.md").read_text().startswith("# Experiment")
+
+
+def test_experiment_run_suggests_force_once_a_report_is_there(experiment_dir: Path, monkeypatch, capsys) -> None:
+    code, stdout, _ = _run_main(["experiment", "run", str(experiment_dir), "-j", "1"], monkeypatch, capsys)
+    assert code == 0 and stdout.strip().endswith(f"Report: pisa3d experiment report {experiment_dir}")
+    (experiment_dir / "report").mkdir()
+    (experiment_dir / "report" / "report.md").write_text("mine")
+    code, stdout, _ = _run_main(["experiment", "run", str(experiment_dir), "-j", "1"], monkeypatch, capsys)
+    assert code == 0 and stdout.strip().endswith(f"Report: pisa3d experiment report {experiment_dir} --force")
+
+
+@pytest.mark.parametrize("problem", ["existing file", "under a file", "cannot create"])
+def test_experiment_report_out_problems_are_one_line(
+    problem: str, experiment_dir: Path, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    (tmp_path / "a_file").write_text("x")
+    out, expected = {
+        "existing file": (tmp_path / "a_file", "that is a file, not a folder"),
+        "under a file": (tmp_path / "a_file" / "report", "is a file, not a folder"),
+        "cannot create": (Path("/proc/pisa3d-report"), "cannot create a folder in /proc"),
+    }[problem]
+    if problem == "cannot create" and not _cannot_create_in(Path("/proc")):
+        pytest.skip("needs /proc")
+    code, stdout, stderr = _run_main(["experiment", "report", str(experiment_dir), "--out", str(out)],
+                                     monkeypatch, capsys)
+    lines = stderr.strip().splitlines()
+    assert code == 2 and stdout == "" and len(lines) == 1
+    assert lines[0].startswith(f"pisa3d: error: --out {out}: ") and expected in lines[0]
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["view", "RECORD", "--width", "0"],
+     "--width 0 --height 768: the window must be 16 to 7680 pixels wide and 16 to 4320 high"),
+    (["view", "RECORD", "--seconds", "-1"], "--seconds -1.0: give a time above 0"),
+    (["export", "RECORD", "--video", "OUT", "--distance", "-1"], "distance -1.0: the camera distance must lie above 0"),
+    (["export", "RECORD", "--video", "OUT", "--pitch", "95"], "pitch 95.0: choose more than -90 and less than 90"),
+])
+def test_window_and_camera_values_are_refused_before_any_work(
+    args: list[str], expected: str, tmp_path: Path, record_files: dict[str, Path], monkeypatch, capsys
+) -> None:
+    out = tmp_path / "film.mp4"
+    argv = [str(record_files["tower"]) if a == "RECORD" else str(out) if a == "OUT" else a for a in args]
+    code, stdout, stderr = _run_main(argv, monkeypatch, capsys)
+    lines = stderr.strip().splitlines()
+    assert code == 2 and stdout == ""
+    assert len(lines) == 1 and lines[0].startswith(f"pisa3d: error: {expected}")
+    assert not out.exists()

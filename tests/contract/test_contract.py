@@ -13,7 +13,7 @@ import json
 import numpy as np
 import pytest
 
-from pisa3d.core import IllegalMoveError
+from pisa3d.core import IllegalMoveError, OptionsError, SeatError, UnknownAgentError
 from pisa3d.core.agent_specs import agent_registry
 from tests.contract.helpers import Case, case_ids, cases, fingerprint, mutate_everything, play_out, walk
 from tests.contract.hidden import SWAPS
@@ -60,6 +60,27 @@ def test_bad_action_ids_are_refused_naming_the_range(case: Case, bad: object) ->
         case.move_of(action)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("seat", [-1, "n", 99, True, 1.0])
+def test_a_seat_the_game_does_not_have_is_refused_naming_the_seats(case: Case, seat: object) -> None:
+    state = case.start(1)
+    n = state.num_players
+    bad = n if seat == "n" else seat
+    for ask in (state.view, state.private_view, state.observation):  # -1 is not the last seat
+        with pytest.raises(SeatError, match=f"seats run 0 to {n - 1} "):
+            ask(bad)  # type: ignore[arg-type]
+
+
+def test_options_not_a_mapping_and_unknown_agent_kinds_are_named(case: Case) -> None:
+    first_option = next(iter(case.game.options_model.model_fields))
+    with pytest.raises(OptionsError, match=f"must be a mapping .* got list \\[1, 2\\]; the options are {first_option}"):
+        case.game.new_game(case.players, 1, [1, 2])  # type: ignore[arg-type]
+    with pytest.raises(UnknownAgentError, match="no agent kind 'nosuch'; choose from random") as raised:
+        case.game.agents["nosuch"]
+    message = str(raised.value)  # a KeyError, but its text not quoted as KeyError's is
+    assert isinstance(raised.value, KeyError) and message.startswith("no agent kind")
+    assert "nosuch" not in case.game.agents and case.game.agents.get("nosuch") is None
+
+
 def test_legal_moves_and_the_mask_agree_at_every_step(case: Case) -> None:
     size = case.game.num_actions(case.players, case.options)
     steps = 0
@@ -103,6 +124,41 @@ def test_every_legal_move_applies_and_every_other_id_is_refused_unchanged(case: 
             assert case.game.contract.illegal_attempts == "penalised", f"illegal {move} was accepted"
             assert [e.kind for e in events][:1] == ["penalty"], f"{move} accepted without the penalty"
         assert fingerprint(state) == before
+
+
+def test_refusal_is_none_for_legal_moves_and_else_the_reason_apply_gives(case: Case) -> None:
+    """``State.refusal`` (what the terminal and the server show) agrees with ``apply``: None for
+    every legal move; for any other a sentence naming the move, which is the reason ``apply``
+    refuses it with (or, where the rules penalise an attempt, the penalty's reason)."""
+    rng = np.random.default_rng(1)
+    size = case.game.num_actions(case.players, case.options)
+    budget = case.budget if case.budget is not None else 10**9
+    for seed, moves in ((6, 0), (7, min(5, budget)), (8, min(60, budget))):
+        state = play_out(case, seed, moves)
+        if state.is_over:
+            continue
+        before = fingerprint(state)
+        legal = state.legal_moves()
+        assert all(state.refusal(move) is None for move in legal)
+        legal_ids = {case.id_of(m) for m in legal}
+        others = [a for a in range(size) if a not in legal_ids]
+        for action in rng.choice(others, size=min(80, len(others)), replace=False).tolist():
+            move = case.move_of(action)
+            reason = state.refusal(move)
+            assert isinstance(reason, str) and str(move) in reason and len(reason) > len(str(move)) + 15, reason
+            assert "not legal now" not in reason, "a rule's reason, not the generic one"
+            if case.game.contract.illegal_attempts == "refused" or case.budget is None:
+                with pytest.raises(IllegalMoveError) as refused:
+                    state.clone().apply(move)
+                assert reason in str(refused.value)
+            elif "breaks the rules: " in reason:  # penalised: cheap to check, no physics runs
+                events = state.clone().apply(move)
+                assert events[0].kind == "penalty" and events[0].data["reason"] in reason
+            else:  # a move apply cannot take at all: its message begins the reason
+                with pytest.raises(IllegalMoveError) as refused:
+                    state.clone().apply(move)
+                assert str(refused.value) in reason
+        assert fingerprint(state) == before, "asking for a refusal changed the state"
 
 
 DETERMINISM_SCRIPT = """

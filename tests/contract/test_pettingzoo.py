@@ -73,3 +73,50 @@ def test_refused_actions_say_why_and_truncation_ends_the_episode() -> None:
     for _ in range(5):
         e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
     assert all(e.truncations.values()) and not any(e.terminations.values())
+
+
+def _episode(game_id: str, seed: int, options: dict | None = None) -> tuple[list, dict, object]:
+    """One episode with actions drawn from the mask by a generator seeded with ``seed``: every
+    (agent, observation, mask) seen, the rewards summed, and the environment at the end."""
+    e = env(game_id, options=options)
+    e.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    seen: list = []
+    rewards = dict.fromkeys(e.possible_agents, 0.0)
+    for agent in e.agent_iter():
+        obs, reward, terminated, truncated, _ = e.last()
+        assert e.observation_space(agent).contains(obs), (seed, agent)
+        rewards[agent] += reward
+        if terminated or truncated:
+            e.step(None)
+            continue
+        seen.append((agent, obs["observation"].copy(), obs["action_mask"].copy()))
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return seen, rewards, e
+
+
+@pytest.mark.slow
+def test_many_seeded_tower_games_run_whole_and_repeat_exactly() -> None:
+    """api_test and seed_test see one short tower game whatever num_cycles is; here 12 seeded
+    games, each played twice: every observation lies in its space, the same seed gives the same
+    episode step by step, every game ends with every agent terminated and removed, and the
+    rewards paid are the library's returns of that seed's game."""
+    options = {"record_trajectories": False}
+    lengths = set()
+    for seed in range(12):
+        first, rewards, e = _episode("tower", seed, options)
+        again, rewards_again, _ = _episode("tower", seed, options)
+        assert len(first) == len(again) and rewards == rewards_again
+        assert all(a[0] == b[0] and np.array_equal(a[1], b[1]) and np.array_equal(a[2], b[2])
+                   for a, b in zip(first, again, strict=True))
+        assert not e.agents and e.game_state.is_over
+        returns = e.game_state.returns()
+        assert rewards == {a: float(returns[i]) for i, a in enumerate(e.possible_agents)}
+        details = e.game_state.result().details  # the rules' own account of how it ended
+        placer = details["placer"]
+        expected = {"fall": [0.0 if s == placer else 1.0 for s in range(e.num_players)],
+                    "last_tile": [1.0 if s == placer else 0.0 for s in range(e.num_players)],
+                    "draw": [0.5] * e.num_players}[details["outcome"]]
+        assert list(rewards.values()) == expected, (seed, details)
+        lengths.add(len(first))
+    assert len(lengths) > 3  # games of many lengths, not one game over and over

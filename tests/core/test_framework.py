@@ -73,7 +73,7 @@ def test_terminal_agent_accepts_number_or_notation_and_reasks_on_bad_input() -> 
     text = out.getvalue()
     assert "1. +1" in text and "2. +2" in text
     assert "9 is not in the list; choose 1 to 2" in text
-    assert "+5 is not legal now" in text
+    assert "+5 is not allowed now; allowed: +1, +2" in text  # no rebuilt state: the list
     assert "not of the form +N" in text
     assert agent.interpret("1", [Add(1), Add(2)]) == Add(1)
 
@@ -93,3 +93,16 @@ def test_same_seed_gives_identical_games_in_separate_processes() -> None:
     runs = outputs_of_fresh_processes(DETERMINISM_SCRIPT)
     assert runs[0] == runs[1]
     assert json.loads(runs[0])["moves"], "the game made moves"
+
+
+def test_the_default_refusal_knows_only_the_legal_list() -> None:
+    from pisa3d.core.state import moves_listing
+
+    state, _ = RaceGame().new_game(2, 1, {"max_step": 2})
+    assert state.refusal(Add(1)) is None and state.refusal(Add(2)) is None
+    assert state.refusal(Add(7)) == "+7 is not allowed now; allowed: +1, +2"
+    while not state.is_over:
+        state.apply(Add(2))
+    assert state.refusal(Add(1)) == "+1 is not allowed: the game is over"
+    assert moves_listing([Add(1)] * 15, most=12).endswith("+1 and 3 more")
+    assert moves_listing([]) == "nothing"

@@ -111,7 +111,15 @@ def test_verify_catches_changed_events_and_results(tmp_path: Path, record) -> No
     obj["moves"][0]["events"][0]["counter"] += 1
     report = verify_record(RaceGame(), load_record(_write_json(tmp_path / "ev.json", _resealed(obj))))
     assert report.divergences[0].move_index == 0
-    assert "event 0 differs" in report.divergences[0].message
+    # The first differing field and both values, not two whole events.
+    assert report.divergences[0].message == "+1: event 0 differs at added.counter: record has 2, rules give 1"
+
+    obj = record.to_json()
+    recorded_winner = obj["result"]["winners"][0]
+    obj["result"]["winners"] = [1 - recorded_winner]
+    report = verify_record(RaceGame(), load_record(_write_json(tmp_path / "winner.json", _resealed(obj))))
+    assert report.divergences[0].message == (
+        f"result differs at winners[0]: record has {1 - recorded_winner}, rules give {recorded_winner}")
 
     obj = record.to_json()
     obj["moves"] = obj["moves"][:-1]

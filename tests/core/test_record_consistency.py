@@ -103,7 +103,7 @@ def _shuffle_setup(obj: dict[str, Any]) -> None:
 TAMPERS: dict[str, tuple[Tamper, str]] = {
     "a move by player 100": (_player_100, "move 4: record says player 100 moved but the header seats"),
     "a move out of turn": (_out_of_turn, "move 5: record says player"),
-    "an event naming player 100": (_event_player, "differs: record has"),
+    "an event naming player 100": (_event_player, ".player: record has 99, rules give "),
     "a garbled move": (_garbled_move, "move 5: 'fly to the moon' is refused"),
     "a late move made early": (_late_move_early, "move 5"),
     "another winner": (_other_winner, "result differs"),

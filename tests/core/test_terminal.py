@@ -62,13 +62,13 @@ def _phases() -> list[tuple[str, State, list[str]]]:
     cards, _ = get_game("cards").new_game(3, 5, {"rounds": 1})
     gim, _ = get_game("gimignano").new_game(2, 3)
     tower, _ = get_game("tower").new_game(2, 3)
-    out = [("cards", cards, ["Voting points", "SMALLER", "main trump", "vote T2 R5"])]
+    out = [("cards", cards, ["Voting points", "SMALLER", "main trump", "Type 'vote T2 "])]
     # two cards a vote: six placed, so the discard is a real choice
     discard = _advance(get_game("cards").new_game(3, 6, {"rounds": 1})[0],
                        lambda s: s.view(0)["phase"] == "discard", _two_card_votes)
-    out.append(("cards", discard, ["Discard", "discard R5"]))
+    out.append(("cards", discard, ["Discard", "Type 'discard "]))
     play = _advance(get_game("cards").new_game(3, 7, {"rounds": 1})[0], lambda s: s.view(0)["phase"] == "play")
-    out.append(("cards", play, ["follow the led suit", "Play points", "play R5"]))
+    out.append(("cards", play, ["follow the led suit", "Play points", "Type 'play "]))
     out.append(("gimignano", gim, ["Goal", "quartet", "Stone phase", "S 1,-1/b"]))
     tile = _advance(get_game("gimignano").new_game(2, 3)[0], lambda s: s.view(0)["phase"] == "tile")
     out.append(("gimignano", tile, ["Goal", "Tile phase", "r0"]))
@@ -282,3 +282,118 @@ def test_tower_hand_tile_is_printed_with_its_edge_key_in_every_turn() -> None:
         for rotation in range(4):
             bits = "".join(map(str, state.bits_for_tile(tile, face, rotation)))
             assert f"r{rotation} {bits}" in header
+
+
+# --- refusals: every wrong move gets its rule's reason (issue 22) --------------------------------
+
+def _refused_at_the_terminal(game_id: str, state: State, wrong: list[str]) -> list[str]:
+    """The lines the terminal answers ``wrong`` with, one each, before a legal move is taken."""
+    seat = state.current_player
+    view, legal = state.view(seat), state.legal_moves()
+    agent, _, out = _agent(game_id, [*wrong, str(legal[0])], seat=seat)
+    assert agent.choose(view, legal, RNG) == legal[0]
+    lines = [line for line in out.getvalue().splitlines() if line.startswith("  ! ")]
+    assert len(lines) == len(wrong), lines
+    for line in lines:
+        assert "not legal now" not in line and "is not allowed now; allowed:" not in line, line
+    return lines
+
+
+def test_cards_refusals_name_the_rule_and_what_is_allowed() -> None:
+    state, _ = get_game("cards").new_game(4, 1, {"rounds": 1})
+    hand = state.view(state.current_player)["hand"]
+    missing = next(card for card in ("R5", "Y5", "G5", "B5") if card not in hand)
+    lines = _refused_at_the_terminal("cards", state, [f"vote T1 {missing}", "done", f"vote most {hand[0]}"])
+    assert lines[0] == (f"  ! vote T1 {missing} is not allowed: {missing} is not in your hand "
+                        f"(your hand: {' '.join(hand)})")
+    assert lines[1] == ("  ! done is not allowed: a vote needs at least one card first: "
+                        "put a hand card by T1, T2, T3 or T4")
+    assert lines[2] == f"  ! vote most {hand[0]} is not allowed: this is the trump vote: vote by T1, T2, T3 or T4"
+    state.apply(get_game("cards").parse_move(f"vote T2 {hand[0]}"))
+    lines = _refused_at_the_terminal("cards", state, [f"vote T1 {hand[1]}"])
+    assert lines[0] == f"  ! vote T1 {hand[1]} is not allowed: this turn's cards go by T2: 'vote T2 CARD' or 'done'"
+
+
+def test_gimignano_refusals_say_which_rule_the_tile_breaks_and_where_it_fits() -> None:
+    state = _advance(get_game("gimignano").new_game(2, 3)[0], lambda s: s.phase == "tile")
+    tile = state.hands[state.player][0]
+    board = state.board
+    clash = next(f"T{tile} @ {h[0]},{h[1]} r{turn}" for h in board.spots() for turn in range(6)
+                 if "would touch" in (board.placement_problem(tile, h, turn) or ""))
+    lines = _refused_at_the_terminal("gimignano", state, [f"T{tile} @ 1,1 r3", f"T{tile} @ 0,0 r0", clash])
+    assert "a tile must share at least two edges with laid tiles; hex 1,1 shares 1" in lines[0]
+    assert "hex 0,0 already holds a tile" in lines[1]
+    assert "plots would touch across the edge to" in lines[2]
+    first = next(m for m in state.legal_moves() if getattr(m, "tile", None) == tile)
+    assert all(f"T{tile} fits at " in line and f"{first.hex[0]},{first.hex[1]} r{first.turn}" in line
+               for line in lines)
+
+
+def test_tower_refusals_name_the_rule_and_where_the_tile_fits() -> None:
+    state, _ = get_game("tower").new_game(2, 3)
+    lines = _refused_at_the_terminal("tower", state, ["W9N r0", "C1 r0", "pass"])
+    assert "W9N r0 breaks the rules: the first 4 placements are walls on floor 0 (the base)" in lines[0]
+    assert "C1 r0 breaks the rules: the first 4 placements are walls on floor 0 (the base)" in lines[1]
+    assert "pass is not allowed: a pass is only for a tile that fits no slot, and your tile fits W0N" in lines[2]
+    for _ in range(4):  # the base: rules-only checks from here on, whatever the physics did
+        state.apply(state.legal_moves()[0])
+    assert not state.is_over
+    slot_wrong_turn = next(
+        f"{slot} r{rotation}" for slot in state.structure.candidate_slots()
+        if state.structure.slot_rules(slot, state.setup.rules).legal for rotation in range(4)
+        if state.structure.mismatches(slot, state.bits_for(state.current_player, rotation)))
+    lines = _refused_at_the_terminal("tower", state, ["W9N r0", "C1 r0", slot_wrong_turn])
+    assert ("W9N r0 breaks the rules: floor 9 is not open; walls go on floor 0 "
+            "(or floor 1 without a ceiling)") in lines[0]
+    assert "C1 r0 breaks the rules: a ceiling goes only on the open top floor 0" in lines[1]
+    assert f"{slot_wrong_turn} breaks the rules: edges do not match: its " in lines[2]
+    assert all("your tile fits " in line for line in lines)
+
+
+def test_a_forced_tower_pass_says_why_the_tile_fits_no_slot() -> None:
+    state, _ = get_game("tower").new_game(2, 0)
+    for move in ("W0W r1", "W0E r3"):  # seat 0's next tile (showing 1100) then fits neither free wall
+        state.apply(get_game("tower").parse_move(move))
+    assert [str(m) for m in state.legal_moves()] == ["pass"]
+    seat = state.current_player
+    for hot_seat in (None, HotSeat()):  # said at a shared screen too: a pass hides nothing
+        agent, script, out = _agent("tower", [], seat=seat, hot_seat=hot_seat)
+        assert str(agent.choose(state.view(seat), state.legal_moves(), RNG)) == "pass"
+        assert script.prompts == []
+        text = out.getvalue()
+        tile = state.top_tile(seat)
+        assert (f"(the only possible move, made without asking: tile {tile} (showing 1100) fits no slot: "
+                "W0N, W0S: no turn of the tile matches the edges it would meet; "
+                "C0, W1N, W1E, W1S, W1W: the first 4 placements are walls on floor 0 (the base))") in text
+
+
+@pytest.mark.parametrize(("seed", "pattern", "listed"), [(0, "0101", 8), (22, "1111", 4), (14, "0000", 4)])
+def test_the_tower_lists_identical_turns_of_a_symmetric_tile_once(seed: int, pattern: str, listed: int) -> None:
+    state, _ = get_game("tower").new_game(2, seed)
+    view, legal = state.view(0), state.legal_moves()
+    assert view["tile_in_hand"]["visible_pattern"] == pattern
+    assert len(legal) == 16 and state.legal_action_mask().sum() == 16  # bots, ids, records: every turn
+    agent, _, out = _agent("tower", ["W0N r2"], seat=0)  # a turn left out of the list may still be typed
+    assert str(agent.choose(view, legal, RNG)) == "W0N r2"
+    numbered = [line.split(". ", 1)[1] for line in out.getvalue().splitlines() if line[:6].strip().endswith(".")]
+    assert len(numbered) == listed and "W0N r0" in numbered and "W0N r2" not in numbered
+    assert sorted({entry.split()[0] for entry in numbered}) == ["W0E", "W0N", "W0S", "W0W"]
+    assert f"Your move (1-{listed}," in out.getvalue()
+
+
+def test_the_cards_examples_are_moves_the_player_could_make_now() -> None:
+    game = get_game("cards")
+    checked = set()
+    for seed in (1, 2):
+        state, _ = game.new_game(4, seed, {"rounds": 1})
+        rng = np.random.default_rng(seed)
+        while not state.is_over:
+            seat = state.current_player
+            view, legal = state.view(seat), state.legal_moves()
+            shown = game.render_view(view).splitlines()[-1]
+            example = shown.split("e.g. '", 1)[1].split("'", 1)[0]
+            assert game.parse_move(example) in legal, (example, view["phase"], view["hand"])
+            assert f"Type '{example}'" in game.phase_help(view)  # the help's example is the same one
+            checked.add(view["phase"] + (" turn" if view["voting"]["turn"] else ""))
+            state.apply(legal[int(rng.integers(len(legal)))])
+    assert checked == {"vote", "vote turn", "discard", "play"}

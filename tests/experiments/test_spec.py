@@ -71,7 +71,8 @@ def test_agent_parameters_from_strings_and_tables_reach_the_agents(tmp_path):
     ({"game": "tower", "sweep": {"noise_position_mm": {"start": 0, "stop": 1, "num": 2, "step": 1}}},
      ["sweep 'noise_position_mm': unknown key 'step'; a range is {start, stop, num}"]),
     ({"game": "tower", "sweep": {"seeds": [1, 2]}}, ["'seeds' cannot be swept"]),
-    ({"game": "tower", "agents": ["genius"]}, ["unknown agent 'genius'", "choose from random, careful, cautious"]),
+    ({"game": "tower", "agents": ["genius"]},
+     ["unknown agent 'genius'", "choose from random, careful, safest, cautious"]),
     ({"game": "tower", "agents": ["cautious:tries=3"]}, ["no parameter 'tries'", "max_candidates (int, default 2)"]),
     ({"game": "tower", "agents": ["cautious:shake=high"]}, ["'shake' must be float", "high"]),
     ({"game": "tower", "players": 9}, ["9 players is not allowed", "choose 2 to 8"]),
@@ -107,3 +108,69 @@ def test_every_example_spec_resolves():
     for path in specs:
         spec = load_spec(path).spec
         assert expand_trials(spec), path
+
+
+ZIPPED = """
+game = "tower"
+seeds = 2
+zip = [["noise_position_mm", "noise_yaw_deg", "noise_tilt_deg"]]
+[sweep]
+noise_position_mm = [0.0, 0.5, 1.0, 1.5]
+noise_yaw_deg = [0.0, 0.5, 1.0, 1.5]
+noise_tilt_deg = [0.0, 0.15, 0.3, 0.45]
+"""
+
+
+def test_overriding_one_zipped_axis_names_the_lengths_and_the_ways_out(tmp_path):
+    with pytest.raises(OptionsError) as info:
+        load_spec(write_spec(tmp_path, ZIPPED), ["noise_position_mm=0,0.5,1"])
+    message = str(info.value)
+    assert "noise_position_mm 3, noise_yaw_deg 4, noise_tilt_deg 4" in message
+    assert "give each of them as many values" in message and "--set zip=[]" in message
+    spec = load_spec(write_spec(tmp_path, ZIPPED), ["noise_position_mm=0,0.5,1", "noise_yaw_deg=0,1,2",
+                                                    "noise_tilt_deg=0,0.1,0.2"]).spec
+    assert [(c["noise_position_mm"], c["noise_yaw_deg"]) for c in spec.grid()] == [(0, 0), (0.5, 1), (1, 2)]
+    assert len(load_spec(write_spec(tmp_path, ZIPPED), ["noise_position_mm=0,0.5,1", "zip=[]"]).spec.grid()) == 48
+
+
+def test_fixing_a_zipped_axis_takes_it_out_of_its_group(tmp_path):
+    spec = load_spec(write_spec(tmp_path, ZIPPED), ["noise_position_mm=0.25"]).spec
+    assert spec.zip == [["noise_yaw_deg", "noise_tilt_deg"]] and spec.options["noise_position_mm"] == 0.25
+    assert len(spec.grid()) == 4  # yaw and tilt still step together
+
+
+def test_a_bad_value_for_a_zipped_axis_is_named_as_a_bad_value(tmp_path):
+    spec = load_spec(write_spec(tmp_path, ZIPPED), ["noise_position_mm=abc"]).spec
+    with pytest.raises(OptionsError, match=r"option 'noise_position_mm': Input should be a valid number "
+                       r"\(got 'abc'; allowed: 0 to 10\)"):
+        resolve_cells(spec)
+
+
+def _readme_experiment_runs() -> list[list[str]]:
+    import shlex
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "README.md").read_text().replace("\\\n", " ")
+    return [shlex.split(line.split("#")[0])[3:] for line in text.splitlines()
+            if line.strip().startswith("pisa3d experiment run assets/")]
+
+
+@pytest.mark.parametrize("args", _readme_experiment_runs(), ids=" ".join)
+def test_every_readme_experiment_command_resolves(args):
+    """The README's commands are what a newcomer pastes first: each must be a valid experiment."""
+    from pathlib import Path
+
+    from pisa3d.experiments.spec import read_spec_file
+
+    root = Path(__file__).parents[2]
+    overrides, agents, rest = [], [], list(args[1:])
+    while rest:  # the CLI's short forms, as `pisa3d experiment run` turns them into overrides
+        flag, value = rest.pop(0), rest.pop(0)
+        if flag == "-a":
+            agents.append(value)
+        else:
+            overrides.append({"--set": value, "--seeds": f"seeds={value}", "-n": f"players={value}"}[flag])
+    if agents:
+        overrides.append("agents=[" + ", ".join(f'"{a}"' for a in agents) + "]")
+    spec = validate_spec(apply_overrides(read_spec_file(root / args[0]), overrides))
+    assert resolve_cells(spec)

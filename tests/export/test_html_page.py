@@ -54,7 +54,7 @@ def test_script_end_tag_in_record_cannot_break_out(record_files: dict[str, Path]
     record = load_record(record_files["cards"])
     record.header["players"][0]["agent"] = "</script><script>alert(1)</script>"
     page = render_page(record)
-    assert page.count("</script>") == 3  # data, three.js bundle, page script: nothing more
+    assert page.count("</script>") == 4  # data, three.js bundle, tower scene, page script: nothing more
     assert _inlined_data(page)["record"]["players"][0]["agent"].startswith("</script>")
 
 

@@ -121,5 +121,13 @@ def test_the_fall_label_names_the_tile_that_moved_most(record_files: dict[str, P
     fell = next(e.data for e in record.moves[falls[0]].events if e.kind == "placed")
     tile, slot = placed[fell["worst_tile"]]
     assert replay.captions[falls[0]].fall == (
-        f"FELL: tile {tile} (at {slot}) moved most; tiles moved up to {fell['max_displacement_mm']:.1f} mm "
-        f"and turned up to {fell['max_rotation_deg']:.1f} deg")
+        f"FELL: tile {tile} (at {slot}) moved most; when the fall was called tiles had moved up to "
+        f"{fell['max_displacement_mm']:.1f} mm and turned up to {fell['max_rotation_deg']:.1f} deg")
+
+
+def test_the_viewer_docs_quote_the_fall_label_as_it_is_written() -> None:
+    from pisa3d.games.tower.narration import fall_label
+
+    docs = " ".join((Path(__file__).parents[2] / "docs" / "viewer.md").read_text().split())
+    label = fall_label({"worst_tile": 0, "max_displacement_mm": 17.8, "max_rotation_deg": 31.0}, [(47, "W3W")])
+    assert f"`{label}`" in docs and "when the fall was called" in label

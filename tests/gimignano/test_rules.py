@@ -300,3 +300,28 @@ def test_greedy_builds_when_it_can() -> None:
     agent = game.agents["greedy"](0, game.options())
     move = agent.choose(state.view(0), state.legal_moves(), np.random.default_rng(0))
     assert isinstance(move, BuildTower)
+
+
+def test_scores_are_towers_and_winners_break_their_ties_by_stones_as_returns_order_them() -> None:
+    """The documented pair (docs/gimignano.md, Result): ``scores`` count towers as people do,
+    ``winners`` break a tie on towers by stones, so a top score need not win; ``returns()``
+    orders the players exactly as the winners are chosen."""
+    game = get_game("gimignano")
+    ties_broken = 0
+    for seed in range(120):
+        players = 2 + seed % 3
+        state, _ = game.new_game(players, seed)
+        rng = np.random.default_rng(seed)
+        while not state.is_over:
+            legal = state.legal_moves()
+            state.apply(legal[int(rng.integers(len(legal)))])
+        result, returns = state.result(), state.returns()
+        assert list(result.scores) == [float(t) for t in result.details["towers"]]
+        assert set(result.winners) == {p for p in range(players) if returns[p] == returns.max()}
+        top = {p for p in range(players) if result.scores[p] == max(result.scores)}
+        assert set(result.winners) <= top  # a winner always has the top score
+        if set(result.winners) != top:
+            ties_broken += 1
+            stones = result.details["stones_on_board"]
+            assert all(stones[w] > stones[p] for w in result.winners for p in top - set(result.winners))
+    assert ties_broken > 0, "no game here had a tie on towers broken by stones: the test proves nothing"

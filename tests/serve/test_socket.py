@@ -153,3 +153,32 @@ def test_a_tower_placement_sends_its_trajectory_then_the_state(tmp_path: Path) -
             state = ws.receive_json()
             assert state["type"] == "state" and state["events"][0]["kind"] == "placed"
             assert len(state["view"]["poses"]) == 1
+
+
+def test_the_tower_seat_to_move_gets_each_placement_s_pose_and_margins_unless_hints_are_off(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        match = create(client, "tower", ["human", "human"], hand="steady")
+        quiet = client.post("/api/matches", json={"game": "tower", "players": 2, "seats": ["human", "human"],
+                                                  "hints": False}).json()
+        with (client.websocket_connect(f"/ws/{match['match_id']}?token={token_of(match, 0)}") as mover,
+              client.websocket_connect(f"/ws/{match['match_id']}?token={token_of(match, 1)}") as other):
+            mine, theirs = next_state(mover), next_state(other)
+        with client.websocket_connect(f"/ws/{quiet['match_id']}?token={token_of(quiet, 0)}") as competitive:
+            assert next_state(competitive)["details"] is None
+        answer = client.post("/api/matches", json={"game": "tower", "players": 2, "seats": ["human"] * 2, "hints": 1})
+        assert answer.status_code == 400 and "'hints' must be true" in answer.json()["error"]
+    details = mine["details"]
+    placements = [m for m in mine["legal"] if m != "pass"]
+    assert set(details) == set(placements) and theirs["details"] is None
+    first = details[placements[0]]
+    assert len(first["pose"]) == 7 and first["pose"][2] > 0  # above the table
+    assert first["margin_mm"] > 0 and first["verdict"] == "safe"
+    assert all(0 <= d["fall_odds"] < 0.2 for d in details.values())  # a steady hand on the empty table
+    # Each slot offered once per distinct look of the tile in hand (a symmetric tile's twins dropped).
+    pattern = mine["view"]["tile_in_hand"]["visible_pattern"]
+    looks = len({pattern[-r:] + pattern[:-r] if r else pattern for r in range(4)})
+    listed_slots = [m.split()[0] for m in mine["listed"]]
+    assert set(mine["listed"]) <= set(mine["legal"]) and set(listed_slots) == {m.split()[0] for m in placements}
+    assert all(listed_slots.count(slot) <= looks for slot in set(listed_slots))
+    assert theirs["listed"] == []
+    assert sorted({d["rank"] for d in details.values()}) == list(range(len({m.split()[0] for m in placements})))

@@ -64,7 +64,9 @@ def test_malformed_moves_are_errors_not_penalties(tmp_path):
         play(state, "W0N r1")
     with pytest.raises(IllegalMoveError, match="no floor 9; floors run 0 to 2"):
         play(state, "W9N r0")
-    with pytest.raises(IllegalMoveError, match="pass is allowed only when no placement is legal"):
+    # a 1111 tile shows the same edges in all four turns: the reason names each slot once
+    with pytest.raises(IllegalMoveError, match="pass is not allowed: a pass is only for a tile that fits no slot, "
+                                               r"and your tile fits W0E r0, W0S r0, W0W r0$"):
         state.apply(PASS)
     with pytest.raises(IllegalMoveError, match="W<floor><side>"):
         GAME.parse_move("wall north")

@@ -9,7 +9,8 @@ import pytest
 
 from pisa3d.core.terminal import TerminalAgent
 from pisa3d.games import get_game
-from pisa3d.games.tower.hints import statics_hints
+from pisa3d.games.tower.fall_odds import fall_odds
+from pisa3d.games.tower.hints import percent, statics_hints
 from pisa3d.games.tower.planning import StaticsPlanner
 from tests.tower.tile_sets import uniform_tile_set
 
@@ -41,7 +42,19 @@ def test_the_hint_names_the_ceiling_trap_and_ranks_like_the_careful_bot(tmp_path
     assert all(table[w].rstrip().endswith("safe") for w in ("W1S", "W1W"))
     best = StaticsPlanner().rank(state, legal)[0].slot
     assert list(table) == [str(s.slot) for s in StaticsPlanner().rank(state, legal)]
-    assert f"The careful bot would play {best}." in text
+    assert f"The careful bot would play {best}, the safest bot " in text
+
+
+def test_the_hint_gives_each_slot_its_fall_odds_in_percent(tmp_path):
+    state = tower(tmp_path, [*BASE, "W1N", "W1E", "C1"])
+    legal = state.legal_moves()
+    table = rows(statics_hints(state.view(state.current_player), legal))
+    odds = {o.slot: o.odds for o in fall_odds(state).values()}
+    for slot, chance in odds.items():
+        assert f"   {percent(chance):>5}   " in table[str(slot)]
+    shown = {slot: float(next(t for t in line.split() if t.endswith("%"))[:-1]) for slot, line in table.items()}
+    assert shown["W2S"] > 90 and shown["W2N"] < 1  # no hand noise: the far walls fall, the others stand
+    assert percent(0.0123) == "1.2%" and percent(0.5) == "50%"
 
 
 def test_the_hint_says_when_a_placement_falls_now_and_when_none_is_legal(tmp_path):

@@ -86,3 +86,28 @@ def test_bad_seat_is_refused_before_play() -> None:
             play_tower_gui(2, 4, ["random"], [3], window=window)
     finally:
         window.close()
+
+
+def test_quitting_the_window_keeps_the_moves_as_an_unfinished_record(tmp_path: Path) -> None:
+    """docs/viewer.md: q stops the game and, with --record, the moves so far are saved (what
+    `pisa3d play tower --gui` does with GameAbandoned), exit 130."""
+    import typer
+
+    from pisa3d.cli.common import INTERRUPTED_EXIT, stop_match
+
+    window = _headless()
+    started: list = []
+    path = tmp_path / "live.json"
+    try:
+        with pytest.raises(GameAbandoned, match="quit") as abandoned:
+            # seat 2 is the person: the bot at seat 1 places first, then the person quits
+            play_tower_gui(2, 4, ["random"], [2], record_path=path, speed=FAST, commands=scripted([Command.QUIT]),
+                           window=window, on_start=started.append)
+    finally:
+        window.close()
+    with pytest.raises(typer.Exit) as stopped:
+        stop_match(started, path, f"Stopped ({abandoned.value})")
+    assert stopped.value.exit_code == INTERRUPTED_EXIT
+    record = load_record(path)
+    assert record.unfinished and len(record.moves) == 1 and record.moves[0].player == 0
+    assert verify_record(get_game("tower"), record).ok

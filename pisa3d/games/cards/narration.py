@@ -145,15 +145,32 @@ def render_view(view: View) -> str:
         lines.append("Tricks won: " + _per_seat(view["tricks_won"]))
     lines.append("Scores: " + _per_seat(view["totals"]))
     if view["current_player"] == me and view["phase"] in _HINTS:
-        lines.append(_HINTS[view["phase"]])
+        lines.append(_HINTS[view["phase"]].format(example=example_move(view)))
     return "\n".join(lines)
 
 
 _HINTS = {
-    "vote": "Type a number, or e.g. 'vote T2 R5' (one card a time, up to 3; 'done' ends your vote); ? explains.",
-    "discard": "Type a number, or e.g. 'discard R5': three of your placed cards leave the game; ? explains.",
-    "play": "Type a number, or e.g. 'play R5'; follow the led suit if you can; ? explains.",
+    "vote": "Type a number, or e.g. '{example}' (one card a time, up to 3; 'done' ends your vote); ? explains.",
+    "discard": "Type a number, or e.g. '{example}': three of your placed cards leave the game; ? explains.",
+    "play": "Type a number, or e.g. '{example}'; follow the led suit if you can; ? explains.",
 }
+
+
+def example_move(view: View) -> str:
+    """A move this seat could make now, for the examples in the prompt and the help: a card of
+    their hand by the voting card of this vote (or of this turn), one of their placed cards, a
+    card that follows the led suit. Generic when the view leaves nothing to pick from."""
+    phase, hand = view["phase"], view["hand"]
+    if phase == "vote":
+        voting = view["voting"]
+        options = voting["options"] or ["T2"]
+        option = voting["turn"]["option"] if voting["turn"] else options[min(1, len(options) - 1)]
+        return f"vote {option} {hand[len(hand) // 2] if hand else 'R5'}"
+    if phase == "discard":
+        return f"discard {view['my_placed'][0] if view['my_placed'] else 'R5'}"
+    led = view["trick"][0][1][0] if view["trick"] else None
+    follow = [card for card in hand if card[0] == led]
+    return f"play {(follow or hand or ['R5'])[0]}"
 
 
 def score_rows(

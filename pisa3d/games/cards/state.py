@@ -207,43 +207,93 @@ class CardsState(State):
         who = "" if self._current is None else f"player {self._current + 1}: "
         return IllegalMoveError(f"{who}{move} is not allowed: {why}. Allowed now: {allowed or 'nothing (game over)'}")
 
+    # --- the rules' reasons ---------------------------------------------------------------
+    def refusal(self, move: CardsMove) -> str | None:  # type: ignore[override]
+        why = self._why_not(move)
+        if why is None:
+            return None
+        if not isinstance(move, VoteCard | VoteDone | Discard | PlayCard):
+            return why
+        return f"{move} is not allowed: {why}"
+
+    def _why_not(self, move: object) -> str | None:
+        """The rule ``move`` breaks now, saying what is allowed instead; None: it is legal.
+        The one place the rules refuse a move: ``apply`` raises with it, ``refusal`` shows it.
+        (Exact type tests first: this runs at every move of every rollout.)"""
+        kind = type(move)
+        phase = self._phase
+        seat = self._current
+        if kind is PlayCard and phase == PLAY:
+            return self._why_not_play(move.card, self.hands[seat])  # type: ignore[attr-defined,index]
+        if kind is VoteCard and phase == VOTE:
+            return self._why_not_vote(move.option, move.card, self.hands[seat])  # type: ignore[attr-defined,index]
+        if kind is Discard and phase == DISCARD:
+            front = self.in_front[seat]  # type: ignore[index]
+            if move.card in front:  # type: ignore[attr-defined]
+                return None
+            return f"{card_str(move.card)} is not among your placed cards (placed: {' '.join(cards_str(front))})"  # type: ignore[attr-defined]
+        if kind is VoteDone and phase == VOTE:
+            if self.turn_count:
+                return None
+            return f"a vote needs at least one card first: put a hand card by {self._round_options()}"
+        if not isinstance(move, VoteCard | VoteDone | Discard | PlayCard):
+            return f"{move!r} is not a cards move; write moves as text and read them with CardsGame.parse_move"
+        if phase == OVER:
+            return "the game is over"
+        what = {VOTE: "a vote ('vote OPTION CARD' or 'done')", DISCARD: "a discard ('discard CARD')",
+                PLAY: "a card play ('play CARD')"}[phase]
+        return f"it is time for {what}, e.g. '{self.legal_moves()[0]}'"
+
+    def _round_options(self) -> str:
+        names = [option_str(o) for o in ROUND_OPTIONS[self.vote_round]]
+        return ", ".join(names[:-1]) + " or " + names[-1]
+
+    def _why_not_vote(self, option: int, card: Card, hand: list[Card]) -> str | None:
+        if ROUND_OF_OPTION[option] == self.vote_round and card in hand and (
+                not self.turn_count or option == self.turn_option):
+            return None
+        if ROUND_OF_OPTION[option] != self.vote_round:
+            return f"this is the {ROUND_NAMES[self.vote_round]} vote: vote by {self._round_options()}"
+        if self.turn_count and option != self.turn_option:
+            by = option_str(self.turn_option)  # type: ignore[arg-type]
+            return f"this turn's cards go by {by}: 'vote {by} CARD' or 'done'"
+        if card not in hand:
+            return f"{card_str(card)} is not in your hand (your hand: {' '.join(cards_str(hand))})"
+        return None
+
+    def _why_not_play(self, card: Card, hand: list[Card]) -> str | None:
+        trick = self.trick
+        if card in hand and (not trick or card // VALUES_PER_SUIT == trick[0][1] // VALUES_PER_SUIT):
+            return None
+        if card not in hand:
+            return f"{card_str(card)} is not in your hand (your hand: {' '.join(cards_str(hand))})"
+        if self.trick:
+            led = self.trick[0][1] // VALUES_PER_SUIT
+            follow = [c for c in hand if c // VALUES_PER_SUIT == led]
+            if card // VALUES_PER_SUIT != led and follow:
+                return f"you must follow the led suit ({SPEC.suit_names[led]}): {' '.join(cards_str(follow))}"
+        return None
+
     # --- applying moves -------------------------------------------------------------------
     def apply(self, move: CardsMove) -> list[Event]:  # type: ignore[override]
-        phase = self._phase
-        if phase == PLAY and type(move) is PlayCard:
-            return self._play(move.card)
-        if phase == VOTE and type(move) is VoteCard:
-            return self._vote(move.option, move.card)
-        if phase == VOTE and type(move) is VoteDone:
-            if self.turn_count == 0:
-                raise self._refuse(move, "a vote needs at least one card first")
+        why = self._why_not(move)
+        if why is not None:
+            if not isinstance(move, VoteCard | VoteDone | Discard | PlayCard):
+                raise IllegalMoveError(why)
+            raise self._refuse(move, why)
+        kind = type(move)
+        if kind is PlayCard:
+            return self._play(move.card)  # type: ignore[union-attr]
+        if kind is VoteCard:
+            return self._vote(move.option, move.card)  # type: ignore[union-attr]
+        if kind is VoteDone:
             return self._end_vote_turn()
-        if phase == DISCARD and type(move) is Discard:
-            return self._discard(move.card)
-        if not isinstance(move, VoteCard | VoteDone | Discard | PlayCard):
-            raise IllegalMoveError(
-                f"{move!r} is not a cards move; write moves as text and read them with CardsGame.parse_move"
-            )
-        if phase == OVER:
-            raise self._refuse(move, "the game is over")
-        kinds = {
-            VOTE: "a vote ('vote OPTION CARD' or 'done')",
-            DISCARD: "a discard ('discard CARD')",
-            PLAY: "a card play ('play CARD')",
-        }
-        raise self._refuse(move, f"it is time for {kinds[phase]}")
+        return self._discard(move.card)  # type: ignore[union-attr]
 
     def _vote(self, option: int, card: Card) -> list[Event]:
         seat = self._current
         assert seat is not None
-        hand = self.hands[seat]
-        if ROUND_OF_OPTION[option] != self.vote_round:
-            raise self._refuse(VOTE_MOVES[option][card], f"this is the {ROUND_NAMES[self.vote_round]} vote")
-        if self.turn_count and option != self.turn_option:
-            raise self._refuse(VOTE_MOVES[option][card], f"this turn's cards go by {option_str(self.turn_option)}")  # type: ignore[arg-type]
-        if card not in hand:
-            raise self._refuse(VOTE_MOVES[option][card], f"{card_str(card)} is not in your hand")
-        hand.remove(card)
+        self.hands[seat].remove(card)  # apply checked the move (_why_not)
         self.turn_option = option
         self.turn_count += 1
         self.placements[self.vote_round].append((seat, option, card))
@@ -349,10 +399,7 @@ class CardsState(State):
     def _discard(self, card: Card) -> list[Event]:
         seat = self._current
         assert seat is not None
-        front = self.in_front[seat]
-        if card not in front:
-            raise self._refuse(DISCARD_MOVES[card], f"{card_str(card)} is not among your placed cards")
-        front.remove(card)
+        self.in_front[seat].remove(card)  # apply checked the move (_why_not)
         self.discarded[seat].append(card)
         if len(self.discarded[seat]) < DISCARDS:
             return []
@@ -372,15 +419,8 @@ class CardsState(State):
     def _play(self, card: Card) -> list[Event]:
         seat = self._current
         assert seat is not None
-        hand = self.hands[seat]
-        if card not in hand:
-            raise self._refuse(PLAY_MOVES[card], f"{card_str(card)} is not in your hand")
+        self.hands[seat].remove(card)  # apply checked the move (_why_not)
         trick = self.trick
-        if trick:
-            led = trick[0][1] // VALUES_PER_SUIT
-            if card // VALUES_PER_SUIT != led and any(c // VALUES_PER_SUIT == led for c in hand):
-                raise self._refuse(PLAY_MOVES[card], f"you must follow the led suit ({SPEC.suit_names[led]})")
-        hand.remove(card)
         trick.append((seat, card))
         events = [Event("card_played", {"player": seat, "card": card_str(card)})]
         if len(trick) < self.num_players:
@@ -477,10 +517,10 @@ class CardsState(State):
         return public_view(self)
 
     def private_view(self, player: int) -> View:
-        return private_view(self, player)
+        return private_view(self, self.check_seat(player))
 
     def observation(self, player: int) -> np.ndarray:
-        return observe(self, player)
+        return observe(self, self.check_seat(player))
 
     def legal_action_mask(self) -> np.ndarray:
         flags = bytearray(NUM_ACTIONS)

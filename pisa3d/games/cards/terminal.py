@@ -10,6 +10,7 @@ from ...core.state import Move, View
 from ...core.terminal import MenuGroup
 from .cards import SPEC, card_str, parse_card, value_of
 from .moves import Discard, VoteCard, VoteDone
+from .narration import example_move
 from .voting import OPTION_NAMES, ROUND_NAMES, parse_option, trump_suits
 
 _SUITS = ", ".join(f"{letter} {name}" for letter, name in zip(SPEC.suit_letters, SPEC.suit_names, strict=True))
@@ -42,7 +43,7 @@ def phase_help(view: View) -> str:
             "highest placed total wins (tie: more cards, then higher cards, then the earlier first card). "
             "Placed cards leave your hand.\n"
             f"Voting points: the SMALLER your placed total over the three votes, the more you get "
-            f"(smallest {n}, largest 1). Type 'vote T2 R5' (one card at a time) and 'done' to stop early. "
+            f"(smallest {n}, largest 1). Type '{example_move(view)}' (one card at a time) and 'done' to stop early. "
             + CARD_NOTATION
         )
     if phase == "discard":
@@ -50,7 +51,7 @@ def phase_help(view: View) -> str:
             f"Discard: {SPEC.discard_count} of the cards you placed in the votes leave the game, in secret; "
             "the others go back to your hand for the tricks.\n"
             "Keep the cards that will win (or lose) tricks as the contract wants. "
-            "Type 'discard R5', one card at a time. " + CARD_NOTATION
+            f"Type '{example_move(view)}', one card at a time. " + CARD_NOTATION
         )
     if phase == "play":
         best = 2 * n
@@ -59,7 +60,7 @@ def phase_help(view: View) -> str:
             "trick, else the highest undertrump, else the highest card of the led suit (by the voted order); "
             "the winner leads next.\n"
             f"Play points: players ranked by tricks as voted (most or fewest): {best} for the best, 2 for the "
-            "worst, ties share. Type 'play R5'. " + CARD_NOTATION
+            f"worst, ties share. Type '{example_move(view)}'. " + CARD_NOTATION
         )
     return "The game is over."
 

@@ -16,10 +16,10 @@ from ...core.events import Event
 from ...core.state import Result, State, View
 from .board import Board, PlotRef
 from .hexgrid import PLOT_LETTERS, PLOTS_PER_TILE
-from .moves import BuildTower, GimignanoMove, LayTile, NoTower, PlaceStone
+from .moves import NOTATION_HELP, BuildTower, GimignanoMove, LayTile, NoTower, PlaceStone
 from .options import GimignanoOptions
 from .quartets import Quartet, find_quartets, first_completable, group_of, quartets_through
-from .tiles import TileSet
+from .tiles import TileSet, setup_table
 
 STONES_PER_PLOT = 2
 NO_TOWER = -1
@@ -94,7 +94,7 @@ class GimignanoState(State):
         if self._legal_set is None:
             self._legal_set = frozenset(legal)
         if move not in self._legal_set:
-            raise IllegalMoveError(self._why_illegal(move))
+            raise IllegalMoveError(self.refusal(move) or self._why_illegal(move))
         events: list[Event] = []
         if isinstance(move, PlaceStone):
             self._place_stone(move, events)
@@ -137,14 +137,15 @@ class GimignanoState(State):
     def observation(self, player: int) -> np.ndarray:
         from .observation import observe
 
-        return observe(self, player, self.game.action_space(self.num_players).radius)  # type: ignore[attr-defined]
+        return observe(self, self.check_seat(player), self.game.action_space(self.num_players).radius)  # type: ignore[attr-defined]
 
     def private_view(self, player: int) -> View:
         """Nothing is private (hands are open): only who is looking."""
-        return {"viewer": player}
+        return {"viewer": self.check_seat(player)}
 
     def public_view(self) -> View:
         """Everything: the game has no hidden information (hands are open)."""
+        seating = setup_table()
         return {
             "game": "gimignano",
             "num_players": self.num_players,
@@ -162,6 +163,12 @@ class GimignanoState(State):
             "turn_acted": self.turn_acted,
             "turn": self.turn,
             "end_reason": self.end_reason,
+            # What a view needs to draw the board with no other file: the guilds of every tile id
+            # (moves and ``tiles`` name tiles by id only) and the guilds' names and colours.
+            "guilds": [{"key": g.key, "name": g.name, "color": g.color} for g in self.tileset.guilds],
+            "tile_guilds": {str(t.id): [self.tileset.guild_key(g) for g in t.guilds] for t in self.tileset.tiles},
+            "player_colors": [{"color": c, "name": name} for c, name in
+                              zip(seating.player_colors, seating.player_color_names, strict=True)][: self.num_players],
         }
 
     @classmethod
@@ -396,6 +403,15 @@ class GimignanoState(State):
         return "no quartet"
 
     # --- explaining refusals -------------------------------------------------------------------
+    def refusal(self, move: GimignanoMove) -> str | None:  # type: ignore[override]
+        if self.is_over:
+            return f"{move} is not allowed: the game is over ({self.end_reason})"
+        if not isinstance(move, PlaceStone | LayTile | BuildTower | NoTower):
+            return f"{move!r} is not a San Gimignano move; {NOTATION_HELP}"
+        if self._legal_set is None:
+            self._legal_set = frozenset(self.legal_moves())
+        return None if move in self._legal_set else self._why_illegal(move)
+
     def _why_illegal(self, move: GimignanoMove) -> str:
         who = f"player {self.player + 1}"
         expected = {
@@ -432,7 +448,17 @@ class GimignanoState(State):
             hand = ", ".join(f"T{t}" for t in sorted(self.hands[self.player]))
             return f"{move}: tile T{move.tile} is not in {who}'s hand ({hand})"
         problem = self.board.placement_problem(move.tile, move.hex, move.turn)
-        return f"{move}: {problem}"
+        return f"{move}: {problem}; {self._where_it_fits(move.tile)}"
+
+    def _where_it_fits(self, tile_id: int) -> str:
+        """``T2 fits at 1,-1 r0 r3; 0,2 r1``: every spot and turn the rules allow the tile."""
+        by_hex: dict[tuple[int, int], list[int]] = {}
+        for h, turn in self.board.placements(tile_id):
+            by_hex.setdefault(h, []).append(turn)
+        if not by_hex:
+            return f"T{tile_id} fits nowhere now"
+        spots = "; ".join(f"{q},{r} " + " ".join(f"r{t}" for t in turns) for (q, r), turns in by_hex.items())
+        return f"T{tile_id} fits at {spots}"
 
     def _forced_now(self) -> bool:
         return self._phase == "tower" and self.buildable_plots()[1]

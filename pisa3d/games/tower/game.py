@@ -142,7 +142,34 @@ class TowerGame(Game):
     def prompt_header(self, view: View) -> str:
         return narration.prompt_header(view)
 
+    def listed_moves(self, view: View, legal_moves: Sequence[Move]) -> Sequence[Move]:
+        """Each placement once: turns of a symmetric tile showing the same edges in a slot are
+        one choice to a person (docs/tower.md, "Identical turns")."""
+        from .geometry import visible_bits
+        from .refusals import distinct_turns
+
+        hand = view.get("tile_in_hand")
+        if hand is None:
+            return legal_moves
+        pattern = tuple(int(bit) for bit in hand["visible_pattern"])
+        return distinct_turns(legal_moves, {r: visible_bits(pattern, r) for r in range(4)})  # type: ignore[arg-type]
+
+    def forced_note(self, view: View, move: Move) -> str | None:
+        """A forced pass says why the tile fits no slot."""
+        from .moves import PassMove
+        from .refusals import why_no_fit
+        from .views import sample_state
+
+        if not isinstance(move, PassMove) or view.get("current_player") is None:
+            return None
+        return why_no_fit(sample_state(view, int(view["player"]), np.random.default_rng(0)))
+
     def move_hints(self, view: View, legal_moves: Sequence[Move]) -> str | None:
         from .hints import statics_hints
 
         return statics_hints(view, legal_moves)
+
+    def move_details(self, view: View, legal_moves: Sequence[Move]) -> dict[str, dict[str, Any]] | None:
+        from .hints import placement_details
+
+        return placement_details(view, legal_moves)

@@ -30,8 +30,10 @@ def fall_label(d: Mapping[str, Any], placed: Sequence[tuple[int, str]] | None = 
         who = f"tile {tile} (at {slot})"
     else:
         who = f"the {_ordinal(worst + 1)} tile placed"
-    return (f"FELL: {who} moved most; tiles moved up to {d['max_displacement_mm']:.1f} mm "
-            f"and turned up to {d['max_rotation_deg']:.1f} deg")
+    # The figures are those of the verdict: how far the tiles had gone when the fall was called
+    # (the tower then keeps coming down in the replay). Poses at rest would say only "on the table".
+    return (f"FELL: {who} moved most; when the fall was called tiles had moved up to "
+            f"{d['max_displacement_mm']:.1f} mm and turned up to {d['max_rotation_deg']:.1f} deg")
 
 
 def describe_placed(d: Mapping[str, Any], placed: Sequence[tuple[int, str]] | None = None,

@@ -18,6 +18,8 @@ from ...assets import load_json_asset
 from ...core.errors import OptionsError
 from ...core.options import GameOptions
 from ...physics import DEFAULT_ENGINE, resolve_engine_params
+from .rule_reach import REACH_FLOOR, WALLS_PER_FLOOR, most_tiles_before_dead_end
+from .structure import RuleParams
 from .tiles import TILE_RANGES, read_tile_set_file, tile_set_from_json, tile_set_to_json
 
 # Options of records made before the physics layer (tile set as a path, engine settings left to
@@ -117,10 +119,13 @@ class TowerOptions(GameOptions):
     physics_params: dict[str, Any] = Field(
         default_factory=lambda: resolve_engine_params(DEFAULT_ENGINE),
         description="the engine's parameters by name (overrides; resolved to every parameter)")
-    base_placements: int = Field(default_factory=lambda: _default("base_placements"), ge=0)
+    base_placements: int = Field(default_factory=lambda: _default("base_placements"), ge=1, le=WALLS_PER_FLOOR,
+                                 description="the first placements are walls on floor 0")
     min_walls_for_ceiling: int = Field(default_factory=lambda: _default("min_walls_for_ceiling"), ge=0, le=4)
     min_walls_for_new_floor: int = Field(default_factory=lambda: _default("min_walls_for_new_floor"), ge=0, le=4)
-    min_touched_tiles: int = Field(default_factory=lambda: _default("min_touched_tiles"), ge=0)
+    min_touched_tiles: int = Field(default_factory=lambda: _default("min_touched_tiles"), ge=0,
+                                   le=WALLS_PER_FLOOR, description="tiles a placement must touch (not "
+                                   "the first wall of a floor); a ceiling touches up to 4, a wall up to 3")
     record_trajectories: bool = Field(default=True, description="keep per-move trajectories for the record")
 
     @classmethod
@@ -151,3 +156,19 @@ class TowerOptions(GameOptions):
             if isinstance(params, dict):
                 values["physics_params"] = resolve_engine_params(engine, params)
         return values
+
+    @model_validator(mode="after")
+    def _rules_build_a_tower(self) -> TowerOptions:
+        rules = RuleParams(self.base_placements, self.min_walls_for_ceiling, self.min_walls_for_new_floor,
+                           self.min_touched_tiles)
+        most = most_tiles_before_dead_end(rules)
+        if most is not None:
+            given = ", ".join(f"{key}={getattr(self, key)}" for key in _RULE_KEYS)
+            defaults = ", ".join(f"{key}={_default(key)}" for key in _RULE_KEYS)
+            raise ValueError(f"the rules {given} leave no legal placement after {most} tile(s) whatever the "
+                             f"tiles' edges, so every game would be a draw; allowed: rules that can put a wall on "
+                             f"floor {REACH_FLOOR} (the defaults {defaults} do)")
+        return self
+
+
+_RULE_KEYS = ("base_placements", "min_walls_for_ceiling", "min_walls_for_new_floor", "min_touched_tiles")

@@ -65,6 +65,19 @@ class TowerReplay:
         """The tiles' poses after each move that moved any (for framing a camera on them all)."""
         return [t.frames[-1] for t in self.trajectories if t is not None]
 
+    @property
+    def missing_poses(self) -> str | None:
+        """Why the tiles cannot be drawn, when a placement of the record kept no trajectory
+        (``record_trajectories=false``); None when every placement can be shown."""
+        placements = [i for i, entry in enumerate(self.record.moves) if placed_tiles(entry)]
+        missing = [i for i in placements if self.trajectories[i] is None]
+        if not missing:
+            return None
+        return (f"this record keeps no tile poses for {len(missing)} of its {len(placements)} placements (it was "
+                "made with record_trajectories=false), so the tower cannot be drawn; the narration tells every "
+                "move. Play it again with trajectories (the default) to watch it: the same seed and moves give "
+                "the same game.")
+
     def simulated_seconds(self) -> float:
         return sum(t.duration for t in self.trajectories if t is not None)
 

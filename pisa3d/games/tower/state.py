@@ -172,17 +172,23 @@ class TowerState(State):
         check = self.structure.check(move.slot, self.bits_for(self.current_player, move.rotation), self.setup.rules)
         return None if check.legal else check.reason
 
-    def _well_formed(self, move: object) -> TowerMove:
+    def refusal(self, move: Move) -> str | None:
+        """None for a legal move; else the rule it breaks and where the tile fits. A placement
+        the rules forbid is refused here, although ``apply`` takes it (as the rules' penalty)."""
+        from .refusals import refusal
+
+        return refusal(self, move)
+
+    def check_well_formed(self, move: object) -> TowerMove:
+        """``move`` as a tower move that ``apply`` can take (a legal move, or a placement in a
+        free slot that the rules may still penalise); IllegalMoveError saying why not."""
         if isinstance(move, str):
             raise IllegalMoveError("give a move object (use TowerGame.parse_move for text)")
         if not isinstance(move, PlaceMove | PassMove):
             raise IllegalMoveError(f"not a tower move: {move!r}")
         if isinstance(move, PassMove):
             if self.legal_moves() != [PASS]:
-                raise IllegalMoveError(
-                    "pass is allowed only when no placement is legal; legal now: "
-                    + ", ".join(str(m) for m in self.legal_moves()[:12])
-                )
+                raise IllegalMoveError(self.refusal(move) or "pass is allowed only when no placement is legal")
             return move
         floors = max_floors(self.tiles_in_play)
         if not 0 <= move.slot.floor < floors:
@@ -199,7 +205,7 @@ class TowerState(State):
             raise IllegalMoveError("the game is over; no more moves")
         player = self.current_player
         assert player is not None
-        tower_move = self._well_formed(move)
+        tower_move = self.check_well_formed(move)
         self._extras = None
         self.history.append(str(tower_move))
         if isinstance(tower_move, PassMove):
@@ -256,6 +262,7 @@ class TowerState(State):
         face = self.face_of(player)
         nominal, target = self.intended_pose(move.slot, face, move.rotation)
         release, verdict = self._settle(player, target)
+        standing = self.height()  # the tower before this tile: what stands if it brings it down
         aimed, released = (self.static_margin(move.slot, pose) for pose in (target, release))
         self.stacks[player].pop(0)
         self._top_seen(player)
@@ -277,7 +284,7 @@ class TowerState(State):
             "max_displacement_mm": round(verdict.max_displacement * MM, 4),
             "max_rotation_deg": round(verdict.max_rotation_deg, 4),
             "worst_tile": verdict.worst_tile, "steps": verdict.steps,
-            "height_mm": round(self.height() * MM, 3),
+            "height_mm": round((standing if verdict.fell else self.height()) * MM, 3),
             "static_margin_mm": _mm_or_none(released), "target_margin_mm": _mm_or_none(aimed),
             "hand_offset_mm": round(hand_offset * MM, 4), "hand_turn_deg": round(float(hand_turn), 4),
         })]
@@ -286,7 +293,7 @@ class TowerState(State):
                             "trajectory": verdict.trajectory.to_json()}
         if verdict.fell:
             winners = [s for s in range(self.num_players) if s != player]
-            self.outcome = {"kind": "fall", "winners": winners, "placer": player}
+            self.outcome = {"kind": "fall", "winners": winners, "placer": player, "standing_height": standing}
             events.append(Event("tower_fell", {"player": player, "winners": winners}))
         elif not self.stacks[player]:
             self.outcome = {"kind": "last_tile", "winners": [player], "placer": player}
@@ -373,8 +380,19 @@ class TowerState(State):
         extras, self._extras = self._extras, None
         return extras
 
+    def standing_height(self) -> float:
+        """The height a game reports (metres): the highest tile corner above the table; after a
+        fall, of the tower as it stood before the placement that brought it down.
+
+        The tiles' poses at a fall verdict are caught mid-fall, and each engine notices a fall
+        at its own moment (PyBullet early, MuJoCo with the tower half down), so a height read
+        then would depend on the engine; the tower the players built does not."""
+        if self.outcome is not None and "standing_height" in self.outcome:
+            return float(self.outcome["standing_height"])
+        return self.height()
+
     def height(self) -> float:
-        """Height of the highest tile corner above the table, metres."""
+        """Height of the highest tile corner above the table as the tiles lie now, metres."""
         if len(self.poses) == 0:
             return 0.0
         half = self.setup.tile_spec.half_extents
@@ -390,7 +408,7 @@ class TowerState(State):
         details = {
             "outcome": self.outcome["kind"],
             "placer": self.outcome["placer"],
-            "height_mm": round(self.height() * MM, 3),
+            "height_mm": round(self.standing_height() * MM, 3),
             "floors": self.structure.num_floors,
             "placements": len(self.placements),
             "tiles_left": [len(s) for s in self.stacks],
@@ -405,9 +423,9 @@ class TowerState(State):
     def private_view(self, player: int) -> View:
         from .views import private_view
 
-        return private_view(self, player)
+        return private_view(self, self.check_seat(player))
 
     def observation(self, player: int) -> np.ndarray:
         from .observation import observe
 
-        return observe(self, player)
+        return observe(self, self.check_seat(player))

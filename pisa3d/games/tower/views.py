@@ -55,7 +55,7 @@ def public_view(state: TowerState) -> View:
         "turns_without_placement": state.non_placements_in_row,
         "open_floor": state.structure.open_floor,
         "floors": state.structure.num_floors,
-        "height_mm": round(state.height() * MM, 3),
+        "height_mm": round(state.standing_height() * MM, 3),
         "placements": [
             {"tile": p.tile, "face": p.face.label, "slot": str(p.slot), "rotation": p.rotation,
              "player": p.player, "bits": pattern_text(p.bits)}

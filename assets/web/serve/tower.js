@@ -1,0 +1,460 @@
+// The tower's renderer for the play page (client.js loads it by the match's game id).
+//
+// Beside a three.js scene of the tower as it stands (tower_scene.js, posed from the view's
+// settled `poses`, each tile's mesh built from the tile set the view's options carry), a panel:
+// whose turn, the tile in hand with its visible face, the legal placements grouped by slot with
+// one button per turn (each showing the face so turned), every player's stack and face colour.
+// A placement's simulated release (the "trajectory" message) is played before the new state.
+"use strict";
+
+(function () {
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  const SIDE_NAMES = { N: "north", E: "east", S: "south", W: "west" };
+  const FACE_FILL = { white: "#ece4d2", black: "#262220" };
+  const STROKE_FILL = { white: "#a01e1e", black: "#deb23c" };
+
+  const el = (tag, cls, text) => {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  const svg = (tag, attrs) => {
+    const e = document.createElementNS(SVG_NS, tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    return e;
+  };
+
+  // The visible bits by position once turned `rotation` quarters clockwise (geometry.py).
+  const turned = (pattern, rotation) =>
+    [0, 1, 2, 3].map((p) => String(pattern)[(((p - rotation) % 4) + 4) % 4]).join("");
+
+  // A face as people see it: its colour, a centre square and a stroke to each stroked edge.
+  function faceIcon(face, pattern, size) {
+    const icon = svg("svg", { viewBox: "-1 -1 2 2", width: size, height: size, class: "face-icon", "aria-hidden": "true" });
+    icon.appendChild(svg("rect", { x: -0.96, y: -0.96, width: 1.92, height: 1.92, rx: 0.08,
+      fill: FACE_FILL[face] || "#999", stroke: "#8a6a45", "stroke-width": 0.08 }));
+    const w = 0.36, ink = STROKE_FILL[face] || "#c00";
+    icon.appendChild(svg("rect", { x: -w / 2, y: -w / 2, width: w, height: w, fill: ink }));
+    // positions top, right, bottom, left (screen y grows downward)
+    const bars = [[-w / 2, -0.96, w, 0.96], [0, -w / 2, 0.96, w], [-w / 2, 0, w, 0.96], [-0.96, -w / 2, 0.96, w]];
+    String(pattern).split("").forEach((bit, p) => {
+      if (bit === "1") {
+        const [x, y, width, height] = bars[p];
+        icon.appendChild(svg("rect", { x, y, width, height, fill: ink }));
+      }
+    });
+    return icon;
+  }
+
+  function slotName(slot) {
+    const m = /^W(\d+)([NESW])$/.exec(slot);
+    if (m) return `wall ${SIDE_NAMES[m[2]]}, floor ${m[1]}`;
+    const c = /^C(\d+)$/.exec(slot);
+    return c ? `ceiling of floor ${c[1]}` : slot;
+  }
+
+  // Legal notations ("W0N r1", "C2 r3", "pass") grouped by slot, in the server's order.
+  function groupLegal(legal) {
+    const slots = new Map();
+    let pass = false;
+    for (const move of legal || []) {
+      if (move === "pass") { pass = true; continue; }
+      const m = /^(\S+) r(\d)$/.exec(move);
+      if (!m) continue;
+      if (!slots.has(m[1])) slots.set(m[1], []);
+      slots.get(m[1]).push({ rotation: Number(m[2]), move });
+    }
+    return { slots, pass };
+  }
+
+  // three.bundle.js and tower_scene.js, once for the page (the play page loads only this file).
+  let sceneScripts = null;
+  function loadSceneScripts() {
+    if (!sceneScripts) {
+      const load = (src) => new Promise((resolve, reject) => {
+        const s = document.createElement("script");
+        s.src = src;
+        s.onload = resolve;
+        s.onerror = () => reject(new Error(`${src} did not load`));
+        document.head.appendChild(s);
+      });
+      sceneScripts = (globalThis.PISA_THREE ? Promise.resolve() : load("/static/three.bundle.js"))
+        .then(() => (globalThis.PisaTowerScene ? null : load("/static/tower_scene.js")));
+    }
+    return sceneScripts;
+  }
+
+  function loadStyle() {
+    if (document.getElementById("tower-style")) return;
+    const link = document.createElement("link");
+    link.id = "tower-style";
+    link.rel = "stylesheet";
+    link.href = "/static/serve/tower.css";
+    document.head.appendChild(link);
+  }
+
+  window.PisaClients = window.PisaClients || {};
+  window.PisaClients.tower = function (container, ctx) {
+    loadStyle();
+    const root = el("div", "twr");
+    const stage = el("div", "twr-stage");
+    stage.setAttribute("role", "img");
+    stage.setAttribute("aria-label", "the tower in 3D (drag to turn, wheel to zoom)");
+    const tools = el("div", "twr-tools");
+    const reset = el("button", "", "reset view");
+    reset.type = "button";
+    tools.appendChild(reset);
+    const stageBox = el("div", "twr-stage-box");
+    stageBox.append(stage, tools);
+    const panel = el("div", "twr-panel");
+    const prompt = el("p", "twr-prompt");
+    prompt.setAttribute("aria-live", "polite");
+    const hand = el("div", "twr-hand");
+    const moves = el("div", "twr-moves");
+    const players = el("div", "twr-players");
+    const facts = el("div", "twr-facts");
+    panel.append(prompt, hand, moves, players, facts);
+    root.append(stageBox, panel);
+    container.appendChild(root);
+
+    let msg = null;
+    let scene = null; // tower_scene.js's scene, once its scripts are in
+    let sceneError = null;
+    let userMoved = false; // the person turned or zoomed the camera: stop re-framing it
+    let lastBox = "";
+    let anim = null; // {frames, hz, t0} while a release plays
+    let handTile = null; // the tile the mover held, for the new tile of a trajectory
+    const geometries = new Map(); // tile id -> geometry
+    let selected = null; // {slot, move}: the placement picked, waiting for "place"
+    let hovered = null; // the slot under the pointer
+    let ghostGroup = null; // the translucent tiles, one per legal slot
+
+    // --- the 3D scene ----------------------------------------------------------------------
+    function tileSize(view) {
+      const o = view.options || {};
+      const set = o.tile_set || {};
+      return [(o.tile_side_mm || set.side_mm || 60) / 1000, (o.tile_thickness_mm || set.thickness_mm || 4) / 1000];
+    }
+    function geometryFor(view, tileId) {
+      if (tileId === null || tileId === undefined) return null;
+      if (!geometries.has(tileId)) {
+        const tiles = ((view.options || {}).tile_set || {}).tiles || [];
+        const tile = tiles.find((t) => t.id === tileId);
+        if (!tile) return null;
+        const [side, thickness] = tileSize(view);
+        geometries.set(tileId, globalThis.PisaTowerScene.tileGeometry(scene.THREE, tile.white, tile.black, side, thickness));
+      }
+      return geometries.get(tileId);
+    }
+    // The tile id behind pose k: the placements' order; a tile just released is the one in hand.
+    const tileAt = (k) => {
+      const placed = (msg.view.placements || [])[k];
+      return placed ? placed.tile : handTile;
+    };
+
+    function startScene() {
+      loadSceneScripts().then(() => {
+        const [side, thickness] = msg ? tileSize(msg.view) : [0.06, 0.004];
+        scene = globalThis.PisaTowerScene.create(stage, {
+          tileExtents: [side, side, thickness],
+          geometryOf: (k) => (msg ? geometryFor(msg.view, tileAt(k)) : null),
+        });
+        scene.controls.addEventListener("start", () => { userMoved = true; });
+        if (msg) drawScene();
+      }).catch((e) => {
+        sceneError = e;
+        stage.textContent = `The 3D view needs WebGL, which this browser does not offer here (${e.message}); the placements list still works.`;
+      });
+    }
+    try { startScene(); } catch (e) { sceneError = e; }
+    reset.addEventListener("click", () => { userMoved = false; lastBox = ""; drawScene(); });
+
+    // The box around every tile still on the table (a fallen tile far below is left out).
+    function frameBoxOf(poses, side) {
+      const standing = poses.filter((p) => p[2] > -side);
+      if (!standing.length) return [[-side, -side, 0], [side, side, side]];
+      const lo = [0, 1, 2].map((a) => Math.min(...standing.map((p) => p[a])) - 0.75 * side);
+      const hi = [0, 1, 2].map((a) => Math.max(...standing.map((p) => p[a])) + 0.75 * side);
+      lo[2] = Math.min(lo[2], 0);
+      return [lo, hi];
+    }
+
+    function drawScene() {
+      if (!scene || !msg) return;
+      const poses = anim ? anim.frames[Math.min(anim.frame, anim.frames.length - 1)] : msg.view.poses || [];
+      // the last move's tile, when it was a placement
+      const placed = (msg.events || []).some((e) => e.kind === "placed");
+      scene.mark(placed ? (msg.view.placements || []).length - 1 : -1);
+      const count = Math.max(poses.length, scene.tileCount());
+      for (let k = 0; k < count; k++) scene.refreshTile(k);
+      scene.pose(poses);
+      const [side] = tileSize(msg.view);
+      // the ghosts too: the slots a person may pick must all be in sight
+      const ghosts = Object.values(msg.details || {}).map((d) => d.pose).filter(Boolean);
+      const [lo, hi] = frameBoxOf([...(msg.view.poses || []), ...ghosts], side);
+      const key = JSON.stringify([lo, hi].map((v) => v.map((x) => x.toFixed(3))));
+      if (!userMoved && key !== lastBox) { scene.frameBox(lo, hi); lastBox = key; }
+      drawGhosts();
+      scene.render();
+      root.dataset.tiles = String(poses.length);
+    }
+
+
+    // --- ghosts: every legal slot as a translucent tile, coloured by its safety ---------------
+    // The colour runs from green (safe) to red (falls): by the fall odds when the server sends
+    // them, else by the statics verdict. Hover shows the figures; a click picks the slot.
+    const VERDICT_RISK = { "safe": 0.05, "thin: a shaky hand may topple it": 0.45,
+      "stands, but a next placement would topple it": 0.7, "falls now": 1.0 };
+    const riskOf = (d) => (d.fall_odds !== undefined && d.fall_odds !== null ? d.fall_odds : (VERDICT_RISK[d.verdict] ?? 0.5));
+    const riskColour = (r) => {
+      const t = Math.max(0, Math.min(1, r));
+      const hue = (1 - Math.min(1, t * 2.5)) * 120; // 40 % odds and more: red
+      return `hsl(${hue.toFixed(0)}, 75%, 45%)`;
+    };
+    const describe = (move, d) => {
+      if (!d) return move;
+      const odds = d.fall_odds !== undefined && d.fall_odds !== null ? `falls ${(100 * d.fall_odds).toFixed(0)}% of the time with your hand; ` : "";
+      const mm = (v) => (v === null || v === undefined ? "-" : `${v >= 0 ? "+" : ""}${v.toFixed(2)} mm`);
+      return `${move}: ${odds}margin ${mm(d.margin_mm)}, worst next ${mm(d.worst_next_mm)} (${d.verdict})`;
+    };
+    // The move a slot's ghost shows: the picked turn, else the first legal one.
+    const ghostMove = (slot, options) => (selected && selected.slot === slot ? selected.move : options[0].move);
+
+    function drawGhosts() {
+      const THREE = scene.THREE;
+      if (ghostGroup) { scene.world.remove(ghostGroup); ghostGroup = null; }
+      const myTurn = ctx.seat !== null && ctx.seat !== undefined && msg.to_move === ctx.seat && !msg.over;
+      const details = msg.details || {};
+      const held = msg.view.tile_in_hand;
+      if (!myTurn || anim || !held) return;
+      const geometry = geometryFor(msg.view, held.tile);
+      const [side, thickness] = tileSize(msg.view);
+      const fallback = new THREE.BoxGeometry(side, side, thickness);
+      ghostGroup = new THREE.Group();
+      for (const [slot, options] of groupLegal(msg.listed && msg.listed.length ? msg.listed : msg.legal).slots) {
+        const move = ghostMove(slot, options);
+        const d = details[move];
+        if (!d || !d.pose) continue;
+        const chosen = selected && selected.slot === slot;
+        const material = new THREE.MeshStandardMaterial({
+          color: new THREE.Color(riskColour(riskOf(d))), transparent: true, depthWrite: false,
+          opacity: chosen ? 0.85 : hovered === slot ? 0.7 : 0.4, roughness: 0.6,
+        });
+        const mesh = new THREE.Mesh(geometry || fallback, material);
+        mesh.position.set(d.pose[0], d.pose[1], d.pose[2]);
+        mesh.quaternion.set(d.pose[3], d.pose[4], d.pose[5], d.pose[6]);
+        mesh.userData = { slot, move };
+        ghostGroup.add(mesh);
+      }
+      scene.world.add(ghostGroup);
+      ghostGroup.updateMatrixWorld(true); // picking may come before the next frame is drawn
+      root.dataset.ghosts = String(ghostGroup.children.length);
+    }
+
+    // The ghost under a point of the stage (client coordinates), or null.
+    function ghostAt(x, y) {
+      if (!scene || !ghostGroup) return null;
+      const rect = scene.renderer.domElement.getBoundingClientRect();
+      const ndc = new scene.THREE.Vector2(((x - rect.left) / rect.width) * 2 - 1, -((y - rect.top) / rect.height) * 2 + 1);
+      const ray = new scene.THREE.Raycaster();
+      ray.setFromCamera(ndc, scene.camera);
+      const hit = ray.intersectObjects(ghostGroup.children, false)[0];
+      return hit ? hit.object.userData : null;
+    }
+    // Where each ghost's centre is drawn (client pixels): for tests and for keyboard users' focus.
+    root.ghostPoints = () => {
+      if (!scene || !ghostGroup) return [];
+      const rect = scene.renderer.domElement.getBoundingClientRect();
+      return ghostGroup.children.map((m) => {
+        const v = m.position.clone().project(scene.camera);
+        const x = rect.left + ((v.x + 1) / 2) * rect.width, y = rect.top + ((1 - v.y) / 2) * rect.height;
+        const front = ghostAt(x, y); // another ghost may be drawn in front of this one's centre
+        return { slot: m.userData.slot, move: m.userData.move, colour: "#" + m.material.color.getHexString(),
+                 x, y, front: !!front && front.slot === m.userData.slot };
+      });
+    };
+    function pick(slot, move) {
+      selected = { slot, move };
+      drawPanel();
+      drawScene();
+    }
+    // A tap or click (little movement between down and up) picks; a drag turns the camera.
+    let down = null;
+    stage.addEventListener("pointerdown", (e) => { down = { x: e.clientX, y: e.clientY }; });
+    stage.addEventListener("pointerup", (e) => {
+      if (!down || Math.hypot(e.clientX - down.x, e.clientY - down.y) > 6) return;
+      const hit = ghostAt(e.clientX, e.clientY);
+      if (hit) pick(hit.slot, hit.move);
+    });
+    stage.addEventListener("pointermove", (e) => {
+      const hit = ghostAt(e.clientX, e.clientY);
+      const slot = hit ? hit.slot : null;
+      if (slot === hovered) return;
+      hovered = slot;
+      stage.title = hit ? describe(hit.move, (msg.details || {})[hit.move]) : "";
+      root.dataset.hovered = slot || "";
+      drawScene();
+    });
+    // Keys: r / R turn the picked tile (legal turns only), Enter places it, Escape drops the pick.
+    root.tabIndex = 0;
+    root.addEventListener("keydown", (e) => {
+      if (!selected || !msg) return;
+      const options = groupLegal(msg.listed && msg.listed.length ? msg.listed : msg.legal).slots.get(selected.slot) || [];
+      if (e.key === "r" || e.key === "R") {
+        const i = options.findIndex((o) => o.move === selected.move);
+        const next = options[(i + (e.key === "r" ? 1 : options.length - 1)) % options.length];
+        if (next) pick(selected.slot, next.move);
+        e.preventDefault();
+      } else if (e.key === "Enter") {
+        ctx.sendMove(selected.move);
+        e.preventDefault();
+      } else if (e.key === "Escape") {
+        selected = null;
+        drawPanel();
+        drawScene();
+      }
+    });
+
+    function play(traj) {
+      if (!traj || !traj.frames || !traj.frames.length) return;
+      const hz = traj.hz || 30;
+      anim = { frames: traj.frames, frame: 0, t0: performance.now() };
+      root.dataset.animating = "1";
+      root.dataset.releases = String(Number(root.dataset.releases || 0) + 1); // releases played here
+      const step = () => {
+        if (!anim) return;
+        anim.frame = Math.floor(((performance.now() - anim.t0) / 1000) * hz);
+        if (anim.frame >= anim.frames.length) { anim = null; root.dataset.animating = "0"; drawScene(); return; }
+        drawScene();
+        setTimeout(step, 1000 / Math.min(60, hz * 2));
+      };
+      step();
+    }
+
+    // --- the panel -------------------------------------------------------------------------
+    const who = (p) => (p === ctx.seat ? "you" : `player ${p + 1}`);
+    const faceOfSeat = (p) => (p % 2 === 0 ? "white" : "black");
+
+    function drawPanel() {
+      const view = msg.view;
+      const myTurn = ctx.seat !== null && ctx.seat !== undefined && msg.to_move === ctx.seat && !msg.over;
+      const { slots, pass } = groupLegal(msg.listed && msg.listed.length ? msg.listed : msg.legal);
+      const current = view.current_player;
+      if (msg.over) prompt.textContent = "Game over.";
+      else if (myTurn) prompt.textContent = slots.size ? "Your turn: pick where your tile goes and how it is turned."
+        : "Your turn: your tile fits nowhere; it goes to the bottom of your stack.";
+      else if (current !== null && current !== undefined) prompt.textContent = `Player ${current + 1} to place.`;
+      else prompt.textContent = "Waiting.";
+      prompt.classList.toggle("mine", myTurn);
+
+      hand.replaceChildren();
+      const held = view.tile_in_hand;
+      if (held && !msg.over) {
+        const mine = current === ctx.seat;
+        hand.appendChild(el("div", "dim", mine ? "your tile" : `player ${current + 1}'s tile`));
+        const row = el("div", "twr-row");
+        row.appendChild(faceIcon(held.face, held.visible_pattern, 56));
+        row.appendChild(el("span", "", `tile ${held.tile}, ${held.face} face (edges ${held.visible_pattern}: top, right, bottom, left)`));
+        hand.appendChild(row);
+      }
+
+      moves.replaceChildren();
+      if (myTurn) {
+        const details = msg.details || {};
+        const rankOf = (options) => { const d = details[options[0].move]; return d ? d.rank : 0; };
+        const ordered = [...slots].sort((a, b) => rankOf(a[1]) - rankOf(b[1])); // safest first
+        moves.appendChild(el("h3", "", msg.details ? "Placements, safest first" : "Placements"));
+        if (selected && !slots.has(selected.slot)) selected = null;
+        if (selected) {
+          const bar = el("div", "twr-chosen");
+          bar.appendChild(el("span", "", describe(selected.move, details[selected.move])));
+          const place = el("button", "primary", `Place ${selected.move}`);
+          place.type = "button";
+          place.dataset.place = selected.move;
+          place.addEventListener("click", () => ctx.sendMove(selected.move));
+          bar.appendChild(place);
+          bar.appendChild(el("div", "help", "r turns the tile, Enter places it, Esc lets go; or click another ghost"));
+          moves.appendChild(bar);
+        }
+        const list = el("ul", "twr-slots");
+        for (const [slot, options] of ordered) {
+          const item = el("li", "twr-slot" + (selected && selected.slot === slot ? " picked" : ""));
+          item.dataset.slot = slot;
+          const label = el("div", "twr-slot-name");
+          const d = details[options[0].move];
+          if (d) {
+            const dot = el("span", "twr-risk");
+            dot.style.background = riskColour(riskOf(d));
+            label.appendChild(dot);
+          }
+          label.append(el("strong", "", slot), ` ${slotName(slot)}`);
+          if (d) label.appendChild(el("span", "dim", ` · ${describe("", d).replace(/^: /, "")}`));
+          item.appendChild(label);
+          const buttons = el("div", "twr-row");
+          for (const { rotation, move } of options) {
+            const b = el("button", "twr-turn");
+            b.type = "button";
+            b.dataset.move = move;
+            b.setAttribute("aria-label", `pick ${slot} (${slotName(slot)}) turned r${rotation}`);
+            b.title = `${move}: turned ${rotation} quarter${rotation === 1 ? "" : "s"} clockwise`;
+            if (held) b.appendChild(faceIcon(held.face, turned(held.visible_pattern, rotation), 28));
+            b.appendChild(el("span", "", `r${rotation}`));
+            b.addEventListener("click", () => pick(slot, move));
+            buttons.appendChild(b);
+          }
+          item.appendChild(buttons);
+          list.appendChild(item);
+        }
+        moves.appendChild(list);
+        if (pass) {
+          const b = el("button", "primary", "Pass (tile to the bottom of the stack)");
+          b.type = "button";
+          b.dataset.move = "pass";
+          b.addEventListener("click", () => ctx.sendMove("pass"));
+          moves.appendChild(b);
+        }
+      }
+
+      const table = el("table", "twr-stacks");
+      const head = el("tr");
+      for (const h of ["player", "face", "stack"]) head.appendChild(el("th", "", h));
+      table.appendChild(head);
+      (view.stack_sizes || []).forEach((size, p) => {
+        const row = el("tr", p === current && !msg.over ? "to-move" : "");
+        row.dataset.player = String(p);
+        const skip = (view.skip_next || [])[p] ? " (skips a turn)" : "";
+        row.appendChild(el("td", "", `P${p + 1}${p === ctx.seat ? " (you)" : ""}${skip}`));
+        const face = el("td", "");
+        const sw = el("span", `swatch ${faceOfSeat(p)}`);
+        face.append(sw, faceOfSeat(p));
+        row.appendChild(face);
+        row.appendChild(el("td", "num", `${size} tile${size === 1 ? "" : "s"}`));
+        table.appendChild(row);
+      });
+      players.replaceChildren(table);
+      const placed = (view.placements || []).length;
+      facts.replaceChildren(
+        el("div", "", `${placed} tile${placed === 1 ? "" : "s"} placed, height ${Number(view.height_mm || 0).toFixed(1)} mm, `
+          + `${view.floors || 0} floor${view.floors === 1 ? "" : "s"} (floor ${view.open_floor} open)`),
+        el("div", "help", "the 3D view: drag to turn, wheel or pinch to zoom, right-drag to pan"),
+      );
+      if (sceneError) facts.appendChild(el("div", "help", `no 3D view: ${sceneError.message}`));
+    }
+
+    return {
+      update(stateMsg) {
+        if (msg && msg.view.tile_in_hand) handTile = msg.view.tile_in_hand.tile;
+        if (!msg || stateMsg.moves !== msg.moves) selected = null;
+        msg = stateMsg;
+        drawPanel();
+        if (!anim) drawScene();
+        root.dataset.moves = String(stateMsg.moves);
+      },
+      trajectory(trajMsg) {
+        if (msg && msg.view.tile_in_hand) handTile = msg.view.tile_in_hand.tile;
+        if (scene) play(trajMsg.trajectory);
+      },
+    };
+  };
+})();

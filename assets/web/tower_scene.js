@@ -1,0 +1,190 @@
+// The tower's three.js scene, shared by the replay page (replay.js, which gets its tile meshes
+// from Python) and the play page (serve/tower.js, which builds them here from the tile set the
+// view carries): the renderer, lights, table, one mesh per tile posed from [x, y, z, qx, qy, qz,
+// qw] (z up, metres), a camera framing a box, and drawing on demand.
+// Needs three.bundle.js first (globalThis.PISA_THREE).
+"use strict";
+
+(function () {
+  // sRGB 0-255 to the linear values three.js shades with.
+  const srgbToLinear = (c) => { c /= 255; return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
+
+  // Tile look, as pisa3d/games/tower/meshes.py draws it for the viewer and the replay page.
+  const FACE_RGB = { white: [236, 228, 210], black: [38, 34, 32] };
+  const STROKE_RGB = { white: [160, 30, 30], black: [222, 178, 60] };
+  const EDGE_RGB = [176, 132, 84];
+  const STROKE_WIDTH = 0.18; // of the tile side
+  const DECAL_THICKNESS = 0.0002; // metres
+  // Local direction of each position (top, right, bottom, left) as seen looking at each face:
+  // the black face (local -z) is the white one's mirror image.
+  const DIRECTIONS = { white: [[0, 1], [1, 0], [0, -1], [-1, 0]], black: [[0, 1], [-1, 0], [0, -1], [1, 0]] };
+
+  // An axis-aligned box as 12 unindexed triangles, each corner with its colour (rgbOf(normal)).
+  function pushBox(out, centre, extents, rgbOf) {
+    const [cx, cy, cz] = centre;
+    const h = extents.map((e) => e / 2);
+    for (let axis = 0; axis < 3; axis++) {
+      for (const sign of [1, -1]) {
+        const normal = [0, 0, 0];
+        normal[axis] = sign;
+        const u = (axis + 1) % 3, v = (axis + 2) % 3;
+        const corner = (a, b) => {
+          const p = [cx, cy, cz];
+          p[axis] += sign * h[axis];
+          p[u] += a * h[u];
+          p[v] += b * h[v];
+          return p;
+        };
+        // counter-clockwise seen from outside the box
+        const quad = sign > 0 ? [[-1, -1], [1, -1], [1, 1], [-1, 1]] : [[-1, -1], [-1, 1], [1, 1], [1, -1]];
+        const rgb = rgbOf(normal).map(srgbToLinear);
+        for (const k of [0, 1, 2, 0, 2, 3]) {
+          out.positions.push(...corner(...quad[k]));
+          out.colors.push(...rgb);
+        }
+      }
+    }
+  }
+
+  function toGeometry(THREE, out) {
+    const g = new THREE.BufferGeometry();
+    g.setAttribute("position", new THREE.Float32BufferAttribute(out.positions, 3));
+    g.setAttribute("color", new THREE.Float32BufferAttribute(out.colors, 3));
+    g.computeVertexNormals();
+    return g;
+  }
+
+  // A tile in its local frame (white face at +z, both faces' top edge at +y), its two faces'
+  // patterns ("0110": top, right, bottom, left stroked or blank) drawn as thin raised strokes.
+  function tileGeometry(THREE, white, black, side, thickness) {
+    const out = { positions: [], colors: [] };
+    pushBox(out, [0, 0, 0], [side, side, thickness],
+      (n) => (n[2] > 0 ? FACE_RGB.white : n[2] < 0 ? FACE_RGB.black : EDGE_RGB));
+    const width = STROKE_WIDTH * side, length = side / 2;
+    for (const [face, pattern] of [["white", white], ["black", black]]) {
+      const z = (face === "white" ? 1 : -1) * (thickness / 2 + DECAL_THICKNESS / 2);
+      const rgb = () => STROKE_RGB[face];
+      pushBox(out, [0, 0, z], [width, width, DECAL_THICKNESS], rgb);
+      String(pattern).split("").forEach((bit, position) => {
+        if (bit !== "1") return;
+        const [dx, dy] = DIRECTIONS[face][position];
+        pushBox(out, [(dx * length) / 2, (dy * length) / 2, z],
+          [Math.abs(dx) * length + Math.abs(dy) * width, Math.abs(dy) * length + Math.abs(dx) * width, DECAL_THICKNESS],
+          rgb);
+      });
+    }
+    return toGeometry(THREE, out);
+  }
+
+  // A mesh Python prepared (pisa3d/export/web_tower.py): micrometres, sRGB 0-255 per corner.
+  function meshGeometry(THREE, m) {
+    return toGeometry(THREE, { positions: m.positions_um.map((v) => v * 1e-6), colors: m.colors.map(srgbToLinear) });
+  }
+
+  // The scene in `stage`. geometryOf(k) gives tile k's geometry (null: a plain box).
+  function create(stage, options) {
+    const { THREE, OrbitControls } = globalThis.PISA_THREE;
+    const extents = options.tileExtents || [0.06, 0.06, 0.004];
+    const side = Math.max(...extents);
+    const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+    renderer.setPixelRatio(window.devicePixelRatio || 1);
+    stage.appendChild(renderer.domElement);
+    const world = new THREE.Scene();
+    world.background = new THREE.Color(0x2b3038);
+    const camera = new THREE.PerspectiveCamera(40, 1, 0.005, 20);
+    camera.up.set(0, 0, 1); // the game's z points up
+    world.add(new THREE.HemisphereLight(0xffffff, 0x404050, 1.6));
+    const sun = new THREE.DirectionalLight(0xffffff, 1.6);
+    sun.position.set(0.4, -0.6, 1.0);
+    world.add(sun);
+    const table = new THREE.Mesh(
+      new THREE.BoxGeometry(side * 8, side * 8, 0.01),
+      new THREE.MeshStandardMaterial({ color: 0x7a5a3a, roughness: 0.9 })
+    );
+    table.position.set(0, 0, -0.005);
+    world.add(table);
+
+    const fallback = new THREE.BoxGeometry(...extents);
+    const colored = new THREE.MeshStandardMaterial({ vertexColors: true, roughness: 0.7, flatShading: true });
+    const plain = new THREE.MeshStandardMaterial({ color: 0xd8c09a, roughness: 0.7 });
+    // The tile just placed glows faintly, so a glance shows what the last move did.
+    const marked = new THREE.MeshStandardMaterial({ vertexColors: true, roughness: 0.7, flatShading: true,
+      emissive: 0x5a3c00 });
+    let markedTile = -1;
+    let geometryOf = options.geometryOf || (() => null);
+    const tileMeshes = [];
+    const tileMesh = (k) => {
+      while (tileMeshes.length <= k) {
+        const geometry = geometryOf(tileMeshes.length);
+        const mesh = geometry ? new THREE.Mesh(geometry, colored) : new THREE.Mesh(fallback, plain);
+        mesh.visible = false;
+        world.add(mesh);
+        tileMeshes.push(mesh);
+      }
+      return tileMeshes[k];
+    };
+    // Tile k shows the geometry geometryOf(k) gives now (a live game learns tile ids as it goes).
+    const refreshTile = (k) => {
+      const geometry = geometryOf(k);
+      const mesh = tileMesh(k);
+      mesh.geometry = geometry || fallback;
+      mesh.material = geometry ? (k === markedTile ? marked : colored) : plain;
+    };
+    // Mark tile k (-1: none); takes effect at the tile's next refreshTile.
+    const mark = (k) => { markedTile = k; };
+    const pose = (frame) => {
+      frame.forEach((p, k) => {
+        const m = tileMesh(k);
+        m.visible = true;
+        m.position.set(p[0], p[1], p[2]);
+        m.quaternion.set(p[3], p[4], p[5], p[6]);
+      });
+      for (let k = frame.length; k < tileMeshes.length; k++) tileMeshes[k].visible = false;
+    };
+
+    const controls = new OrbitControls(camera, renderer.domElement);
+    // The camera framing a box [lo, hi]: its bounding sphere fits the 40 degree view, seen from
+    // the south-east.
+    const framingOf = (lo, hi) => {
+      const centre = lo.map((v, a) => (v + hi[a]) / 2);
+      const radius = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) / 2;
+      const dist = (radius / Math.sin((camera.fov / 2) * Math.PI / 180)) * 1.05;
+      const look = [0.8, -1.1, 0.5], norm = Math.hypot(...look);
+      return { target: centre, position: centre.map((v, a) => v + (look[a] / norm) * dist) };
+    };
+    const place = (f) => {
+      controls.target.set(...f.target);
+      camera.position.set(...f.position);
+      controls.update();
+    };
+    const frameBox = (lo, hi) => place(framingOf(lo, hi));
+    if (options.frameBox) frameBox(options.frameBox[0], options.frameBox[1]);
+
+    // Draw in an animation frame: a canvas drawn before the page's first layout can stay blank.
+    let pending = false;
+    const render = () => {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(() => { pending = false; renderer.render(world, camera); });
+    };
+    const resize = () => {
+      const w = stage.clientWidth || 640, h = stage.clientHeight || 480;
+      renderer.setSize(w, h, false);
+      camera.aspect = w / h;
+      camera.updateProjectionMatrix();
+    };
+    resize();
+    // Follow the stage's real size: it settles only after the rest of the page is filled.
+    if (window.ResizeObserver) new ResizeObserver(() => { resize(); render(); }).observe(stage);
+    else window.addEventListener("resize", () => { resize(); render(); });
+    controls.addEventListener("change", render);
+
+    return {
+      THREE, world, camera, controls, renderer, render, pose, frameBox, framingOf, place, refreshTile, mark,
+      setGeometryOf(fn) { geometryOf = fn; },
+      tileCount() { return tileMeshes.length; },
+    };
+  }
+
+  globalThis.PisaTowerScene = { create, tileGeometry, meshGeometry, srgbToLinear };
+})();

@@ -1,0 +1,125 @@
+"""``pisa3d dataset build|info|show``: labelled tower scenes for physical-reasoning research."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from ..core.errors import OptionsError
+from .once import OnceCommand
+
+dataset_app = typer.Typer(
+    help="Build datasets of labelled tower scenes (images, poses, PyBullet and statics labels) and look inside.",
+    no_args_is_help=True,
+)
+
+
+@dataset_app.command("build", cls=OnceCommand)
+def build(
+    spec: Path = typer.Argument(..., help="A dataset spec (.toml; example in assets/datasets/), or a dataset "
+                                "directory to resume with its stored spec."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Dataset directory (default: datasets/<spec name>). "
+                                    "Running the same command again resumes: stored games are skipped."),
+    assignments: list[str] = typer.Option([], "--set", help="Override a spec field or game option, as for "
+                                          "`pisa3d experiment run` (e.g. --set seeds=20)."),
+    workers: int | None = typer.Option(None, "--workers", "-j", min=1, help="Worker processes (default: every "
+                                       "core). With --backend ray: the CPUs of a local Ray instance."),
+    backend: str = typer.Option("process", "--backend", help="process (a local process pool) or ray."),
+    address: str | None = typer.Option(None, "--address", help="Ray cluster address (with --backend ray)."),
+    batch: int = typer.Option(8, "--batch", min=1, help="Store rows every this many finished games."),
+) -> None:
+    """Play the spec's games, catch every kept placement as a scene (the standing tower and the new
+    tile at its release pose), draw it from each camera and store it with its labels as sharded
+    Parquet; writes DATASHEET.md. Ctrl-C or a kill stops; the same command resumes.
+
+    Example: pisa3d dataset build assets/datasets/towers_random.toml --set seeds=20 --workers 2
+    """
+    from ..dataset.spec import apply_dataset_overrides, validate_dataset_spec
+    from ..dataset.store import build_dataset
+    from ..experiments.runners import LocalRunner, RayRunner, default_workers
+    from ..experiments.spec import read_spec_file
+    from ..experiments.storage import is_experiment_dir, load_stored_spec
+
+    if backend not in ("process", "ray"):
+        raise OptionsError(f"--backend {backend!r}: choose process or ray")
+    if address is not None and backend != "ray":
+        raise OptionsError("--address is for --backend ray")
+    if spec.is_dir():
+        if not is_experiment_dir(spec):
+            raise OptionsError(f"{spec}: a directory but not a dataset (no spec.json); give a .toml spec")
+        raw, source, out = load_stored_spec(spec)["spec"], str(spec / "spec.json"), out or spec
+    else:
+        raw, source = read_spec_file(spec), str(spec)
+    dataset = validate_dataset_spec(apply_dataset_overrides(raw, assignments), source)
+    out = out or Path("datasets") / dataset.name
+    runner: LocalRunner | RayRunner
+    if backend == "ray":
+        runner = RayRunner(address=address, workers=workers)
+    else:
+        runner = LocalRunner(workers=workers or default_workers())
+    extra = [f"--workers={workers}"] if workers else []
+    extra += [f"--backend={backend}"] if backend != "process" else []
+    extra += [f"--address={address}"] if address else []
+    resume = shlex.join(["pisa3d", "dataset", "build", str(out), *extra])
+    summary = build_dataset(dataset, source, out, runner, resume_command=resume,
+                            console=Console(stderr=True, highlight=False), batch_trials=batch)
+    if summary.status == "interrupted":
+        raise typer.Exit(130)
+    typer.echo(f"{summary.ran} games played in {summary.seconds:.0f} s, {summary.already_stored} already stored "
+               f"({summary.total} in all); dataset in {out} (see {out / 'DATASHEET.md'}).")
+
+
+@dataset_app.command("info", cls=OnceCommand)
+def info(
+    directory: Path = typer.Argument(..., help="A dataset directory written by `pisa3d dataset build`."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Counts, label balance and size of a dataset, per split."""
+    from ..dataset.reader import summary
+
+    s = summary(directory)
+    if as_json:
+        typer.echo(json.dumps(s, indent=2, sort_keys=True))
+        return
+    settings = s["settings"]
+    width, height = settings["resolution"]
+    typer.echo(f"{s['name']}: {s['scenes']} scenes from {s['games']} games, {s['fell']} fell, "
+               f"{s['bytes'] / 1e6:.1f} MB in {s['parts']} parts; {settings['cameras']['count']} cameras at "
+               f"{width}x{height}, channels {', '.join(settings['channels'])}")
+    for name, split in s["splits"].items():
+        share = f"{100 * split['fell'] / split['scenes']:.1f}%" if split["scenes"] else "-"
+        typer.echo(f"  {name:<10} {split['scenes']:>7} scenes  {split['games']:>6} games  fell {split['fell']:>6} "
+                   f"({share})")
+
+
+@dataset_app.command("show", cls=OnceCommand)
+def show(
+    directory: Path = typer.Argument(..., help="A dataset directory."),
+    scene: int = typer.Option(0, "--scene", "-k", min=0, help="The scene, counted in scene-name order from 0."),
+    png: Path = typer.Option(..., "--png", help="Where to write the contact sheet (PNG)."),
+) -> None:
+    """A contact sheet of one scene: every camera's RGB, depth and segmentation, with its labels."""
+    from ..dataset.reader import scene_by_index
+    from ..dataset.sheet import contact_sheet
+
+    if png.suffix.lower() != ".png":
+        raise OptionsError(f"--png {png}: give a file name ending in .png")
+    data = scene_by_index(directory, scene)
+    try:
+        contact_sheet(data, png)
+    except OSError as exc:
+        raise OptionsError(f"--png {png}: cannot write there ({exc.strerror or exc})") from None
+    typer.echo(f"Scene {data['scene']} (fell {data['fell']}) written to {png}")
+
+
+@dataset_app.command("baseline", cls=OnceCommand)
+def baseline(directory: Path = typer.Argument(..., help="A dataset directory.")) -> None:
+    """The statics judge's margin of the new tile as a classifier of PyBullet's fell label, per
+    split: accuracy (margin < 0 means falls) and ROC AUC (a Markdown table, as in docs/datasets.md)."""
+    from ..dataset.baseline import baseline_table, margin_baseline
+
+    typer.echo(baseline_table(margin_baseline(directory)))

@@ -1,0 +1,8 @@
+"""Labelled tower scenes for physical-reasoning research (``pisa3d dataset``, docs/datasets.md).
+
+Modules: ``spec.py`` (the experiment spec plus a ``[dataset]`` table), ``scenes.py`` (a game
+played and each placement caught as a scene with its labels), ``render.py`` (PyBullet's
+TinyRenderer, headless and deterministic), ``store.py`` (one trial's rows, the build on the
+experiments' runners and storage, the datasheet), ``reader.py`` (rows back as numpy arrays),
+``sheet.py`` (a contact sheet of one scene).
+"""

@@ -1,0 +1,110 @@
+"""Reading a dataset back: the committed scene rows as a pyarrow table, or scene by scene as
+numpy arrays (no deep-learning library needed).
+
+    from pisa3d.dataset.reader import iter_scenes
+    for scene in iter_scenes("datasets/towers", split="train"):
+        scene["rgb"]            # (cameras, H, W, 3) uint8
+        scene["depth"]          # (cameras, H, W) float32, metres from the camera plane
+        scene["segmentation"]   # (cameras, H, W) uint8: 0 table/background, k+1 the k-th tile
+        scene["poses"]          # (tiles, 7) x y z qx qy qz qw; the new tile last
+        scene["fell"], scene["static_margin_mm"], ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ..core.errors import OptionsError
+from ..experiments.storage import committed_parts, is_experiment_dir, load_stored_spec
+from .render import decode_png, depth_from_png
+from .spec import SPLITS
+from .store import IMAGE_COLUMNS, SCENE_SCHEMA, SCENES
+
+
+def check_dataset_dir(root: Path) -> dict[str, Any]:
+    """The stored spec of a dataset directory; OptionsError if ``root`` is not one."""
+    root = Path(root)
+    if not is_experiment_dir(root):
+        raise OptionsError(f"{root}: not a dataset directory (no spec.json); `pisa3d dataset build` makes one")
+    spec = load_stored_spec(root)["spec"]
+    if "dataset" not in spec:
+        raise OptionsError(f"{root}: an experiment directory, not a dataset")
+    return spec
+
+
+def read_scenes(root: Path | str, split: str | None = None, columns: Sequence[str] | None = None) -> pa.Table:
+    """Every committed scene row (parts of a killed build not yet committed are left out)."""
+    root = Path(root)
+    check_dataset_dir(root)
+    if split is not None and split not in SPLITS:
+        raise OptionsError(f"split {split!r}: choose from {', '.join(SPLITS)}")
+    wanted = list(columns) if columns is not None else None
+    if wanted is not None and split is not None and "split" not in wanted:
+        wanted.append("split")
+    parts = [pq.read_table(root / SCENES / name, schema=SCENE_SCHEMA, columns=wanted)
+             for name in committed_parts(root) if (root / SCENES / name).exists()]
+    schema = SCENE_SCHEMA if wanted is None else pa.schema([SCENE_SCHEMA.field(c) for c in wanted])
+    table = pa.concat_tables(parts) if parts else schema.empty_table()
+    if split is not None:
+        table = table.filter(pc.equal(table["split"], split))
+    return table
+
+
+def decode_scene(row: dict[str, Any]) -> dict[str, Any]:
+    """One stored row with its PNGs decoded and its poses as arrays."""
+    out = dict(row)
+    for name in ("poses", "settled_poses"):
+        out[name] = np.asarray(row[name], dtype=np.float64).reshape(-1, 7)
+    out["target_pose"] = np.asarray(row["target_pose"], dtype=np.float64)
+    for name in IMAGE_COLUMNS:
+        images = row.get(name)
+        if images is None:
+            continue
+        decode = depth_from_png if name == "depth" else decode_png
+        out[name] = np.stack([decode(image) for image in images])
+    return out
+
+
+def iter_scenes(root: Path | str, split: str | None = None) -> Iterator[dict[str, Any]]:
+    """Scene by scene, in the order stored, decoded (see the module docstring)."""
+    table = read_scenes(root, split)
+    for batch in table.to_batches(max_chunksize=64):
+        for row in batch.to_pylist():
+            yield decode_scene(row)
+
+
+def scene_by_index(root: Path | str, k: int) -> dict[str, Any]:
+    """The ``k``-th scene in scene-name order (stable whatever the order rows were stored in)."""
+    names = read_scenes(root, columns=["scene"]).column("scene").to_pylist()
+    if not 0 <= k < len(names):
+        raise OptionsError(f"--scene {k}: the dataset holds {len(names)} scenes; choose 0 to {len(names) - 1}")
+    name = sorted(names)[k]
+    table = read_scenes(root)
+    row = table.filter(pc.equal(table["scene"], name)).to_pylist()[0]
+    return decode_scene(row)
+
+
+def summary(root: Path | str) -> dict[str, Any]:
+    """Counts, label balance and size: per split scenes, falls, games and tiles."""
+    root = Path(root)
+    spec = check_dataset_dir(root)
+    table = read_scenes(root, columns=["key", "split", "fell", "floor", "tiles", "static_margin_mm"])
+    rows = table.to_pylist()
+    splits: dict[str, dict[str, Any]] = {}
+    for name in SPLITS:
+        mine = [r for r in rows if r["split"] == name]
+        splits[name] = {"scenes": len(mine), "fell": sum(r["fell"] for r in mine),
+                        "games": len({r["key"] for r in mine}),
+                        "floors": sorted({r["floor"] for r in mine})}
+    size = sum(p.stat().st_size for p in (root / SCENES).glob("part-*.parquet"))
+    size += sum(p.stat().st_size for p in (root / "games").glob("part-*.parquet"))
+    games = sum(pq.read_metadata(root / "games" / name).num_rows for name in committed_parts(root))
+    return {"name": spec.get("name"), "scenes": len(rows), "fell": sum(r["fell"] for r in rows), "games": games,
+            "splits": splits, "bytes": size, "parts": len(committed_parts(root)), "settings": spec["dataset"]}

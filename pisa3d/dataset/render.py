@@ -1,0 +1,150 @@
+"""Drawing a scene headless with PyBullet's TinyRenderer (software, no display, no GPU): the same
+scene comes out the same pixels on every run.
+
+A renderer owns one DIRECT client that only ever draws (the game's physics runs in the process's
+shared engine, never here). Tiles are a pool of boxes reused scene after scene; the unused ones
+wait far below the table, out of every camera's view.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pybullet as pb
+from PIL import Image
+
+from ..physics import TileSpec
+from .spec import Cameras
+
+NEAR_M, FAR_M = 0.02, 5.0
+DEPTH_UNITS_PER_M = 10_000  # depth PNGs are uint16 in tenths of a millimetre (0.1 mm steps, up to 6.5 m)
+TABLE_HALF_M = (0.5, 0.5, 0.01)
+TABLE_RGBA = (0.55, 0.55, 0.58, 1.0)
+NEW_TILE_RGBA = (0.85, 0.2, 0.15, 1.0)  # the tile being released: one colour in every scene
+PARKED = (0.0, 0.0, -50.0)
+
+
+def tower_rgba(index: int) -> tuple[float, float, float, float]:
+    """A wood tone per tower tile, lighter and darker by index, so neighbours stay apart."""
+    shade = 0.8 + 0.2 * ((index * 7) % 5) / 4
+    return (0.86 * shade, 0.68 * shade, 0.42 * shade, 1.0)
+
+
+@dataclass(frozen=True)
+class Views:
+    """One scene from every camera: rgb (C, H, W, 3) uint8, depth (C, H, W) metres float32,
+    segmentation (C, H, W) uint8 (0 table or background, k + 1 the tile placed k-th; the new
+    tile is the last)."""
+
+    rgb: np.ndarray
+    depth: np.ndarray
+    segmentation: np.ndarray
+
+
+def camera_matrices(cameras: Cameras, width: int, height: int) -> list[tuple[list[float], list[float]]]:
+    """(view, projection) per camera of the ring, the first at ``azimuth_deg``."""
+    target = [0.0, 0.0, cameras.target_height_mm / 1000.0]
+    projection = pb.computeProjectionMatrixFOV(cameras.fov_deg, width / height, NEAR_M, FAR_M)
+    out = []
+    for k in range(cameras.count):
+        view = pb.computeViewMatrixFromYawPitchRoll(
+            cameraTargetPosition=target, distance=cameras.distance_m,
+            yaw=cameras.azimuth_deg + 360.0 * k / cameras.count, pitch=-cameras.elevation_deg, roll=0.0,
+            upAxisIndex=2)
+        out.append((list(view), list(projection)))
+    return out
+
+
+class SceneRenderer:
+    def __init__(self, tile: TileSpec, cameras: Cameras, width: int, height: int) -> None:
+        self.tile, self.width, self.height = tile, width, height
+        self.matrices = camera_matrices(cameras, width, height)
+        self._client = pb.connect(pb.DIRECT)
+        self._shape = pb.createVisualShape(pb.GEOM_BOX, halfExtents=tile.half_extents, physicsClientId=self._client)
+        table_shape = pb.createVisualShape(pb.GEOM_BOX, halfExtents=TABLE_HALF_M, rgbaColor=TABLE_RGBA,
+                                           physicsClientId=self._client)
+        self._table = pb.createMultiBody(baseMass=0.0, baseVisualShapeIndex=table_shape,
+                                         basePosition=[0.0, 0.0, -TABLE_HALF_M[2]], physicsClientId=self._client)
+        self._tiles: list[int] = []
+        self._new_colour_at: int | None = None
+
+    def close(self) -> None:
+        if self._client >= 0:
+            pb.disconnect(physicsClientId=self._client)
+            self._client = -1
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # the interpreter may be shutting down
+            self.close()
+
+    def _place(self, poses: np.ndarray) -> None:
+        client = self._client
+        while len(self._tiles) < len(poses):
+            index = len(self._tiles)
+            self._tiles.append(pb.createMultiBody(baseMass=0.0, baseVisualShapeIndex=self._shape,
+                                                  basePosition=PARKED, physicsClientId=client))
+            pb.changeVisualShape(self._tiles[-1], -1, rgbaColor=tower_rgba(index), physicsClientId=client)
+        new = len(poses) - 1
+        if self._new_colour_at != new:
+            if self._new_colour_at is not None:
+                pb.changeVisualShape(self._tiles[self._new_colour_at], -1,
+                                     rgbaColor=tower_rgba(self._new_colour_at), physicsClientId=client)
+            pb.changeVisualShape(self._tiles[new], -1, rgbaColor=NEW_TILE_RGBA, physicsClientId=client)
+            self._new_colour_at = new
+        for index, body in enumerate(self._tiles):
+            if index < len(poses):
+                pose = poses[index].tolist()
+                pb.resetBasePositionAndOrientation(body, pose[:3], pose[3:7], physicsClientId=client)
+            else:
+                pb.resetBasePositionAndOrientation(body, PARKED, (0, 0, 0, 1), physicsClientId=client)
+
+    def render(self, poses: np.ndarray) -> Views:
+        """Every camera's view of the tiles at ``poses`` ((N, 7), placement order, new tile last)."""
+        poses = np.asarray(poses, dtype=np.float64).reshape(-1, 7)
+        self._place(poses)
+        lookup = np.zeros(max([*self._tiles, self._table]) + 2, dtype=np.uint8)
+        for index, body in enumerate(self._tiles[:len(poses)]):
+            lookup[body + 1] = index + 1  # +1: PyBullet marks background pixels -1
+        rgbs, depths, masks = [], [], []
+        for view, projection in self.matrices:
+            _, _, rgba, zbuffer, seg = pb.getCameraImage(
+                self.width, self.height, viewMatrix=view, projectionMatrix=projection,
+                renderer=pb.ER_TINY_RENDERER, shadow=0, lightDirection=[0.4, -0.6, 1.0],
+                physicsClientId=self._client)
+            rgba = np.asarray(rgba, dtype=np.uint8).reshape(self.height, self.width, 4)
+            z = np.asarray(zbuffer, dtype=np.float64).reshape(self.height, self.width)
+            seg = np.asarray(seg, dtype=np.int64).reshape(self.height, self.width)
+            rgbs.append(rgba[:, :, :3])
+            depths.append((FAR_M * NEAR_M / (FAR_M - (FAR_M - NEAR_M) * z)).astype(np.float32))
+            masks.append(lookup[np.clip(seg, -1, len(lookup) - 2) + 1])
+        return Views(np.stack(rgbs), np.stack(depths), np.stack(masks))
+
+
+def encode_png(image: np.ndarray) -> bytes:
+    """PNG bytes: uint8 (H, W, 3) as RGB, uint8 (H, W) as greyscale, uint16 (H, W) as 16-bit."""
+    buffer = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(image)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def decode_png(data: bytes) -> np.ndarray:
+    with Image.open(io.BytesIO(data)) as image:
+        array = np.asarray(image)
+    return array.astype(np.uint16) if array.dtype.kind in "iu" and array.dtype.itemsize > 1 else array
+
+
+def depth_to_png(depth_m: np.ndarray) -> bytes:
+    units = np.clip(np.rint(depth_m * DEPTH_UNITS_PER_M), 0, np.iinfo(np.uint16).max).astype(np.uint16)
+    return encode_png(units)
+
+
+def depth_from_png(data: bytes) -> np.ndarray:
+    return decode_png(data).astype(np.float32) / DEPTH_UNITS_PER_M
+
+
+def azimuths(cameras: Cameras) -> list[float]:
+    return [math.fmod(cameras.azimuth_deg + 360.0 * k / cameras.count, 360.0) for k in range(cameras.count)]

@@ -1,0 +1,97 @@
+"""A tower game played to the end, each placement caught as a scene: the standing tower and the
+new tile at its release pose (the hand's noise applied), with the game's verdict as labels.
+
+The release is computed from a copy of the state as it stood before the move, the same way the
+game's own ``_settle`` does (the same seeded hand, the same clearance): the scene shows exactly
+the pose the engine was given.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..core.match import play_match
+from ..core.rng import make_rng
+from ..experiments.agents import parse_agent
+from ..experiments.rows import game_row, placement_kind
+from ..games import get_game
+from ..games.tower.moves import PlaceMove
+from ..games.tower.state import NOISE_STREAM, TowerState
+
+KEEP_STREAM = 23
+"""RNG stream deciding which placements are kept when the spec keeps a sample (seed, index)."""
+
+
+@dataclass
+class Scene:
+    index: int  # placement index in the game (0 = first tile placed)
+    move: int  # move index in the game's record
+    player: int
+    tile: int
+    slot: str
+    kind: str
+    floor: int
+    poses: np.ndarray  # (N, 7): the tower as it stood, then the new tile at its release pose
+    target: np.ndarray  # (7,) where the tile was meant to go
+    settled: np.ndarray  # (N, 7): every tile when the verdict was reached (a fall: when it was declared)
+    placed: Mapping[str, Any]  # the game's placed event: fell, displacement, rotation, margins, hand
+
+
+@dataclass
+class PlayedGame:
+    game: dict[str, Any]  # the experiments' game row
+    scenes: list[Scene]
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def kept(seed: int, index: int, keep: float) -> bool:
+    """Whether placement ``index`` of game ``seed`` becomes a scene (independent of the workers)."""
+    return keep >= 1.0 or float(make_rng(seed, KEEP_STREAM, index).random()) < keep
+
+
+def play_scenes(trial: Mapping[str, Any], keep: float = 1.0) -> PlayedGame:
+    """Play ``trial`` (an experiments trial, as JSON) and return its game row and kept scenes."""
+    game = get_game(trial["game"])
+    options = game.options({**trial["options"], "record_trajectories": False})
+    agents = [parse_agent(a).build(game, seat, options) for seat, a in enumerate(trial["seating"])]
+    scenes: list[Scene] = []
+    before: list[TowerState] = []
+    placed_count = [0]
+
+    def on_events(player: int | None, move: Any, events: list[Any], state: Any) -> None:
+        if player is not None and isinstance(move, PlaceMove):
+            placed = next((e for e in events if e.kind == "placed"), None)
+            if placed is not None:
+                index = placed_count[0]
+                placed_count[0] += 1
+                if kept(trial["seed"], index, keep):
+                    scenes.append(_scene(before[0], state, player, move, index, placed.data))
+        before[:] = [state.clone()]
+
+    start = time.perf_counter()
+    outcome = play_match(game, agents, trial["seed"], options, on_events=on_events)
+    seconds = time.perf_counter() - start
+    moves = {id(e): m for m, entry in enumerate(outcome.record.moves) for e in entry.events}
+    placed_moves = [moves[id(e)] for entry in outcome.record.moves for e in entry.events if e.kind == "placed"]
+    for scene in scenes:
+        scene.move = placed_moves[scene.index]
+    return PlayedGame(game_row(trial, outcome, seconds), scenes, {"game": seconds})
+
+
+def _scene(prior: TowerState, after: TowerState, player: int, move: PlaceMove, index: int,
+           placed: Mapping[str, Any]) -> Scene:
+    face = prior.face_of(player)
+    _, target = prior.intended_pose(move.slot, face, move.rotation)
+    hand = make_rng(prior.seed, NOISE_STREAM, player, len(prior.placements))  # as TowerState._settle
+    release = prior._release_for(player, target, hand)
+    return Scene(
+        index=index, move=-1, player=player, tile=int(placed["tile"]), slot=str(move.slot),
+        kind=placement_kind(prior.structure, move.slot), floor=move.slot.floor,
+        poses=np.vstack([prior.poses.reshape(-1, 7), release]), target=np.asarray(target, dtype=np.float64),
+        settled=np.asarray(after.poses, dtype=np.float64).copy(), placed=dict(placed),
+    )

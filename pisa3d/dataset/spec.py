@@ -1,0 +1,135 @@
+"""The dataset spec: an experiment spec (game, players, agents, seeds, options, sweep) plus a
+``[dataset]`` table saying which placements become scenes and how they are drawn.
+
+    game = "tower"
+    agents = ["random"]
+    seeds = 200
+
+    [dataset]
+    keep = 1.0                 # share of placements kept as scenes (seeded per placement)
+    resolution = [224, 224]    # width, height in pixels
+    channels = ["rgb", "depth", "segmentation"]
+    taller_from_floor = 3      # scenes whose new tile is on this floor or above: the "taller" split
+    split = {train = 0.8, validation = 0.1, test = 0.1}   # by seed
+
+    [dataset.cameras]          # a ring around the tower
+    count = 4
+    elevation_deg = 20.0
+    distance_m = 0.45
+    target_height_mm = 120.0
+    fov_deg = 45.0
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ..core.errors import OptionsError
+from ..experiments.spec import SPEC_KEYS, ExperimentSpec, _problems, apply_overrides, parse_value
+
+CHANNELS = ("rgb", "depth", "segmentation")
+SPLITS = ("train", "validation", "test", "taller")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Cameras(_Strict):
+    count: int = Field(default=4, ge=1, le=16)
+    elevation_deg: float = Field(default=20.0, ge=-10.0, le=90.0)
+    distance_m: float = Field(default=0.45, gt=0.05, le=10.0)
+    azimuth_deg: float = 45.0  # of the first camera; the others follow round the ring
+    target_height_mm: float = Field(default=120.0, ge=0.0)
+    fov_deg: float = Field(default=45.0, gt=1.0, lt=170.0)
+
+
+class SplitShares(_Strict):
+    train: float = Field(default=0.8, ge=0.0, le=1.0)
+    validation: float = Field(default=0.1, ge=0.0, le=1.0)
+    test: float = Field(default=0.1, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _sum_to_one(self) -> SplitShares:
+        if abs(self.train + self.validation + self.test - 1.0) > 1e-9:
+            raise ValueError("train + validation + test must be 1")
+        return self
+
+
+class DatasetSettings(_Strict):
+    keep: float = Field(default=1.0, gt=0.0, le=1.0)
+    resolution: list[int] = Field(default_factory=lambda: [224, 224], min_length=2, max_length=2)
+    channels: list[str] = Field(default_factory=lambda: list(CHANNELS), min_length=1)
+    taller_from_floor: int = Field(default=3, ge=1)
+    split: SplitShares = Field(default_factory=SplitShares)
+    cameras: Cameras = Field(default_factory=Cameras)
+
+    @model_validator(mode="after")
+    def _check(self) -> DatasetSettings:
+        unknown = [c for c in self.channels if c not in CHANNELS]
+        if unknown:
+            raise ValueError(f"unknown channel(s) {unknown}; choose from {list(CHANNELS)}")
+        if len(set(self.channels)) != len(self.channels):
+            raise ValueError("a channel is named twice")
+        width, height = self.resolution
+        if not (16 <= width <= 2048 and 16 <= height <= 2048):
+            raise ValueError(f"resolution {width}x{height}: each side 16 to 2048 pixels")
+        return self
+
+
+class DatasetSpec(ExperimentSpec):
+    dataset: DatasetSettings = Field(default_factory=DatasetSettings)
+
+
+DATASET_SPEC_KEYS = (*SPEC_KEYS, "dataset")
+
+
+def validate_dataset_spec(raw: Mapping[str, Any], source: str = "spec") -> DatasetSpec:
+    """The validated spec; OptionsError with one line naming each bad field and what is allowed."""
+    raw = dict(raw)
+    raw.setdefault("game", "tower")
+    if raw["game"] != "tower":
+        raise OptionsError(f"{source}: game {raw['game']!r}: datasets are of tower scenes; use game = \"tower\"")
+    settings = raw.get("dataset", {})
+    if not isinstance(settings, Mapping):
+        raise OptionsError(f"{source}: [dataset] must be a table")
+    try:
+        DatasetSettings.model_validate(dict(settings))
+    except ValidationError as exc:
+        problems = "; ".join(dict.fromkeys(_problems(exc)))
+        raise OptionsError(f"{source}: [dataset] {problems}. Allowed keys: "
+                           f"{', '.join(DatasetSettings.model_fields)}") from None
+    try:
+        spec = DatasetSpec.model_validate(raw)
+    except ValidationError as exc:
+        problems = dict.fromkeys(_problems(exc, top_level=True))
+        raise OptionsError(f"{source}: " + "; ".join(problems) + f". Allowed keys: {', '.join(DATASET_SPEC_KEYS)}"
+                           ) from None
+    spec.seed_values()
+    spec.grid()
+    return spec
+
+
+def apply_dataset_overrides(raw: Mapping[str, Any], assignments: Sequence[str]) -> dict[str, Any]:
+    """``--set`` for datasets: ``dataset.keep=0.5`` or ``dataset.cameras.count=8`` set a field of
+    the [dataset] table; everything else is an experiment override (apply_overrides)."""
+    ours = [a for a in assignments if a.strip().startswith("dataset.")]
+    out = apply_overrides(raw, [a for a in assignments if a not in ours])
+    table: dict[str, Any] = json.loads(json.dumps(raw.get("dataset", {})))  # a deep copy
+    for pair in ours:
+        key, sep, text = pair.partition("=")
+        path = key.strip().split(".")[1:]
+        if not sep or not all(path):
+            raise OptionsError(f"--set {pair!r}: write dataset.FIELD=value, e.g. dataset.keep=0.5")
+        node = table
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise OptionsError(f"--set {pair!r}: dataset.{part} is not a table")
+        node[path[-1]] = parse_value(text.strip())
+    out["dataset"] = table
+    return out

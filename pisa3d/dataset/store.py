@@ -1,0 +1,154 @@
+"""One trial's dataset rows (the game row and a row per kept scene, images as PNG bytes), the
+build on the experiments' runners and storage, and the split every scene falls in.
+
+The directory is an experiment directory whose detail table is ``scenes`` instead of
+``placements`` (pisa3d/experiments/storage.py: batches, commit by the games part, resume):
+
+    DIR/spec.json, DIR/metadata.json, DIR/games/part-*.parquet   as for experiments
+    DIR/scenes/part-*.parquet     one row per scene: labels, poses, PNGs per camera
+    DIR/DATASHEET.md              written after every build (datasheet.py)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+from rich.console import Console
+
+from ..core.errors import OptionsError
+from ..experiments.run import Runner, RunSummary, run_experiment
+from ..experiments.storage import is_experiment_dir, load_stored_spec
+from ..games import get_game
+from ..games.tower.setup import build_setup
+from .render import SceneRenderer, depth_to_png, encode_png
+from .scenes import PlayedGame, Scene, play_scenes
+from .spec import DatasetSettings, DatasetSpec
+
+SCENES = "scenes"
+BATCH_TRIALS = 8  # games per stored part: a part holds some hundred scenes of PNGs
+
+_f64 = pa.float64()
+SCENE_SCHEMA = pa.schema([
+    ("scene", pa.string()), ("key", pa.string()), ("cell", pa.string()), ("seed", pa.int64()),
+    ("split", pa.string()), ("index", pa.int64()), ("move", pa.int64()), ("player", pa.int64()),
+    ("agent", pa.string()), ("tile", pa.int64()), ("slot", pa.string()), ("kind", pa.string()),
+    ("floor", pa.int64()), ("tiles", pa.int64()),
+    ("fell", pa.bool_()), ("max_displacement_mm", _f64), ("max_rotation_deg", _f64), ("worst_tile", pa.int64()),
+    ("steps", pa.int64()), ("height_mm", _f64), ("static_margin_mm", _f64), ("target_margin_mm", _f64),
+    ("hand_offset_mm", _f64), ("hand_turn_deg", _f64),
+    ("poses", pa.list_(pa.list_(_f64, 7))), ("target_pose", pa.list_(_f64, 7)),
+    ("settled_poses", pa.list_(pa.list_(_f64, 7))),
+    ("params", pa.string()), ("options", pa.string()),
+    ("rgb", pa.list_(pa.binary())), ("depth", pa.list_(pa.binary())), ("segmentation", pa.list_(pa.binary())),
+])
+IMAGE_COLUMNS = ("rgb", "depth", "segmentation")
+
+_renderers: dict[str, SceneRenderer] = {}  # per process: one renderer per drawing set-up
+
+
+def split_of(seed: int, floor: int, settings: DatasetSettings) -> str:
+    """train / validation / test by a hash of the seed (a game's scenes stay together, and a
+    seed lands in the same split in every release), or taller for a new tile high enough."""
+    if floor >= settings.taller_from_floor:
+        return "taller"
+    digest = hashlib.sha256(f"pisa3d-dataset-split:{seed}".encode()).digest()
+    u = int.from_bytes(digest[:8], "big") / 2**64
+    shares = settings.split
+    if u < shares.train:
+        return "train"
+    return "validation" if u < shares.train + shares.validation else "test"
+
+
+def _renderer(options: Mapping[str, Any], settings: DatasetSettings) -> SceneRenderer:
+    tile = build_setup(get_game("tower").options(options)).tile_spec
+    width, height = settings.resolution
+    key = json.dumps([tile.side, tile.thickness, settings.cameras.model_dump(), width, height])
+    if key not in _renderers:
+        _renderers[key] = SceneRenderer(tile, settings.cameras, width, height)
+    return _renderers[key]
+
+
+def _rounded(poses: np.ndarray) -> list[list[float]]:
+    return [[round(float(v), 9) for v in pose] for pose in np.asarray(poses).reshape(-1, 7)]
+
+
+def scene_row(trial: Mapping[str, Any], played: PlayedGame, scene: Scene, settings: DatasetSettings,
+              images: Mapping[str, list[bytes] | None]) -> dict[str, Any]:
+    d = scene.placed
+    return {
+        "scene": f"{trial['key']}-{scene.index:03d}", "key": trial["key"], "cell": trial["cell"],
+        "seed": trial["seed"], "split": split_of(trial["seed"], scene.floor, settings), "index": scene.index,
+        "move": scene.move, "player": scene.player, "agent": played.game["agents"][scene.player],
+        "tile": scene.tile, "slot": scene.slot, "kind": scene.kind, "floor": scene.floor,
+        "tiles": len(scene.poses), "fell": bool(d["fell"]), "max_displacement_mm": d["max_displacement_mm"],
+        "max_rotation_deg": d["max_rotation_deg"], "worst_tile": d["worst_tile"], "steps": d["steps"],
+        "height_mm": d["height_mm"], "static_margin_mm": d.get("static_margin_mm"),
+        "target_margin_mm": d.get("target_margin_mm"), "hand_offset_mm": d.get("hand_offset_mm"),
+        "hand_turn_deg": d.get("hand_turn_deg"),
+        "poses": _rounded(scene.poses), "target_pose": _rounded(scene.target)[0],
+        "settled_poses": _rounded(scene.settled),
+        "params": json.dumps(trial["params"], sort_keys=True), "options": json.dumps(trial["options"], sort_keys=True),
+        **images,
+    }
+
+
+def build_trial(trial: Mapping[str, Any], records_dir: str | None = None) -> dict[str, Any]:
+    """A worker's task (experiments.runners.Task): play one trial, draw and encode its scenes.
+    ``trial["dataset"]`` holds the settings. Rows carry the seconds of each part (benchmarks)."""
+    settings = DatasetSettings.model_validate(trial["dataset"])
+    played = play_scenes(trial, settings.keep)
+    renderer = _renderer(trial["options"], settings)
+    seconds = {**played.seconds, "render": 0.0, "encode": 0.0}
+    rows = []
+    for scene in played.scenes:
+        start = time.perf_counter()
+        views = renderer.render(scene.poses)
+        middle = time.perf_counter()
+        images: dict[str, list[bytes] | None] = {name: None for name in IMAGE_COLUMNS}
+        if "rgb" in settings.channels:
+            images["rgb"] = [encode_png(image) for image in views.rgb]
+        if "depth" in settings.channels:
+            images["depth"] = [depth_to_png(image) for image in views.depth]
+        if "segmentation" in settings.channels:
+            images["segmentation"] = [encode_png(image) for image in views.segmentation]
+        seconds["render"] += middle - start
+        seconds["encode"] += time.perf_counter() - middle
+        rows.append(scene_row(trial, played, scene, settings, images))
+    return {"key": trial["key"], "game": played.game, SCENES: rows, "seconds": seconds}
+
+
+def check_same_settings(out: Path, spec: DatasetSpec) -> None:
+    """A directory resumes only a build with the same drawing settings (its rows would mix)."""
+    if not is_experiment_dir(out):
+        return
+    stored = load_stored_spec(out)["spec"]
+    if "dataset" not in stored:
+        raise OptionsError(f"--out {out}: an experiment directory, not a dataset; choose another directory")
+    ours = spec.dataset.model_dump(mode="json")
+    theirs = DatasetSettings.model_validate(stored["dataset"]).model_dump(mode="json")
+    changed = [k for k in ours if ours[k] != theirs.get(k)]
+    if changed:
+        raise OptionsError(f"--out {out}: the stored dataset has other {', '.join(changed)} "
+                           f"({', '.join(f'{k}={json.dumps(theirs.get(k))}' for k in changed)}); "
+                           "use a new --out directory for other settings")
+
+
+def build_dataset(spec: DatasetSpec, source: str, out: Path, runner: Runner, resume_command: str = "",
+                  console: Console | None = None, batch_trials: int = BATCH_TRIALS) -> RunSummary:
+    """Build (or resume) the dataset of ``spec`` in ``out`` with ``runner``; writes DATASHEET.md."""
+    from .datasheet import write_datasheet
+
+    check_same_settings(out, spec)
+    runner.task = build_trial  # type: ignore[attr-defined]
+    runner.context = {"dataset": spec.dataset.model_dump(mode="json")}  # type: ignore[attr-defined]
+    summary = run_experiment(spec, source, out, runner, resume_command=resume_command, console=console,
+                             batch_trials=batch_trials, detail=(SCENES, SCENE_SCHEMA))
+    write_datasheet(out)
+    return summary

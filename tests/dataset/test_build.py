@@ -1,0 +1,127 @@
+"""Building a dataset with real games, real PyBullet verdicts and real TinyRenderer images."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pisa3d.core.errors import OptionsError
+from pisa3d.core.match import play_match
+from pisa3d.dataset.reader import iter_scenes, read_scenes, summary
+from pisa3d.dataset.spec import apply_dataset_overrides, validate_dataset_spec
+from pisa3d.dataset.store import build_dataset, split_of
+from pisa3d.experiments.agents import parse_agent
+from pisa3d.experiments.runners import LocalRunner
+from pisa3d.experiments.spec import read_spec_file
+from pisa3d.experiments.storage import load_stored_spec
+from pisa3d.games import get_game
+
+from .helpers import dataset_rows, write_spec
+
+
+def _build(tmp_path: Path, out: str, workers: int = 1, overrides: tuple[str, ...] = ()) -> Path:
+    spec_path = write_spec(tmp_path)
+    spec = validate_dataset_spec(apply_dataset_overrides(read_spec_file(spec_path), list(overrides)), str(spec_path))
+    build_dataset(spec, str(spec_path), tmp_path / out, LocalRunner(workers=workers))
+    return tmp_path / out
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    return _build(tmp_path_factory.mktemp("ds"), "one")
+
+
+def test_every_placement_is_a_scene_labelled_by_the_games_verdict(built):
+    games, scenes = dataset_rows(built)
+    assert len(games) == 3
+    assert len(scenes) == sum(g["placements"] for g in games) > 3
+    for game in games:
+        mine = [s for s in scenes if s["key"] == game["key"]]
+        assert [s["index"] for s in mine] == list(range(game["placements"]))
+        assert [s["fell"] for s in mine][-1] == game["fell"]  # a game ends at its first fall
+        assert not any(s["fell"] for s in mine[:-1])
+        assert [s["tiles"] for s in mine] == [i + 1 for i in range(len(mine))]
+
+
+def test_the_scene_is_the_tower_before_the_move_and_the_tile_at_the_engines_release_pose(built):
+    """Replayed with trajectories recorded, the game's own release and settled poses are the rows'."""
+    stored = load_stored_spec(built)
+    cell = stored["cells"][0]
+    game = get_game("tower")
+    options = game.options({**cell["options"], "record_trajectories": True})
+    _, scenes = dataset_rows(built)
+    seed = scenes[0]["seed"]
+    mine = [s for s in scenes if s["seed"] == seed]
+    agents = [parse_agent(a).build(game, i, options) for i, a in enumerate(cell["agents"] * 3)]
+    outcome = play_match(game, agents[:3], seed, options)
+    releases = [m.extras["release"] for m in outcome.record.moves if m.extras and "release" in m.extras]
+    assert len(releases) == len(mine)
+    previous_final = np.zeros((0, 7))
+    for scene, release, move in zip(mine, releases, [m for m in outcome.record.moves if m.extras], strict=True):
+        poses = np.asarray(scene["poses"])
+        np.testing.assert_allclose(poses[-1], release, atol=1e-6)
+        np.testing.assert_allclose(poses[:-1], previous_final, atol=1e-5)  # frames are stored to 10 µm
+        final = np.asarray(move.extras["trajectory"]["frames"][-1])
+        if not scene["fell"]:  # after a fall a recorded trajectory runs on while the tower comes down
+            np.testing.assert_allclose(np.asarray(scene["settled_poses"]), final, atol=1e-5)
+        previous_final = final
+        placed = next(e.data for e in outcome.record.moves[scene["move"]].events if e.kind == "placed")
+        assert scene["fell"] == placed["fell"] and scene["static_margin_mm"] == placed["static_margin_mm"]
+        assert scene["worst_tile"] == placed["worst_tile"]
+
+
+def test_images_decode_to_the_spec_shapes_and_masks_name_the_tiles(built):
+    scenes = list(iter_scenes(built))
+    for scene in scenes:
+        assert scene["rgb"].shape == (2, 24, 32, 3) and scene["rgb"].dtype == np.uint8
+        assert scene["depth"].shape == (2, 24, 32) and scene["depth"].dtype == np.float32
+        assert scene["segmentation"].shape == (2, 24, 32)
+        assert scene["segmentation"].max() <= scene["tiles"]
+        assert 0.05 < float(scene["depth"].min()) < 1.0  # the nearest pixel is something on the table
+    # Somewhere the new tile (the highest label) is in view, and tiles are not table-coloured.
+    assert any(scene["tiles"] in scene["segmentation"] for scene in scenes)
+
+
+def test_splits_follow_the_seed_and_the_new_tiles_floor(built):
+    rows = read_scenes(built, columns=["seed", "floor", "split"]).to_pylist()
+    settings = validate_dataset_spec(load_stored_spec(built)["spec"]).dataset
+    for row in rows:
+        assert row["split"] == split_of(row["seed"], row["floor"], settings)
+        assert (row["split"] == "taller") == (row["floor"] >= 1)
+    assert {r["split"] for r in rows if r["floor"] == 0} <= {"train", "validation", "test"}
+    info = summary(built)
+    assert sum(s["scenes"] for s in info["splits"].values()) == info["scenes"] == len(rows)
+    sheet = (built / "DATASHEET.md").read_text()
+    assert f"{info['scenes']} scenes from 3 tower games" in sheet and "fall_odds" in sheet
+
+
+def test_the_same_rows_from_one_worker_and_two(built, tmp_path):
+    assert dataset_rows(_build(tmp_path, "two", workers=2)) == dataset_rows(built)
+
+
+def test_a_sample_keeps_a_subset_of_the_same_scenes(built, tmp_path):
+    sampled = _build(tmp_path, "half", overrides=("dataset.keep=0.5",))
+    _, some = dataset_rows(sampled)
+    _, every = dataset_rows(built)
+    assert 0 < len(some) < len(every)
+    by_name = {s["scene"]: s for s in every}
+    assert all(by_name[s["scene"]] == s for s in some)
+
+
+def test_an_unwritable_folder_is_refused_before_any_game(tmp_path):
+    spec_path = write_spec(tmp_path)
+    spec = validate_dataset_spec(read_spec_file(spec_path))
+    runner = LocalRunner(workers=1)
+    with pytest.raises(OptionsError, match="--out /proc/x: cannot write there"):
+        build_dataset(spec, str(spec_path), Path("/proc/x"), runner)
+
+
+def test_resuming_with_other_drawing_settings_is_refused(built, tmp_path):
+    raw = apply_dataset_overrides(load_stored_spec(built)["spec"], ["dataset.resolution=[64, 64]"])
+    spec = validate_dataset_spec(raw)
+    with pytest.raises(OptionsError, match=r"other resolution \(resolution=\[32, 24\]\)"):
+        build_dataset(spec, "x", built, LocalRunner(workers=1))
+    assert json.loads((built / "spec.json").read_text())["spec"]["dataset"]["resolution"] == [32, 24]

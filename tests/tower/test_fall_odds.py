@@ -1,0 +1,125 @@
+"""Fall odds (fall_odds.py): the statics judge over sampled hands, for every legal slot."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pisa3d.core.errors import OptionsError
+from pisa3d.core.match import play_match
+from pisa3d.games import get_game
+from pisa3d.games.tower.fall_odds import fall_odds, sampled_poses
+from pisa3d.games.tower.hand import apply_hand_noise
+from pisa3d.games.tower.moves import PlaceMove
+from tests.tower.tile_sets import uniform_tile_set
+
+GAME = get_game("tower")
+BASE = ["W0N", "W0E", "W0S", "W0W"]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def tower(tmp_path, moves: list[str], hand: str = "careful"):
+    """A real position: the moves played with the physics, on a set where every edge matches."""
+    state, _ = GAME.new_game(2, 1, {"tile_set": uniform_tile_set(tmp_path, 16), "hand": hand,
+                                    "record_trajectories": False})
+    for text in moves:
+        assert not state.apply(GAME.parse_move(text))[0].data["fell"]
+    return state
+
+
+def seeded_position(seed: int, placements: int):
+    """The default 48-tile game after ``placements`` placements by careful bots (careful hand)."""
+    state, _ = GAME.new_game(4, seed, {"record_trajectories": False})
+    bot = GAME.agents["careful"](0, state.options)
+    rng = np.random.default_rng(seed)
+    while len(state.placements) < placements:
+        state.apply(bot.choose(state, state.legal_moves(), rng))
+        assert not state.is_over
+    return state
+
+
+def test_every_legal_placement_gets_odds_between_zero_and_one():
+    state = seeded_position(3, 9)
+    odds = fall_odds(state)
+    assert set(odds) == {m for m in state.legal_moves() if isinstance(m, PlaceMove)} and odds
+    assert all(0.0 <= o.odds <= 1.0 and o.samples == 48 and 0 <= o.standing_hands <= 48 for o in odds.values())
+    for move, o in odds.items():  # rotations share their slot's odds
+        assert o.slot == move.slot
+    assert fall_odds(state, "casual") != fall_odds(state, "steady")
+
+
+def test_a_slot_statics_says_falls_gets_high_odds_and_a_centred_one_low(tmp_path):
+    # A ceiling on two neighbouring walls: walls on its far side topple (statics about -7.5 mm,
+    # PyBullet agrees: test_tower_statics.py), walls over the walls below stand on 2 mm.
+    state = tower(tmp_path, [*BASE, "W1N", "W1E", "C1"])
+    by_slot = {str(o.slot): o for o in fall_odds(state).values()}
+    for hand in ("steady", "careful", "casual"):
+        odds = {str(o.slot): o.odds for o in fall_odds(state, hand).values()}
+        assert odds["W2S"] > 0.9 and odds["W2W"] > 0.9
+        assert odds["W2N"] < 0.1 and odds["W2E"] < 0.1
+    assert by_slot["W2S"].margin < 0 < by_slot["W2N"].margin
+    # The shakier the hand, the riskier a 2 mm wall.
+    wall = GAME.parse_move("W2N r0")
+    walls = [fall_odds(state, hand)[wall].odds for hand in ("steady", "careful", "casual", "shaky")]
+    assert walls == sorted(walls) and walls[0] < walls[-1]
+
+
+def test_the_draws_are_the_hand_model_of_the_game():
+    target = np.array([0.01, -0.02, 0.004, 0.0, 0.0, np.sin(0.3), np.cos(0.3)])
+    sigmas = (0.0007, 0.8, 0.25)
+    drawn = apply_hand_noise(target, np.random.default_rng(5), *sigmas)
+    normals = np.random.default_rng(5).standard_normal(5)
+    assert np.allclose(sampled_poses(target, normals[None], sigmas)[0], drawn, atol=1e-12)
+
+
+CHILD = """
+import json, numpy as np
+from pisa3d.games import get_game
+from pisa3d.games.tower.fall_odds import fall_odds
+game = get_game("tower")
+state, _ = game.new_game(4, 3, {"record_trajectories": False})
+bot = game.agents["careful"](0, state.options)
+rng = np.random.default_rng(3)
+while len(state.placements) < 9:
+    state.apply(bot.choose(state, state.legal_moves(), rng))
+print(json.dumps({str(m): o.odds.hex() for m, o in fall_odds(state, "casual").items()}))
+"""
+
+
+def test_the_same_position_gets_the_same_odds_bit_for_bit_in_another_process():
+    here = {str(m): o.odds.hex() for m, o in fall_odds(seeded_position(3, 9), "casual").items()}
+    child = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, check=True, cwd=ROOT,
+                           env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    assert json.loads(child.stdout) == here
+    assert {str(m): o.odds.hex() for m, o in fall_odds(seeded_position(3, 9), "casual").items()} == here
+
+
+def test_bad_samples_or_hands_are_refused_with_what_is_allowed():
+    state = seeded_position(0, 4)
+    with pytest.raises(OptionsError, match="samples must be a whole number"):
+        fall_odds(state, samples=0)
+    with pytest.raises(OptionsError, match="unknown hand 'wobbly'; allowed: steady, careful"):
+        fall_odds(state, "wobbly")
+
+
+def test_no_odds_when_only_a_pass_is_legal_or_the_game_is_over(tmp_path):
+    state = tower(tmp_path, BASE)
+    state.outcome = {"kind": "draw", "winners": [], "placer": None}
+    assert fall_odds(state) == {}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_safest_bot_plays_legal_moves_and_finishes_games(tmp_path, seed):
+    # 20 tiles for two players: a game of about 19 placements, every edge matching.
+    options = {"tile_set": uniform_tile_set(tmp_path, 20), "record_trajectories": False}
+    agents = [GAME.agents["safest"](seat, GAME.options(options)) for seat in range(2)]
+    outcome = play_match(GAME, agents, seed, options)
+    kinds = [e.kind for entry in outcome.record.moves for e in entry.events]
+    assert "penalty" not in kinds and "passed" not in kinds
+    assert outcome.result.details["outcome"] == "last_tile"
+    assert outcome.result.details["placements"] >= 17
