@@ -319,14 +319,15 @@
   let anim = null; // {pos, t0, traj} while a move's trajectory is being played
 
   function statusText(pos) {
-    const head = pos < 0 ? `set-up of ${numMoves} moves` : `move ${pos + 1} of ${numMoves}`;
+    const head = pos < 0 ? `set-up (then ${numMoves} moves)` : `move ${pos + 1} of ${numMoves}`;
     const parts = [head];
     if (pos >= 0) parts.push(`player ${data.moves[pos].player + 1}`, data.moves[pos].move);
     const summary = pos < 0 ? data.setup.summary : data.moves[pos].summary;
     if (summary) parts.push(summary);
     const state = view.summary(pos);
     if (state) parts.push(state);
-    if (pos === numMoves - 1 && resultLine) parts.push(resultLine);
+    // the result is a block of lines: one clause each, after the move's own
+    if (pos === numMoves - 1 && resultLine) parts.push(String(resultLine).split("\n").filter(Boolean).join("; "));
     return parts.join(" | ");
   }
 

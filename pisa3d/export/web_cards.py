@@ -27,7 +27,7 @@ def _seat(view: dict[str, Any], seat: int, agent: str) -> dict[str, Any]:
         rows.append(["discarded", view["my_discards"]])
     rows.append(["tricks won", view["tricks_won"][seat]])
     total = view["totals"][seat] if seat < len(view["totals"]) else 0
-    return {"title": f"Player {seat + 1} ({agent}): {total} points", "rows": rows}
+    return {"title": f"Player {seat + 1} ({agent}): {total} point{'' if total == 1 else 's'}", "rows": rows}
 
 
 def _own_cards(views: list[dict[str, Any]]) -> list[str | None]:

@@ -37,14 +37,9 @@ def tower_scene(game: Game, record: GameRecord) -> dict[str, Any]:
             mesh_of_tile[tile.id] = len(meshes)
             meshes.append(_mesh_json(tile_mesh(tile, replay.side, replay.thickness)))
         tile_mesh_index.append(mesh_of_tile[tile.id])
+    # What happened, the height and a fall included, is told by the move's narration beside this.
     states = [{"summary": "empty table"}]
-    height = 0.0  # of the tower after the latest placement so far
-    for index, entry in enumerate(record.moves):
-        placed = [e.data for e in entry.events if e.kind == "placed"]
-        if placed:
-            height = placed[0]["height_mm"]
-        # what happened (a fall too) is told by the move's narration beside this state summary
-        states.append({"summary": f"{len(replay.settled(index))} tiles, height {height:.1f} mm"})
+    states += [{"summary": f"{len(replay.settled(index))} tiles on the table"} for index in range(replay.num_moves)]
     boxes = [move_bounds(replay, index) for index in range(-1, replay.num_moves)]
     return {
         "kind": "tower",

@@ -54,7 +54,7 @@ def test_seeking_by_url_shows_that_move(pages: dict[str, Path], record_files: di
     assert scene["states"][index + 1]["summary"] in text
     # a different move gives a different status: the page really follows the hash
     other, other_text = _status(dump_dom(pages[game], "#move=0"))
-    assert other == "0" and other_text.startswith(f"set-up of {len(record.moves)} moves")
+    assert other == "0" and other_text.startswith(f"set-up (then {len(record.moves)} moves)")
     # and loading it asked the network for nothing but the page itself
     own = pages[game].resolve().as_uri()
     assert [u for u in page_requests(log) if u.split("#")[0] != own] == []
