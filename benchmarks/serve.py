@@ -31,7 +31,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-import httpx
+import httpx2 as httpx
 import websockets
 
 THINK_SECONDS = (0.15, 0.4)

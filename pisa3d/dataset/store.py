@@ -53,6 +53,12 @@ IMAGE_COLUMNS = ("rgb", "depth", "segmentation")
 _renderers: dict[str, SceneRenderer] = {}  # per process: one renderer per drawing set-up
 
 
+def close_renderers() -> None:
+    """Close this process's renderers (each holds a PyBullet client until then)."""
+    while _renderers:
+        _renderers.popitem()[1].close()
+
+
 def split_of(seed: int, floor: int, settings: DatasetSettings) -> str:
     """train / validation / test by a hash of the seed (a game's scenes stay together, and a
     seed lands in the same split in every release), or taller for a new tile high enough."""

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx
 import pytest
 
 from tests.serve.helpers import RealServer, free_port

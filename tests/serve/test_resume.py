@@ -8,7 +8,7 @@ import asyncio
 import json
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx
 import pytest
 import websockets
 

@@ -12,7 +12,7 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2 as httpx
 import numpy as np
 import pytest
 import websockets
