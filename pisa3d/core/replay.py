@@ -28,6 +28,8 @@ class VerifyReport:
     moves_checked: int = 0
     divergences: list[Divergence] = field(default_factory=list)
     unfinished: bool = False  # the record is of a game stopped before its end
+    state: State | None = field(default=None, repr=False, compare=False)
+    """The state where the re-play stopped: after the last move when ``ok``."""
 
     @property
     def ok(self) -> bool:
@@ -120,6 +122,7 @@ def check_record(game: Game, record: GameRecord) -> VerifyReport:
 def _replay(game: Game, record: GameRecord, trust_recorded: bool, stop_at_first: bool) -> VerifyReport:
     report = VerifyReport(unfinished=record.unfinished)
     state, setup = start_from_record(game, record)
+    report.state = state
     if (diff := _first_event_difference(record.setup_events, setup)) is not None:
         report.divergences.append(Divergence(None, "set-up " + diff))
         return report

@@ -95,6 +95,12 @@ def simulates(state: State) -> bool:
     return type(state).apply_recorded is not State.apply_recorded
 
 
+def pool_for(state: State) -> str:
+    """The physics pool for a game that simulates, the rules pool otherwise: tower verdicts
+    never queue ahead of other games' bots."""
+    return "physics" if simulates(state) else "rules"
+
+
 class Server:
     """The server's matches and workers; the routes below call into it."""
 
@@ -106,9 +112,8 @@ class Server:
 
     # --- running heavy work ------------------------------------------------------------------
     async def run(self, state: State, fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(state, *args)`` in a worker: the physics pool for a game that simulates, so that
-        tower verdicts never queue ahead of other games' bots, the rules pool otherwise."""
-        return await self.run_on("physics" if simulates(state) else "rules", fn, state, *args)
+        """``fn(state, *args)`` in a worker of the state's pool (``pool_for``)."""
+        return await self.run_on(pool_for(state), fn, state, *args)
 
     async def run_on(self, pool_name: str, fn: Callable[..., Any], *args: Any) -> Any:
         pool = self.pools.get(pool_name)
@@ -160,7 +165,7 @@ class Server:
         """Re-play a loaded match's record to its last move, then let its bots go on."""
         match = table.match
         try:
-            match.state = await self.run_rebuild(match.record)
+            match.state = await self.run_rebuild(match.record_to_save())  # marked unfinished while in play
             await self.work_out_details(match)
         except PisaError as exc:
             match.meta.status, match.meta.reason = "broken", str(exc)
@@ -213,7 +218,8 @@ class Server:
         if match.over:
             assert match.record.result is not None
             await asyncio.to_thread(self.store.save_meta, match.meta)
-            await self.run(made.state, _finish_in_worker, self.store.root, match.match_id, match.record.result)
+            await self.run_on(pool_for(made.state), work.finish_record, self.store.root, match.match_id,
+                              match.record.result)
 
     def table(self, match_id: str) -> Table:
         table = self.tables.get(match_id)
@@ -306,11 +312,6 @@ class Server:
         request = {"game": meta.game, "players": meta.players, "seats": meta.seats,
                    "seed": (meta.seed + 1) % (2**32), "options": meta.options, "hints": meta.hints}
         return await self.create(request)
-
-
-def _finish_in_worker(state: State, root: Path, match_id: str, result: Any) -> None:
-    """``work.finish_record``, in the pool of the match's game (``Server.run`` passes the state)."""
-    work.finish_record(root, match_id, result)
 
 
 class TooManyMatches(PisaError):

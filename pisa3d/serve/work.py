@@ -18,7 +18,7 @@ from ..core.events import Event
 from ..core.match import AGENT_STREAM
 from ..core.record import GameRecord, MoveEntry, load_record, move_to_json
 from ..core.registry import get_game
-from ..core.replay import start_from_record
+from ..core.replay import check_record, verify_record
 from ..core.rng import make_rng
 from ..core.state import Result, State
 from .store import MatchStore
@@ -101,23 +101,18 @@ def move_details(state: State) -> dict[str, Any] | None:
 
 
 def rebuild(record: GameRecord) -> State:
-    """The state after every move of ``record``, re-played by the rules (and the physics, which
-    is deterministic). Raises IllegalMoveError naming the first move that no longer re-plays."""
+    """The state after every move of ``record``. A match in play is re-played by the rules and
+    the physics (deterministic), so it goes on exactly as it stood; a finished one only by the
+    rules, its physics taken from the record (``check_record``): its state is only ever shown.
+    Raises IllegalMoveError naming the first move that no longer re-plays."""
     game = get_game(record.game_id)
-    state, setup = start_from_record(game, record)
-    if _as_json(setup) != _as_json(record.setup_events):
-        raise IllegalMoveError("the set-up no longer matches the record (another pisa3d version?)")
-    for number, entry in enumerate(record.moves, start=1):
-        if state.current_player != entry.player:
-            raise IllegalMoveError(f"move {number}: the record's player is not the one to move")
-        if _as_json(apply_move(state, entry.move, number - 1).events) != _as_json(entry.events):
-            raise IllegalMoveError(f"move {number} ({entry.move}) re-plays differently (another pisa3d version?)")
-    return state
-
-
-def _as_json(events: list[Event]) -> Any:
-    """Events as they read back from a record file (tuples become lists, and so on)."""
-    return json.loads(json.dumps([event.to_json() for event in events]))
+    report = check_record(game, record) if record.result is not None else verify_record(game, record)
+    if not report.ok:
+        first = report.divergences[0]
+        where = "the set-up" if first.move_index is None else f"move {first.move_index + 1}"
+        raise IllegalMoveError(f"{where} re-plays differently (another pisa3d version?): {first.message}")
+    assert report.state is not None
+    return report.state
 
 
 def warm_up() -> None:

@@ -69,14 +69,20 @@ def test_bots_play_on_after_a_restart_exactly_as_without_it(tmp_path: Path) -> N
     assert resumed == straight
 
 
-def test_a_partial_last_journal_line_is_the_move_being_made_and_is_left_out(tmp_path: Path) -> None:
-    with served(tmp_path) as client:
+def _one_move_made(data: Path) -> dict:  # type: ignore[type-arg]
+    """A two-person gimignano match on ``data`` with its first move made, the server stopped."""
+    with served(data) as client:
         match = create(client, "gimignano", ["human", "human"], seed=2)
-        mid = match["match_id"]
-        with client.websocket_connect(f"/ws/{mid}?token={token_of(match, 0)}") as ws:
+        with client.websocket_connect(f"/ws/{match['match_id']}?token={token_of(match, 0)}") as ws:
             message = next_state(ws)
             ws.send_json({"type": "move", "move": message["legal"][0]})
             next_state(ws)
+    return match
+
+
+def test_a_partial_last_journal_line_is_the_move_being_made_and_is_left_out(tmp_path: Path) -> None:
+    match = _one_move_made(tmp_path)
+    mid = match["match_id"]
     journal = tmp_path / mid / "moves.jsonl"
     journal.write_text(journal.read_text() + '{"player": 1, "move": "S 0')  # killed mid-write
     _, record = MatchStore(tmp_path).load(mid)
@@ -86,13 +92,8 @@ def test_a_partial_last_journal_line_is_the_move_being_made_and_is_left_out(tmp_
 
 
 def test_a_record_that_no_longer_replays_marks_the_match_broken(tmp_path: Path) -> None:
-    with served(tmp_path) as client:
-        match = create(client, "gimignano", ["human", "human"], seed=2)
-        mid = match["match_id"]
-        with client.websocket_connect(f"/ws/{mid}?token={token_of(match, 0)}") as ws:
-            message = next_state(ws)
-            ws.send_json({"type": "move", "move": message["legal"][0]})
-            next_state(ws)
+    match = _one_move_made(tmp_path)
+    mid = match["match_id"]
     journal = tmp_path / mid / "moves.jsonl"
     entry = json.loads(journal.read_text())
     entry["events"][0]["player"] = 1  # as another version might have told it
