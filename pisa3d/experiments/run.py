@@ -106,7 +106,8 @@ def run_experiment(
         progress = Progress(
             TextColumn(f"[bold]{spec.name}[/bold]"), BarColumn(), MofNCompleteColumn(),
             TimeElapsedColumn(), TextColumn("{task.fields[eta]}"),
-            TextColumn("falls {task.fields[falls]}"), console=console,
+            # falls only where games can fall (a physics game): 'falls 0' for cards says nothing
+            *([TextColumn("falls {task.fields[falls]}")] if engine else []), console=console,
         )
         task = progress.add_task("trials", total=len(trials), completed=already,
                                  eta=remaining_text(0, 0.0, len(todo)), falls=0)

@@ -231,3 +231,4 @@ def test_progress_bar_says_the_cost_from_the_first_trial(tmp_path):
     shown = console.file.getvalue()
     assert "time left: known after the first trial" in shown
     assert re.search(r"~\d+ s left \(\d+\.\d s per trial\)", shown), shown[-500:]
+    assert "falls" not in shown  # cards games cannot fall
