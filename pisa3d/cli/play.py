@@ -94,9 +94,13 @@ def _extras_module(game_id: str) -> ModuleType | None:
 
 
 def _bots_help(game: Game) -> str:
-    """Each bot in a few words; their parameters would fill a screen, and a wrong parameter name
-    lists them (``-a mcts:x=1``)."""
-    return "; ".join(f"{spec.name}: {spec.help}" for spec in agent_registry(game.agents).values())
+    """Each bot in a few words with its parameters' names; their types and defaults would fill a
+    screen, and a wrong parameter name lists them (``-a mcts:x=1``)."""
+    def one(spec: Any) -> str:
+        names = f" ({', '.join(p.name for p in spec.params)})" if spec.params else ""  # [] is rich markup
+        return f"{spec.name}{names}: {spec.help}"
+
+    return "; ".join(one(spec) for spec in agent_registry(game.agents).values())
 
 
 def _shared_parameters(game: Game) -> list[inspect.Parameter]:
@@ -109,7 +113,8 @@ def _shared_parameters(game: Game) -> list[inspect.Parameter]:
             [], "--agent", "-a", metavar="NAME[:K=V,..]", rich_help_panel=PLAYERS_PANEL,
             help=f"Bot for the seats without a person: NAME or NAME:param=value,... Repeat to cycle over the "
                  f"seats (-a A -a B: seats 1, 3 A and 2, 4 B). Default: {game.contract.default_agent}. "
-                 f"Bots: {_bots_help(game)}. A wrong parameter name lists the bot's parameters.")),
+                 f"Bots (parameters): {_bots_help(game)}. A wrong parameter name lists the parameters' types "
+                 f"and defaults.")),
         inspect.Parameter("human", option, annotation=list[int], default=typer.Option(
             [], "--human", metavar="SEAT", rich_help_panel=PLAYERS_PANEL, help=HUMAN_HELP)),
         inspect.Parameter("seed", option, annotation=int, default=typer.Option(

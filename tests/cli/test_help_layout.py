@@ -46,6 +46,14 @@ def test_help_groups_the_options_and_keeps_every_name_whole(game: str) -> None:
 
         for name in get_game("tower").options_model.model_fields:
             assert name in text, name
+    # every bot with its parameters' names (types and defaults come with a wrong name)
+    from pisa3d.core.agent_specs import agent_registry
+    from pisa3d.games import get_game as game_of
+
+    words = " ".join(text.replace("│", " ").split())
+    for spec in agent_registry(game_of(game).agents).values():
+        named = f"{spec.name} ({', '.join(p.name for p in spec.params)}):" if spec.params else f"{spec.name}:"
+        assert named in words, named
     assert len(text.splitlines()) <= 100, f"play {game} --help is {len(text.splitlines())} lines"
     assert "--install-completion" not in text  # the root command's business
 
