@@ -141,8 +141,12 @@
         seats.style.gridTemplateColumns = "repeat(auto-fit, minmax(240px, 1fr))";
         seats.style.gap = "10px";
         s.seats.forEach((seat, p) => {
-          const box = el("div", "seat" + (s.to_move === p ? " active" : ""));
-          box.appendChild(el("h3", "", seat.title));
+          const toMove = s.to_move === p;
+          const box = el("div", "seat" + (toMove ? " active" : ""));
+          const title = el("h3", "", seat.title);
+          // the outline's legend: the highlighted box is the player whose move comes next
+          if (toMove) title.appendChild(el("span", "to-move", "\u25C0 to move"));
+          box.appendChild(title);
           for (const [label, cards] of seat.rows) {
             const row = el("div", "");
             row.appendChild(el("span", "", label + ": "));
@@ -227,11 +231,19 @@
             }));
           });
           if (plot.tower !== null && plot.tower !== undefined) {
+            // a square in the owner's colour with the player's number, as on the --svg board
             const [x, y] = plot.center;
-            pic.appendChild(svg("rect", {
-              x: x - 0.12, y: y - 0.2, width: 0.24, height: 0.4,
+            const g = svg("g", { class: "tower", "data-player": String(plot.tower + 1) });
+            g.appendChild(svg("rect", {
+              x: x - 0.17, y: y - 0.17, width: 0.34, height: 0.34, rx: 0.03,
               fill: playerColors[plot.tower % playerColors.length], stroke: "#000", "stroke-width": 0.03,
             }));
+            const n = svg("text", { x, y, "font-size": 0.24, "font-weight": "bold", "text-anchor": "middle",
+              "dominant-baseline": "central", "font-family": "sans-serif",
+              fill: (scene.player_text_colors || [])[plot.tower] || "#fff" });
+            n.textContent = String(plot.tower + 1);
+            g.appendChild(n);
+            pic.appendChild(g);
           }
         }
         for (const hex of s.hexes || []) {
@@ -248,9 +260,15 @@
           pic.appendChild(t);
         };
         for (const plot of s.plots) if (plot.label) label(plot.label, plot.label_at, 0.16, plot.label_color);
-        for (const c of s.coordinates || []) label(c.text, c.at, 0.14, "#222", "#fff");
-        root.replaceChildren(pic);
-        root.appendChild(legendBox(s.legend));
+        // each hex's q,r on a white box of its own, as on the --svg board: the plot borders that
+        // meet at the hex centre run under the box, never through the text
+        for (const c of s.coordinates || []) {
+          const w = 0.085 * c.text.length + 0.06, h = 0.2;
+          pic.appendChild(svg("rect", { class: "coord", x: c.at[0] - w / 2, y: c.at[1] - h / 2, width: w, height: h,
+            rx: 0.04, fill: "#fff", "fill-opacity": 0.9, stroke: "#555", "stroke-width": 0.015 }));
+          label(c.text, c.at, 0.14, "#222");
+        }
+        root.replaceChildren(legendBox(s.legend), pic);
       },
       animation() { return null; },
       showFrame() {},
@@ -280,9 +298,10 @@
     const t = el("table", "sheet");
     const caption = el("caption", "", resultTable.title);
     t.appendChild(caption);
+    const wrap = new Set(resultTable.wrap || []); // long text columns wrap so the table fits the side
     [resultTable.header, ...resultTable.rows].forEach((row, r) => {
       const tr = el("tr");
-      row.forEach((cell) => tr.appendChild(el(r === 0 ? "th" : "td", "", String(cell))));
+      row.forEach((cell, k) => tr.appendChild(el(r === 0 ? "th" : "td", r > 0 && wrap.has(k) ? "wrap" : "", String(cell))));
       t.appendChild(tr);
     });
     $("result").replaceChildren(t, el("div", "", resultTable.winners));
@@ -327,7 +346,10 @@
     const state = view.summary(pos);
     if (state) parts.push(state);
     // the result is a block of lines: one clause each, after the move's own
-    if (pos === numMoves - 1 && resultLine) parts.push(String(resultLine).split("\n").filter(Boolean).join("; "));
+    if (pos === numMoves - 1 && resultLine) {
+      const lines = String(resultLine).split("\n").map((l) => l.trim()).filter(Boolean);
+      parts.push(lines.reduce((text, l, k) => (k === 0 ? l : text + (/:$/.test(text) ? " " : "; ") + l), ""));
+    }
     return parts.join(" | ");
   }
 
@@ -340,7 +362,11 @@
     scrub.value = String(pos);
     items.forEach((li, k) => li.classList.toggle("current", k === pos + 1));
     const cur = items[pos + 1];
-    if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
+    if (cur) { // scroll the move list only, never the page (on narrow screens the page scrolls)
+      const box = list.getBoundingClientRect(), row = cur.getBoundingClientRect();
+      if (row.top < box.top) list.scrollTop -= box.top - row.top;
+      else if (row.bottom > box.bottom) list.scrollTop += row.bottom - box.bottom;
+    }
     const status = $("status");
     status.textContent = statusText(pos);
     status.dataset.move = String(pos + 1);

@@ -19,6 +19,8 @@ SEED_HELP = "Seed of all randomness: the same seed, options and moves give the s
 HUMAN_HELP = "Seat a person at this seat (1-based) who plays in the terminal; repeatable."
 RECORD_HELP = "Write the game record here (JSON; gzip-compressed if the name ends in .gz)."
 SET_HELP = "Set a game option as key=value (repeatable); values are read as JSON where they parse."
+# The play commands' help groups (typer's rich_help_panel); a game's extras pick among them or add one.
+PLAYERS_PANEL, GAME_PANEL, OUTPUT_PANEL = "Players", "Game", "Output"
 
 
 def run_match(

@@ -9,6 +9,7 @@ options (``--agent``, ``--set``, ``--human``) are left alone.
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from typer.core import TyperCommand
@@ -47,6 +48,16 @@ def refuse_repeats(order: list[Param], params: list[Param]) -> None:
         seen.add(param.name)
 
 
+def suggest_options(typed: str, params: list[Param]) -> list[str]:
+    """The long options close to a mistyped one, compared without their dashes: click compares
+    them with the dashes, whose shared '--' makes '--bogus' look like '--gui'."""
+    names = {opt[2:]: opt for p in params if _is_option(p) for opt in [*p.opts, *p.secondary_opts]
+             if opt.startswith("--")}
+    names.setdefault("help", "--help")
+    close = difflib.get_close_matches(typed.lstrip("-").split("=")[0], list(names), n=3, cutoff=0.6)
+    return [names[name] for name in close]
+
+
 class OnceCommand(TyperCommand):
     """A typer command that refuses a repeated single-value option (see the module's note)."""
 
@@ -55,7 +66,12 @@ class OnceCommand(TyperCommand):
         parse = parser.parse_args
 
         def parse_args(args: list[str]) -> Any:
-            opts, rest, order = parse(args=args)
+            try:
+                opts, rest, order = parse(args=args)
+            except Exception as exc:
+                if type(exc).__name__ == "NoSuchOption":  # typer's own click copy: told apart by name
+                    exc.possibilities = suggest_options(exc.option_name, self.params)  # type: ignore[attr-defined]
+                raise
             if not ctx.resilient_parsing:  # shell completion parses half-typed lines
                 refuse_repeats(order, self.params)
             return opts, rest, order

@@ -21,14 +21,13 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from ..core.agent_specs import describe_agents
+from ..core.agent_specs import agent_registry
 from ..core.events import Event
 from ..core.game import Game
 from ..core.match import EventCallback, MatchOutcome
-from ..core.options import describe_allowed
 from ..core.registry import game_ids, get_game
 from ..core.state import Move, State
-from .common import HUMAN_HELP, RECORD_HELP, SEED_HELP, SET_HELP, run_match
+from .common import GAME_PANEL, HUMAN_HELP, OUTPUT_PANEL, PLAYERS_PANEL, RECORD_HELP, SEED_HELP, SET_HELP, run_match
 from .once import OnceCommand
 from .outputs import FORCE_HELP
 
@@ -43,7 +42,7 @@ class _LazyGames(TyperGroup):
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in game_ids():
             return None
-        single = typer.Typer()
+        single = typer.Typer(add_completion=False)  # completion is the root command's business
         single.command(cmd_name, cls=OnceCommand)(make_play_command(cmd_name))
         return typer.main.get_command(single)
 
@@ -94,31 +93,49 @@ def _extras_module(game_id: str) -> ModuleType | None:
         return None
 
 
+def _bots_help(game: Game) -> str:
+    """Each bot in a few words with its parameters' names; their types and defaults would fill a
+    screen, and a wrong parameter name lists them (``-a mcts:x=1``)."""
+    def one(spec: Any) -> str:
+        names = f" ({', '.join(p.name for p in spec.params)})" if spec.params else ""  # [] is rich markup
+        return f"{spec.name}{names}: {spec.help}"
+
+    return "; ".join(one(spec) for spec in agent_registry(game.agents).values())
+
+
 def _shared_parameters(game: Game) -> list[inspect.Parameter]:
-    agents = "; ".join(describe_agents(game))
     option = inspect.Parameter.KEYWORD_ONLY
     return [
         inspect.Parameter("players", option, annotation=int, default=typer.Option(
-            game.default_players, "--players", "-n",
+            game.default_players, "--players", "-n", rich_help_panel=PLAYERS_PANEL,
             help=f"Number of players, {game.min_players} to {game.max_players}.")),
-        inspect.Parameter("seed", option, annotation=int, default=typer.Option(0, "--seed", "-s", help=SEED_HELP)),
         inspect.Parameter("agent", option, annotation=list[str], default=typer.Option(
-            [], "--agent", "-a", metavar="NAME[:PARAM=VALUE,...]",
-            help=f"Bot for the seats without a person, NAME or NAME:param=value,... Repeat to cycle over the "
-                 f"seats (--agent A --agent B: seats 1, 3 A and 2, 4 B). Default: {game.contract.default_agent}. "
-                 f"Bots: {agents}.")),
+            [], "--agent", "-a", metavar="NAME[:K=V,..]", rich_help_panel=PLAYERS_PANEL,
+            help=f"Bot for the seats without a person: NAME or NAME:param=value,... Repeat to cycle over the "
+                 f"seats (-a A -a B: seats 1, 3 A and 2, 4 B). Default: {game.contract.default_agent}. "
+                 f"Bots (parameters): {_bots_help(game)}. A wrong parameter name lists the parameters' types "
+                 f"and defaults.")),
         inspect.Parameter("human", option, annotation=list[int], default=typer.Option(
-            [], "--human", metavar="SEAT", help=HUMAN_HELP)),
-        inspect.Parameter("record", option, annotation=Path | None, default=typer.Option(
-            None, "--record", "-r", metavar="FILE", help=RECORD_HELP)),
-        inspect.Parameter("force", option, annotation=bool, default=typer.Option(
-            False, "--force", "-f", help=FORCE_HELP)),
-        inspect.Parameter("quiet", option, annotation=bool, default=typer.Option(
-            False, "--quiet", "-q", help="Print only the end (a person at the table still sees the game).")),
+            [], "--human", metavar="SEAT", rich_help_panel=PLAYERS_PANEL, help=HUMAN_HELP)),
+        inspect.Parameter("seed", option, annotation=int, default=typer.Option(
+            0, "--seed", "-s", rich_help_panel=GAME_PANEL, help=SEED_HELP)),
         inspect.Parameter("option", option, annotation=list[str], default=typer.Option(
-            [], "--set", metavar="KEY=VALUE",
-            help=f"{SET_HELP} {game.id} options: {describe_allowed(game.options_model)}.")),
+            [], "--set", metavar="KEY=VALUE", rich_help_panel=GAME_PANEL,
+            help=f"{SET_HELP} {game.id} options: {', '.join(game.options_model.model_fields)} "
+                 f"(a wrong name lists them with their defaults).")),
+        inspect.Parameter("record", option, annotation=Path | None, default=typer.Option(
+            None, "--record", "-r", metavar="FILE", rich_help_panel=OUTPUT_PANEL, help=RECORD_HELP)),
+        inspect.Parameter("force", option, annotation=bool, default=typer.Option(
+            False, "--force", "-f", rich_help_panel=OUTPUT_PANEL, help=FORCE_HELP)),
+        inspect.Parameter("quiet", option, annotation=bool, default=typer.Option(
+            False, "--quiet", "-q", rich_help_panel=OUTPUT_PANEL,
+            help="Print only the end (a person at the table still sees the game).")),
     ]
+
+
+def _panel_rank(param: inspect.Parameter) -> int:
+    panel = getattr(param.default, "rich_help_panel", None)
+    return {PLAYERS_PANEL: 0, GAME_PANEL: 1, OUTPUT_PANEL: 3}.get(panel or "", 2)
 
 
 def make_play_command(game_id: str) -> Callable[..., None]:
@@ -134,7 +151,9 @@ def make_play_command(game_id: str) -> Callable[..., None]:
                           list(kwargs["option"]), kwargs["record"], kwargs["force"], kwargs["quiet"])
         run(match, **{k: v for k, v in kwargs.items() if k not in shared})
 
-    command.__signature__ = inspect.Signature(_shared_parameters(game) + extra_params)  # type: ignore[attr-defined]
+    # the help's groups in a fixed order: players, the game, a game's own groups, then the output
+    params = sorted(_shared_parameters(game) + extra_params, key=_panel_rank)  # stable: order within a group
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__doc__ = getattr(extras, "HELP", None) or f"Play {game.title} to the end and narrate it."
     command.__name__ = f"play_{game_id}"
     return command

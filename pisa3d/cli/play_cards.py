@@ -9,13 +9,15 @@ from rich.console import Console
 
 from ..core.events import Event
 from ..core.state import Move, State
+from .common import OUTPUT_PANEL
 
 HELP = """Play the Pisa card game to the end: three votes (trumps, tricks, order), a secret discard,
 then the tricks; n rounds. Prints each round's votes, tricks and the score table."""
 
 EXTRAS = [
     inspect.Parameter("verbose", inspect.Parameter.KEYWORD_ONLY, annotation=bool, default=typer.Option(
-        False, "--verbose", "-v", help="Print every event (each vote card, each card played).")),
+        False, "--verbose", "-v", rich_help_panel=OUTPUT_PANEL,
+        help="Print every event (each vote card, each card played).")),
 ]
 
 # Events worth a line in the default (compact) output, a won trick told compactly; --verbose

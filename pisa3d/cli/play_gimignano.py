@@ -10,6 +10,7 @@ import typer
 from ..core.errors import OptionsError
 from ..core.events import Event
 from ..core.state import Move, State
+from .common import OUTPUT_PANEL
 from .outputs import check_output_file
 
 _PICTURE_SUFFIXES = (".svg", ".png")
@@ -27,9 +28,11 @@ Moves:  S q,r/x        a stone on plot x of hex q,r
 
 EXTRAS = [
     inspect.Parameter("svg", inspect.Parameter.KEYWORD_ONLY, annotation=Path | None, default=typer.Option(
-        None, "--svg", help="Draw the final board to this file: .svg, or .png for a bitmap.")),
+        None, "--svg", rich_help_panel=OUTPUT_PANEL,
+        help="Draw the final board to this file: .svg, or .png for a bitmap.")),
     inspect.Parameter("every_turn", inspect.Parameter.KEYWORD_ONLY, annotation=bool, default=typer.Option(
-        False, "--map-every-turn", help="Print the text map after every turn, not only at the end.")),
+        False, "--map-every-turn", rich_help_panel=OUTPUT_PANEL,
+        help="Print the text map after every turn, not only at the end.")),
 ]
 
 

@@ -13,7 +13,7 @@ from ..core.events import Event
 from ..core.quiet import python_only_stdout
 from ..core.record import GameRecord
 from ..core.state import Move, State
-from .common import stop_match
+from .common import OUTPUT_PANEL, stop_match
 from .outputs import check_output_file
 
 HELP = """Play the tower game to the end, headless: each player in turn places the top tile of their
@@ -25,9 +25,13 @@ Example: pisa3d play tower --players 4 --seed 3 --agent cautious --record game.j
 """
 
 
-def _option(name: str, kind: Any, *flags: str, help: str, default: Any = None) -> inspect.Parameter:
+HAND_PANEL = "Hand noise and physics"
+
+
+def _option(name: str, kind: Any, *flags: str, help: str, default: Any = None, panel: str = HAND_PANEL
+            ) -> inspect.Parameter:
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=kind,
-                             default=typer.Option(default, *flags, help=help))
+                             default=typer.Option(default, *flags, help=help, rich_help_panel=panel))
 
 
 EXTRAS = [
@@ -41,7 +45,7 @@ EXTRAS = [
     _option("fall_mm", float | None, "--fall-mm",
             help="Fall threshold: a tile moved farther (mm; default 1.25 tile thicknesses)."),
     _option("fall_deg", float | None, "--fall-deg", help="Fall threshold: a tile turned more (degrees)."),
-    _option("gui", bool, "--gui", default=False,
+    _option("gui", bool, "--gui", default=False, panel=OUTPUT_PANEL,
             help="Play in a 3D PyBullet window (needs a display): --human seats pick placements with keys or "
                  "clicks on a ghost tile; bots' placements and every settle or fall are animated."),
 ]

@@ -226,20 +226,31 @@ def plot_fall_rate(summary: pd.DataFrame, axis: str, others: Sequence[str], path
 
 
 def _axis_label(axis: str) -> str:
+    """An option's name as an axis label, its unit said once: noise_position_mm -> 'noise position (mm)'."""
     for suffix, unit in (("_mm", "mm"), ("_deg", "degrees"), ("_kg_m3", "kg/m³")):
         if axis.endswith(suffix):
-            return f"{axis} ({unit})"
-    return axis
+            return f"{axis.removesuffix(suffix).replace('_', ' ')} ({unit})"
+    return axis.replace("_", " ")
+
+
+LINE_STYLES = ("-", "--", "-.", ":")
 
 
 def plot_survival(curves: dict[str, pd.DataFrame], path: Path, title: str) -> None:
+    """One step line per cell over its band. Curves often coincide (no tower falls at small noise):
+    every band is drawn under every line, and each later line is thinner and dashed differently,
+    so a line lying on an earlier one shows that one around it instead of hiding it."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for label, curve in curves.items():
-        line = ax.step(curve["k"], 100 * curve["survival"], where="post", label=label)[0]
+    count = len(curves)
+    for i, (label, curve) in enumerate(curves.items()):
+        color = f"C{i % 10}"
+        width = 1.3 + 2.7 * (count - 1 - i) / max(1, count - 1)  # the first widest, the last 1.3 pt
+        ax.step(curve["k"], 100 * curve["survival"], where="post", label=label, color=color, linewidth=width,
+                linestyle=LINE_STYLES[i % len(LINE_STYLES)], zorder=3 + i)
         if curve["low"].notna().any():
-            ax.fill_between(curve["k"], 100 * curve["low"], 100 * curve["high"], step="post", alpha=0.15,
-                            color=line.get_color())
+            ax.fill_between(curve["k"], 100 * curve["low"], 100 * curve["high"], step="post", alpha=0.08,
+                            color=color, linewidth=0, zorder=1)
     ax.set_xlabel("placements k (tiles placed)")
     ax.set_ylabel("towers still standing after k placements (%)")
     ax.set_ylim(-2, 102)

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 import pyarrow as pa
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .spec import ExperimentSpec
 from .storage import PLACEMENT_SCHEMA, PLACEMENTS, check_compatible, check_writable, stored_keys, writer
@@ -42,6 +42,28 @@ class RunSummary:
 
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
+
+
+def duration_text(seconds: float) -> str:
+    """A duration as people say it: '45 s', '3 min 05 s', '2 h 03 min'."""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+def remaining_text(ran: int, elapsed: float, left: int) -> str:
+    """The cost of the rest at the pace of this run's trials so far (all workers together): said
+    from the first finished trial on, since rich's own estimate needs several trials within 30 s
+    and so says nothing when a trial takes tens of seconds."""
+    if left <= 0:
+        return ""
+    if ran == 0:
+        return "time left: known after the first trial"
+    per_trial = elapsed / ran
+    return f"~{duration_text(per_trial * left)} left ({per_trial:.1f} s per trial)"
 
 
 def unique_trials(trials: Sequence[Trial]) -> list[Trial]:
@@ -83,10 +105,12 @@ def run_experiment(
         last_flush = time.monotonic()
         progress = Progress(
             TextColumn(f"[bold]{spec.name}[/bold]"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
-            TextColumn("falls {task.fields[falls]}"), console=console,
+            TimeElapsedColumn(), TextColumn("{task.fields[eta]}"),
+            # falls only where games can fall (a physics game): 'falls 0' for cards says nothing
+            *([TextColumn("falls {task.fields[falls]}")] if engine else []), console=console,
         )
-        task = progress.add_task("trials", total=len(trials), completed=already, rate="", falls=0)
+        task = progress.add_task("trials", total=len(trials), completed=already,
+                                 eta=remaining_text(0, 0.0, len(todo)), falls=0)
         # `kill PID` stops as cleanly as Ctrl-C (a run started in the background ignores Ctrl-C).
         previous_term = signal.signal(signal.SIGTERM, _interrupt)
         try:
@@ -95,8 +119,8 @@ def run_experiment(
                     buffer.append(rows)
                     ran += 1
                     falls += bool(rows["game"]["fell"])
-                    rate = ran / max(time.perf_counter() - start, 1e-9)
-                    progress.update(task, advance=1, rate=f"{rate:.2f} trials/s", falls=falls)
+                    eta = remaining_text(ran, time.perf_counter() - start, len(todo) - ran)
+                    progress.update(task, advance=1, eta=eta, falls=falls)
                     if len(buffer) >= batch_trials or time.monotonic() - last_flush >= batch_seconds:
                         w.write_batch(buffer)
                         buffer, last_flush = [], time.monotonic()

@@ -95,5 +95,5 @@ def cards_scene(game: Game, record: GameRecord) -> dict[str, Any]:
         header, rows = score_rows(record.result.details.get("rounds", []), list(record.result.scores),
                                   record.result.winners)
         scene["result_table"] = {"title": "Scores (voting + play points)", "header": header, "rows": rows,
-                                 "winners": winners_line(record.result.winners)}
+                                 "winners": winners_line(record.result.winners), "wrap": [header.index("Contract")]}
     return scene

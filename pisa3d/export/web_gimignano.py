@@ -64,15 +64,15 @@ def gimignano_scene(game: Game, record: GameRecord) -> dict[str, Any]:
         states.append(_board(state))
     xs = [x for s in states for hx in s["hexes"] for x, _ in hx]
     ys = [y for s in states for hx in s["hexes"] for _, y in hx]
-    margin, key_room = 0.4, 1.2  # room above the board for the page's key (guild and player colours)
-    view_box = [min(xs) - margin, min(ys) - margin - key_room, max(xs) - min(xs) + 2 * margin,
-                max(ys) - min(ys) + 2 * margin + key_room]
+    margin = 0.4  # the page's key sits above the picture, so the box holds the board only
+    view_box = [min(xs) - margin, min(ys) - margin, max(xs) - min(xs) + 2 * margin, max(ys) - min(ys) + 2 * margin]
     return {
         "kind": "gimignano",
         "states": states,
         "view_box": [_r(v) for v in view_box],
         "guild_colors": {g.key: g.color for g in state.tileset.guilds},
         "player_colors": list(seating.player_colors),
+        "player_text_colors": [text_colour(c) for c in seating.player_colors],  # tower numbers
         # the key the PNG prints: guild colours and names, player colours
         "key": {
             "guilds": [{"key": g.key, "name": g.name, "color": g.color} for g in state.tileset.guilds],

@@ -24,7 +24,10 @@ def test_a_registered_game_gets_a_play_command_with_its_own_help(race_registered
     help_text = runner.invoke(app, ["play", "race", "--help"])
     assert help_text.exit_code == 0
     words = " ".join(help_text.output.replace("│", " ").split())  # rich wraps the help in a box
-    assert "Number of players, 2 to 4" in words and "max_step (default 2)" in words
+    assert "Number of players, 2 to 4" in words and "race options:" in words and "max_step" in words
+    # the defaults come with a wrong name (the help lists names only, to stay short)
+    wrong = runner.invoke(app, ["play", "race", "--set", "max_stp=1"])
+    assert wrong.exit_code != 0 and "max_step (default 2)" in str(wrong.exception)
 
 
 def test_the_generic_command_plays_narrates_and_records(race_registered: None, tmp_path) -> None:

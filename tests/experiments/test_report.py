@@ -160,3 +160,35 @@ def test_a_swept_line_up_is_reported_by_agent_not_by_letter(tmp_path):
     assert set(rates["agent"]) == {"builder", "random"}
     assert rates["games"].sum() == 4 * 2  # 4 games of 2 seats
     assert "agents=random" in text and "agents=builder+random" in text
+
+
+def _pixels_near(image: np.ndarray, color: str, tolerance: int = 40) -> int:
+    from matplotlib.colors import to_rgb
+
+    target = np.array(to_rgb(color)) * 255
+    return int((np.abs(image[..., :3].astype(float) - target).max(axis=-1) < tolerance).sum())
+
+
+def test_survival_plot_shows_every_line_where_curves_coincide(tmp_path):
+    """Issue 22 §5: at small noise several cells never fall and their curves lie on one another;
+    the plot still shows each line (the first one was hidden under the last, and under its band)."""
+    from PIL import Image
+
+    from pisa3d.experiments.report import plot_survival
+
+    same = survival_curve([10, 12, 14, 20, 20, 20], [True, True, True, False, False, False])
+    curves = {f"sigma={s}": same.copy() for s in (0, 0.25, 0.5)}
+    path = tmp_path / "survival.png"
+    plot_survival(curves, path, "three equal curves")
+    image = np.asarray(Image.open(path).convert("RGB"))
+    legend_free = image[:, : image.shape[1] * 2 // 3]  # the curves' own pixels, not the legend's swatches
+    counts = [_pixels_near(legend_free, f"C{i}") for i in range(3)]
+    assert min(counts) > 150, counts
+
+
+def test_axis_label_says_the_unit_once():
+    from pisa3d.experiments.report import _axis_label
+
+    assert _axis_label("noise_position_mm") == "noise position (mm)"
+    assert _axis_label("fall_angle_deg") == "fall angle (degrees)"
+    assert _axis_label("seats") == "seats"

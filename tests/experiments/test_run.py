@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -201,3 +202,33 @@ def test_help_teaches():
     for word in ("--set", "--seeds", "--workers", "--backend", "--address", "--records", "resume"):
         assert word in result.output, word
 
+
+
+def test_duration_and_remaining_texts():
+    from pisa3d.experiments.run import duration_text, remaining_text
+
+    assert [duration_text(s) for s in (0.4, 45, 185, 7380)] == ["0 s", "45 s", "3 min 05 s", "2 h 03 min"]
+    assert remaining_text(0, 0.0, 4) == "time left: known after the first trial"
+    # 1 of 4 trials done in 21 s: the other 3 should take about 63 s
+    assert remaining_text(1, 21.0, 3) == "~1 min 03 s left (21.0 s per trial)"
+    assert remaining_text(4, 80.0, 0) == ""
+
+
+def test_progress_bar_says_the_cost_from_the_first_trial(tmp_path):
+    """Issue 22 §5: a slow sweep (mcts cards: ~20 s a game) said nothing of its cost; the bar now
+    gives the time left from the first finished trial."""
+    import time
+
+    class SlowTrials(LocalRunner):  # real games, each taking a little longer than the bar's refresh
+        def run(self, trials):
+            for rows in super().run(trials):
+                time.sleep(0.4)
+                yield rows
+
+    spec = validate_spec({**CARDS, "seeds": 3})
+    console = Console(file=io.StringIO(), width=200, force_terminal=True)
+    run_experiment(spec, "test", tmp_path / "out", SlowTrials(1), console=console)
+    shown = console.file.getvalue()
+    assert "time left: known after the first trial" in shown
+    assert re.search(r"~\d+ s left \(\d+\.\d s per trial\)", shown), shown[-500:]
+    assert "falls" not in shown  # cards games cannot fall

@@ -188,7 +188,25 @@ def test_a_person_plays_gimignano_to_the_end_against_a_bot_by_clicks(server: str
     page.wait_for_function("() => !document.querySelector('[data-move]')", timeout=STEP_TIMEOUT_MS)
     record = record_from_json(_http(server, f"/api/matches/{match['match_id']}/record"))
     assert record.result is not None and verify_record(get_game("gimignano"), record).ok
+    _check_towers_numbered_and_labels_boxed(page)
+    _keep_screenshot(page, "serve-gimignano-end.png")
     assert page.errors == [], page.errors  # type: ignore[attr-defined]
+
+
+def _check_towers_numbered_and_labels_boxed(page: Any) -> None:
+    """Issue 22 §5: each tower carries its player's number (as on the --svg board), and each
+    hex's q,r lies wholly on a box of its own, so no plot border runs through it."""
+    towers = page.evaluate("""() => [...document.querySelectorAll('.gim-svg path.tower')].map((t) => {
+        const n = [...t.parentNode.querySelectorAll('text.tower-number')].find((x) => x.previousSibling === t);
+        return [Number(t.dataset.owner) + 1, n ? Number(n.textContent) : null]; })""")
+    assert towers, "the finished game shows no tower"
+    assert all(owner == number for owner, number in towers), towers
+    boxed = page.evaluate("""() => {
+        const boxes = [...document.querySelectorAll('.gim-svg rect.coord-box')].map((r) => r.getBBox());
+        return [...document.querySelectorAll('.gim-svg text.coord')].map((t) => { const b = t.getBBox();
+          return boxes.some((r) => r.x <= b.x && r.y <= b.y && r.x + r.width >= b.x + b.width
+                                   && r.y + r.height >= b.y + b.height); }); }""")
+    assert boxed and all(boxed), boxed
 
 
 def test_the_gimignano_page_fits_a_phone_and_moves_by_keyboard(server: str, browser: Any) -> None:

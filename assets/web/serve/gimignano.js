@@ -284,6 +284,10 @@
               d: `M${sx - 0.14},${sy + 0.2} v-0.32 h0.07 v0.07 h0.035 v-0.07 h0.07 v0.07 h0.035 v-0.07 h0.07 v0.32 z`,
               class: "tower", fill: playerColor(view, tower), "data-owner": tower,
             }));
+            // the owner's number on the tower, as on the --svg board (colours alone are not enough)
+            const number = svg("text", { x: sx, y: sy + 0.06, class: "tower-number", "data-owner": tower });
+            number.textContent = String(tower + 1);
+            top.appendChild(number);
           }
           if (changed.plots.has(name)) {
             top.appendChild(svg("polygon", { points: points(plotPolygon(q, r, turn, k)), class: "changed" }));
@@ -298,8 +302,12 @@
         }
         layer.appendChild(svg("polygon", { points: hexPoints(q, r, 1), class: "hex-edge" }));
         const [cx, cy] = hexCentre(q, r);
+        // q,r on a small box of its own: the plot borders meeting at the centre run under it
+        const text = `${q},${r}`, boxWidth = 0.085 * text.length + 0.06;
+        layer.appendChild(svg("rect", { x: cx - boxWidth / 2, y: cy - 0.08, width: boxWidth, height: 0.2, rx: 0.04,
+          class: "coord-box" }));
         const coord = svg("text", { x: cx, y: cy + 0.02, class: "coord" });
-        coord.textContent = `${q},${r}`;
+        coord.textContent = text;
         layer.appendChild(coord);
         if (changed.hexes.has(`${q},${r}`)) top.appendChild(svg("polygon", { points: hexPoints(q, r, 0.96), class: "changed" }));
       });
