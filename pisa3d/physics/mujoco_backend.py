@@ -32,18 +32,39 @@ def _numbers(values: tuple[float, ...]) -> str:
     return " ".join(repr(float(v)) for v in values)
 
 
+# Contact bits: skins touch skins (contype 1), cores touch cores (contype 2), never a skin a core.
+SKIN, CORE = 1, 2
+
+
 def model_xml(tile: TileSpec, params: MujocoParams, num_tiles: int) -> str:
     """MJCF of the table and ``num_tiles`` free tiles (their states are set per question).
 
-    Friction: a tile on a tile gets the tile's coefficient; the table's geom has the higher
+    Every body is a soft skin over a stiff core (``skin_depth`` > 0): the skin is the true box,
+    with contacts of a long time constant (``skin_solref``); the core is the box shrunk by
+    ``skin_depth / 2`` on every side, with the stiff contacts (``solref``), so two bodies' cores
+    touch only once their skins overlap by ``skin_depth``. Both have impedance ``solimp``; the
+    skin holds the tile's whole mass. docs/tower-physics.md ("MuJoCo's rocking") says why.
+
+    Friction: a tile on a tile gets the tile's coefficient; the table's geoms have the higher
     priority, so a tile on the table gets ``table_friction``: the combined values PyBullet applies.
     condim 3 is sliding friction only (PyBullet's spinning and rolling friction are 0)."""
     half = params.table_half_extents
+    depth = params.skin_depth
+    skin = f'contype="{SKIN}" conaffinity="{SKIN}" solref="{_numbers(params.skin_solref)}"'
+    core = f'contype="{CORE}" conaffinity="{CORE}" mass="0"'
+    core_size = _numbers(tuple(h - depth / 2 for h in tile.half_extents))
     tiles = "\n".join(
         f'    <body name="tile{i}"><freejoint/>'
-        f'<geom type="box" size="{_numbers(tile.half_extents)}" mass="{tile.mass!r}"/></body>'
+        + (f'<geom name="tile{i}_core" type="box" size="{core_size}" {core}/>' if depth > 0 else "")
+        + f'<geom name="tile{i}" type="box" size="{_numbers(tile.half_extents)}" mass="{tile.mass!r}"'
+        + (f" {skin}/>" if depth > 0 else "/>")
+        + "</body>"
         for i in range(num_tiles)
     )
+    table = f'type="box" size="{_numbers(half)}" priority="1" friction="{params.table_friction!r} 0 0"'
+    tables = (f'    <geom name="table_core" {table} pos="0 0 {-half[2] - depth / 2!r}" {core}/>\n'
+              f'    <geom name="table" {table} pos="0 0 {-half[2]!r}" {skin}/>') if depth > 0 else (
+              f'    <geom name="table" {table} pos="0 0 {-half[2]!r}"/>')
     return f"""<mujoco model="pisa3d tower">
   <option timestep="{params.timestep!r}" gravity="0 0 {-params.gravity!r}" cone="{params.cone}"
           impratio="{params.impratio!r}" solver="{params.solver}" iterations="{params.iterations}"
@@ -54,8 +75,7 @@ def model_xml(tile: TileSpec, params: MujocoParams, num_tiles: int) -> str:
           solimp="{_numbers(params.solimp)}" margin="0" gap="0"/>
   </default>
   <worldbody>
-    <geom name="table" type="box" size="{_numbers(half)}" pos="0 0 {-half[2]!r}" priority="1"
-          friction="{params.table_friction!r} 0 0"/>
+{tables}
 {tiles}
   </worldbody>
 </mujoco>"""
@@ -70,14 +90,18 @@ def _compiled(tile: TileSpec, params: MujocoParams, num_tiles: int) -> mujoco.Mj
 @lru_cache(maxsize=64)
 def _clearance_model(tile: TileSpec, params: MujocoParams, num_tiles: int, clearance: float) -> mujoco.MjModel:
     """The world of ``num_tiles`` tiles in which only the last (the held tile) collides, with the
-    table and every other tile, and reports contacts up to ``clearance`` apart: one
+    table and every other tile (their true boxes: the skins), and reports contacts up to ``clearance`` apart: one
     ``mj_collision`` then finds every gap the hand must keep and nothing else."""
     model = copy.copy(_compiled(tile, params, num_tiles))
     probe = model.ngeom - 1
-    model.geom_contype[:] = 2  # (contype & other's conaffinity): only pairs with the probe match
+    skins = model.geom_contype == SKIN if params.skin_depth > 0 else np.ones(model.ngeom, dtype=bool)
+    model.geom_contype[:] = np.where(skins, 2, 0)  # (contype & other's conaffinity): only pairs with the probe
     model.geom_conaffinity[:] = 0
     model.geom_contype[probe], model.geom_conaffinity[probe] = 0, 2
     model.geom_margin[probe] = clearance
+    # The mid-phase's bounding-volume trees of bodies with two geoms are compiled without this
+    # margin and would drop a pair that is apart but closer than ``clearance``.
+    model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_MIDPHASE
     return model
 
 
@@ -144,7 +168,7 @@ class MujocoEngine:
         pose = as_pose(pose).copy()
         model = _clearance_model(self.tile, self.params, len(states) + 1, float(clearance))
         data = _data_at(model, with_tile_at_rest(states, pose))
-        probe = model.ngeom - 1  # the held tile's geom, created last
+        probe = model.ngeom - 1  # the held tile's (skin) geom, created last
         address = model.jnt_qposadr[model.njnt - 1]
         tolerance = 1e-7
         for _ in range(max_rounds):
@@ -171,7 +195,7 @@ class MujocoEngine:
     def table_friction(self) -> float:
         """The coefficient MuJoCo applies to a tile on the table: the higher-priority geom's."""
         model = _compiled(self.tile, self.params, 1)
-        table, tile = 0, 1
+        table, tile = model.geom("table").id, model.geom("tile0").id
         chosen = table if model.geom_priority[table] > model.geom_priority[tile] else tile
         return float(model.geom_friction[chosen, 0])
 
