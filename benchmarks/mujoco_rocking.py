@@ -6,6 +6,7 @@ with every statics flip of the setting and how deep a dropped tile sinks.
     python benchmarks/mujoco_rocking.py --no-flips           # rest times only (seconds, not minutes)
     python benchmarks/mujoco_rocking.py --variant '{"skin_depth": 0}' --variant '{"solref": [0.02, 1]}'
     python benchmarks/mujoco_rocking.py --speed              # verdict time with and without the skin
+    python benchmarks/mujoco_rocking.py --on-tile --no-flips --variant '{"skin_depth": 0}'  # a wall on a tile
 
 A wall is released at rest on one bottom edge, turned by factor x atan(t/h) about it, and stepped
 in one world (no verdict) for --seconds, sampled every 1/60 s. "rest" is the first instant after
@@ -58,16 +59,21 @@ PROBE = [
 ]
 
 
-def tilted(factor: float) -> np.ndarray:
+def tilted(factor: float, on_tile: bool = False) -> np.ndarray:
+    """The wall (the last row) on one bottom edge, turned by factor x atan(t/h) about it; on the
+    table, or on a flat tile lying on the table (the first row)."""
     angle = factor * tipping_angle(TILE)
     tilt = quat_from_axis_angle([1.0, 0.0, 0.0], -angle)
-    centre = np.array([0.0, TILE.thickness / 2, 1e-6]) + apply_matrix(
+    floor = TILE.thickness if on_tile else 0.0
+    centre = np.array([0.0, TILE.thickness / 2, floor + 1e-6]) + apply_matrix(
         matrix_from_quaternion(tilt), np.array([0.0, -TILE.thickness / 2, TILE.side / 2]))
-    return np.concatenate([pose(tuple(centre), quat_multiply(tilt, WALL_ALONG_X)), np.zeros(6)])[None, :]
+    wall = np.concatenate([pose(tuple(centre), quat_multiply(tilt, WALL_ALONG_X)), np.zeros(6)])
+    flat = np.concatenate([pose((0.0, 0.0, TILE.thickness / 2)), np.zeros(6)])
+    return np.array([flat, wall] if on_tile else [wall])
 
 
 def trace(engine: PhysicsEngine, states: np.ndarray, seconds: float) -> np.ndarray:
-    """The states every 1/60 s of one uninterrupted simulation (the engine's own stepping)."""
+    """The last tile's states every 1/60 s of one uninterrupted simulation (the engine's own stepping)."""
     out = []
     chunk = engine.params.check_every_steps
     if isinstance(engine, MujocoEngine):
@@ -80,11 +86,11 @@ def trace(engine: PhysicsEngine, states: np.ndarray, seconds: float) -> np.ndarr
         for _ in range(round(seconds * 60)):
             engine.step(chunk)
             out.append(engine._read_states())
-    return np.array(out)[:, 0]
+    return np.array(out)[:, -1]
 
 
-def rest_time(engine: PhysicsEngine, factor: float, seconds: float) -> float:
-    states = trace(engine, tilted(factor), seconds)
+def rest_time(engine: PhysicsEngine, factor: float, seconds: float, on_tile: bool = False) -> float:
+    states = trace(engine, tilted(factor, on_tile), seconds)
     speed = np.linalg.norm(states[:, 7:10], axis=1)
     turn = np.degrees(np.linalg.norm(states[:, 10:13], axis=1))
     rule = engine.params
@@ -133,6 +139,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--no-flips", action="store_true")
     parser.add_argument("--speed", action="store_true")
+    parser.add_argument("--on-tile", action="store_true", help="the wall stands on a flat tile, not the table")
     parser.add_argument("--sizes", type=int, nargs="+", default=[0, 4, 12, 24, 36, 47])
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
@@ -142,10 +149,11 @@ def main() -> None:
     rows: list[tuple[str, PhysicsEngine]] = [("pybullet", make_engine("pybullet", TILE)),
                                              ("mujoco (default)", make_engine("mujoco", TILE))]
     rows += [(f"mujoco {json.dumps(v)}", make_engine("mujoco", TILE, v)) for v in (args.variant or PROBE)]
-    print(f"Rest time (s) of a lone wall released at factor x atan(t/h); factors {FACTORS}")
+    where = "on a flat tile" if args.on_tile else "on the table"
+    print(f"Rest time (s) of a lone wall {where} released at factor x atan(t/h); factors {FACTORS}")
     scenes = list(SCENES)
     for label, engine in rows:
-        rests = [rest_time(engine, f, args.seconds) for f in FACTORS]
+        rests = [rest_time(engine, f, args.seconds, args.on_tile) for f in FACTORS]
         line = f"{label}\n    rest {' '.join(f'{r:5.2f}' for r in rests)}   worst {max(rests):.2f}"
         if not args.no_flips:
             flips = [flip_factor(SCENES[s][0], engine, args.rounds, **SCENES[s][1]) for s in scenes]
