@@ -21,7 +21,9 @@ class MujocoParams(EngineParams):
 
     NAME = "mujoco"
 
-    solref: tuple[float, float]  # contact time constant (s), damping ratio
+    solref: tuple[float, float]  # the cores' contacts: time constant (s), damping ratio
+    skin_solref: tuple[float, float]  # the skins' contacts: time constant (s), damping ratio
+    skin_depth: float  # how far two skins overlap before the cores touch (m); 0: no skin
     solimp: tuple[float, float, float, float, float]  # impedance d0, dwidth, width, ...
     cone: str
     impratio: float
@@ -40,5 +42,7 @@ class MujocoParams(EngineParams):
             if getattr(self, name) not in choices:
                 raise OptionsError(f"mujoco.{name} must be one of {', '.join(choices)}, got {getattr(self, name)!r}")
         require_numbers(self.NAME, "solref", self.solref, 2)
+        require_numbers(self.NAME, "skin_solref", self.skin_solref, 2)
+        require_non_negative(self.NAME, skin_depth=self.skin_depth)
         require_numbers(self.NAME, "solimp", self.solimp, 5)
         require_non_negative(self.NAME, tolerance=self.tolerance)
