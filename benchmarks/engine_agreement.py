@@ -23,10 +23,12 @@ import argparse
 import statistics
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from pisa3d.core.agent_specs import build_agent
+from pisa3d.core.options import parse_option_assignments
 from pisa3d.core.rng import make_rng
 from pisa3d.games import get_game
 from pisa3d.games.tower.hand import apply_hand_noise, lowered_release
@@ -74,9 +76,9 @@ def outcome(verdict: Verdict, margin: float, release: np.ndarray) -> Outcome:
     return Outcome(verdict.fell, verdict.max_displacement * MM, verdict.max_rotation_deg, margin * MM, release)
 
 
-def play_game(hand: str, table: str, seed: int, engines: dict) -> list[Placement]:
+def play_game(hand: str, table: str, seed: int, engines: dict, pybullet: dict[str, Any]) -> list[Placement]:
     """One seeded game played by the game itself; every placement judged by each engine alone."""
-    options = GAME.options({"hand": hand, "record_trajectories": False})
+    options = GAME.options({"hand": hand, "record_trajectories": False, "physics_params": pybullet})
     state, _ = GAME.new_game(4, seed, options)
     agents = [build_agent(GAME, table, seat, options) for seat in range(4)]
     rngs = [make_rng(seed, 1, seat) for seat in range(4)]
@@ -149,14 +151,19 @@ def main() -> None:
     parser.add_argument("--random-games", type=int, default=50, help="games of random bots per hand")
     parser.add_argument("--careful-games", type=int, default=14, help="games of careful bots per hand")
     parser.add_argument("--seed", type=int, default=1, help="first game seed")
+    parser.add_argument("--pybullet-set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a PyBullet parameter for the game and its engine (assets/physics/pybullet.json)")
     args = parser.parse_args()
+    pybullet = parse_option_assignments(args.pybullet_set)
+    if pybullet:
+        print(f"PyBullet with {pybullet}")
     rows: list[Placement] = []
     start = time.perf_counter()
     for hand in args.hands:
         for table, games in zip(TABLES, (args.random_games, args.careful_games), strict=True):
-            engines = {name: make_engine(name) for name in ENGINES}
+            engines = {name: make_engine(name, params=pybullet if name == "pybullet" else None) for name in ENGINES}
             for seed in range(args.seed, args.seed + games):
-                game_rows = play_game(hand, table, seed, engines)
+                game_rows = play_game(hand, table, seed, engines, pybullet)
                 rows += game_rows
                 print(f"{hand:8} {table:8} seed {seed:3}: {len(game_rows):3} placements, "
                       f"{sum(not r.agree for r in game_rows)} disagree ({time.perf_counter() - start:.0f} s)",
