@@ -101,8 +101,9 @@ def play_game(hand: str, table: str, seed: int, engines: dict, pybullet: dict[st
             verdict = engine.settle(before, release, target, setup.thresholds)
             outcomes[name] = outcome(verdict, state.static_margin(move.slot, release), release)
         placed = state.apply(move)[0].data
-        if placed["fell"] != outcomes["pybullet"].fell:
-            raise RuntimeError(f"{hand} {table} seed {seed}: the game's verdict is not PyBullet's own")
+        offset = round(float(np.hypot(*(outcomes["pybullet"].release[:2] - target[:2]))) * MM, 4)
+        if placed["fell"] != outcomes["pybullet"].fell or placed["hand_offset_mm"] != offset:
+            raise RuntimeError(f"{hand} {table} seed {seed}: the game's release or verdict is not PyBullet's own")
         out.append(Placement(hand, table, seed, len(before), outcomes))
     return out
 
