@@ -2,6 +2,8 @@
 
     nice python benchmarks/engine_agreement.py                          # careful and casual hands, ~1,000 each
     nice python benchmarks/engine_agreement.py --hands careful   # one hand (run two at once on two cores)
+    nice python benchmarks/engine_agreement.py --hands casual --seed 51 --save /tmp/b.pkl   # keep the rows
+    python benchmarks/engine_agreement.py --report /tmp/a.pkl /tmp/b.pkl                    # runs reported together
 
 benchmarks/physics_engines.py --only agreement hands both engines PyBullet's release pose, so
 it cannot see a release that goes wrong in the other engine. Here seeded 4-player tower games
@@ -20,9 +22,11 @@ and careful players (statics-only, so their towers grow tall), half the games ea
 from __future__ import annotations
 
 import argparse
+import pickle
 import statistics
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -154,7 +158,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1, help="first game seed")
     parser.add_argument("--pybullet-set", action="append", default=[], metavar="KEY=VALUE",
                         help="a PyBullet parameter for the game and its engine (assets/physics/pybullet.json)")
+    parser.add_argument("--save", type=Path, metavar="FILE", help="also keep the placements in FILE (pickle)")
+    parser.add_argument("--report", type=Path, nargs="+", metavar="FILE",
+                        help="play nothing: report the placements saved by earlier runs together")
     args = parser.parse_args()
+    if args.report:
+        rows = [row for path in args.report for row in pickle.loads(path.read_bytes())]
+        print(f"{len(rows)} placements from {len(args.report)} saved run(s)")
+        report(rows)
+        return
     pybullet = parse_option_assignments(args.pybullet_set)
     if pybullet:
         print(f"PyBullet with {pybullet}")
@@ -171,6 +183,8 @@ def main() -> None:
                       flush=True)
     print(f"\n{len(rows)} placements: {args.random_games} random and {args.careful_games} careful 4-player games "
           f"per hand from seed {args.seed}, in {time.perf_counter() - start:.0f} s")
+    if args.save:
+        args.save.write_bytes(pickle.dumps(rows))
     report(rows)
 
 
