@@ -88,3 +88,18 @@ def test_only_versions_before_the_portable_physics_are_called_older():
     assert _older_than("0.1.0", "0.2.0") and _older_than("0.1", "0.2.0") and _older_than("0.1.9", "0.2.0")
     assert not _older_than("0.2.0", "0.2.0") and not _older_than("1.0.0", "0.2.0")
     assert not _older_than("", "0.2.0") and not _older_than("dev", "0.2.0")
+
+
+def test_verify_explains_why_a_mujoco_record_of_an_earlier_version_diverges(tmp_path):
+    """MuJoCo's release and contacts changed in 0.3.0: a MuJoCo record made before says why it
+    diverges; a PyBullet record of the same version, and a MuJoCo record of today, get no such note."""
+    from pisa3d import __version__
+    from pisa3d.games.tower.game import MUJOCO_REVISED_IN, TowerGame
+
+    game = TowerGame()
+    assert MUJOCO_REVISED_IN == __version__ == "0.3.0"
+    for engine, made_by, noted in (("mujoco", "0.2.0", True), ("pybullet", "0.2.0", False),
+                                   ("mujoco", __version__, False)):
+        note = game.divergence_note({"pisa3d_version": made_by, "options": {"physics": engine}})
+        assert (note is not None and "MuJoCo" in note and made_by in note) is noted, (engine, made_by, note)
+    assert "BLAS" in game.divergence_note({"pisa3d_version": "0.1.0", "options": {"physics": "mujoco"}})

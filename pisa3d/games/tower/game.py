@@ -28,6 +28,10 @@ PORTABLE_SINCE = "0.2.0"
 """The first pisa3d whose tower games do not depend on the CPU (no BLAS in the game's maths,
 pisa3d/physics/poses.py); records of earlier versions re-play otherwise."""
 
+MUJOCO_REVISED_IN = "0.3.0"
+"""The first pisa3d whose MuJoCo lifts a touching tile straight up and gives tiles a soft skin over a
+stiff core (docs/tower-physics.md); MuJoCo records of earlier versions re-play otherwise."""
+
 
 def _older_than(version: str, than: str) -> bool:
     """Is release ``version`` (major.minor.patch) older than ``than``? Unreadable: not known older."""
@@ -51,12 +55,19 @@ class TowerGame(Game):
 
     def divergence_note(self, header: Mapping[str, Any]) -> str | None:
         made_by = str(header.get("pisa3d_version", ""))
-        if not _older_than(made_by, PORTABLE_SINCE):
-            return None
-        return (f"this record was made by pisa3d {made_by}, whose tower physics depended in the last bits on "
-                f"the CPU's BLAS kernel; pisa3d {PORTABLE_SINCE} and later play a game alike on every machine but "
-                f"not as earlier versions did, so it verifies only with pisa3d {made_by} on the kind of machine "
-                "that made it; its stored events still narrate, export and play (docs/records.md)")
+        if _older_than(made_by, PORTABLE_SINCE):
+            return (f"this record was made by pisa3d {made_by}, whose tower physics depended in the last bits on "
+                    f"the CPU's BLAS kernel; pisa3d {PORTABLE_SINCE} and later play a game alike on every machine "
+                    f"but not as earlier versions did, so it verifies only with pisa3d {made_by} on the kind of "
+                    "machine that made it; its stored events still narrate, export and play (docs/records.md)")
+        options = header.get("options")
+        engine = options.get("physics") if isinstance(options, Mapping) else None
+        if engine == "mujoco" and _older_than(made_by, MUJOCO_REVISED_IN):
+            return (f"this MuJoCo record was made by pisa3d {made_by}; pisa3d {MUJOCO_REVISED_IN} changed how MuJoCo "
+                    "releases a tile that touches another and gave its tiles a soft skin (docs/tower-physics.md), "
+                    f"so it verifies only with pisa3d {made_by}; its stored events still narrate, export and play "
+                    "(docs/records.md)")
+        return None
 
     def _start(self, num_players: int, seed: int, options: GameOptions) -> tuple[State, list[Event]]:
         assert isinstance(options, TowerOptions)
