@@ -31,6 +31,7 @@ from ..core.events import Event
 from ..core.state import State
 from . import work
 from .catalog import games_catalog
+from .framing import last_move_box
 from .matches import LiveMatch, create_match
 from .store import MatchStore
 
@@ -166,6 +167,8 @@ class Server:
         match = table.match
         try:
             match.state = await self.run_rebuild(match.record_to_save())  # marked unfinished while in play
+            # the box the pages frame the last move by, its release read from the journal
+            match.move_box = await self.run_on(pool_for(match.state), last_move_box, match.record_to_save())
             await self.work_out_details(match)
         except PisaError as exc:
             match.meta.status, match.meta.reason = "broken", str(exc)

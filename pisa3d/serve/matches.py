@@ -22,6 +22,8 @@ from ..core.game import Game
 from ..core.record import GameRecord, MoveEntry, PlayerEntry, new_header
 from ..core.registry import get_game
 from ..core.state import State
+from ..viewer.camera import Bounds
+from .framing import frame_box
 from .store import MatchMeta
 from .work import Applied
 
@@ -120,6 +122,8 @@ class LiveMatch:
         self.last_events: list[Event] = list(record.moves[-1].events if record.moves else record.setup_events)
         self.details: dict[str, Any] | None = None
         """``Game.move_details`` for the seat to move, worked out (in a worker) after each move."""
+        self.move_box: Bounds | None = None
+        """The box the last move is framed by (``framing``), set by the move, or on a rebuild."""
 
     @property
     def match_id(self) -> str:
@@ -159,6 +163,7 @@ class LiveMatch:
         self.state = made.state
         self.record.moves.append(MoveEntry(made.player, made.move, made.events, None))
         self.last_events = made.events
+        self.move_box = made.move_box
         if made.state.is_over:
             self.record.result = made.state.result()
             self.meta.status = "over"
@@ -198,6 +203,7 @@ class LiveMatch:
         return {
             "type": "state", "protocol": 1, "match_id": self.match_id, "game": self.game.id, "seat": seat,
             "view": view, "to_move": self.to_move, "legal": legal, "listed": listed, "details": details,
+            "frame_box": frame_box(state, self.move_box, details),
             "events": [{"kind": e.kind, "data": e.data, "text": self.game.describe_event(e)} for e in events],
             "moves": summary["moves"], "over": self.over, "status": self.meta.status,
             "result": summary["result"], "seats": summary["seats"],
