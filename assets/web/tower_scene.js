@@ -194,7 +194,10 @@
     };
     const setView = (name) => {
       view = name;
-      buttons.forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.view === name)));
+      buttons.forEach((b) => {
+        b.setAttribute("aria-pressed", String(b.dataset.view === name));
+        b.style.outline = b.dataset.view === name ? "2px solid #e0a040" : ""; // the view in force
+      });
       stage.dataset.view = name;
       if (name !== "free" && box) easeTo(goal(), false);
       viewListeners.forEach((fn) => fn(name));
