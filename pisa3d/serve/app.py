@@ -205,10 +205,11 @@ class Server:
         return {"match_id": match.match_id, "seats": seats, "watch_url": f"/play/{match.match_id}"}
 
     async def work_out_details(self, match: LiveMatch) -> None:
-        """The seat to move's move details, when a person is to move and the match shows them."""
+        """The seat to move's move details, when a person is to move: with the safety figures when
+        the match shows them (hints), else only what the page draws (the tower's ghost poses)."""
         match.details = None
-        if match.state is not None and match.meta.hints and not match.over and match.bot_to_move() is None:
-            match.details = await self.run(match.state, work.move_details)
+        if match.state is not None and not match.over and match.bot_to_move() is None:
+            match.details = await self.run(match.state, work.move_details, match.meta.hints)
 
     def save_match(self, match: LiveMatch) -> None:
         """The match's meta and the record's beginning (at its start)."""

@@ -198,7 +198,7 @@ class LiveMatch:
         legal_moves = state.legal_moves() if to_act else []
         legal = [str(m) for m in legal_moves]
         listed = [str(m) for m in self.game.listed_moves(view, legal_moves)] if to_act else []
-        details = self.details if to_act and self.meta.hints else None
+        details = self.details if to_act else None
         summary = self.summary(connected)
         return {
             "type": "state", "protocol": 1, "match_id": self.match_id, "game": self.game.id, "seat": seat,

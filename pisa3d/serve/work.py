@@ -98,13 +98,13 @@ def bot_move(state: State, agent_text: str, options_json: str, seed: int, move_n
     return str(agent.choose(seen, state.legal_moves(), rng))
 
 
-def move_details(state: State) -> dict[str, Any] | None:
-    """What a page shows beside each legal move of the seat to move (``Game.move_details``),
-    from that seat's view alone."""
+def move_details(state: State, figures: bool = True) -> dict[str, Any] | None:
+    """What a page shows beside each legal move of the seat to move (``Game.move_details``;
+    without ``figures`` only what it needs to draw them), from that seat's view alone."""
     seat = state.current_player
     if seat is None:
         return None
-    return state.game.move_details(state.view(seat), state.legal_moves())
+    return state.game.move_details(state.view(seat), state.legal_moves(), figures)
 
 
 def rebuild(record: GameRecord) -> State:

@@ -159,12 +159,14 @@ def test_the_tower_seat_to_move_gets_each_placement_s_pose_and_margins_unless_hi
     with served(tmp_path) as client:
         match = create(client, "tower", ["human", "human"], hand="steady")
         quiet = client.post("/api/matches", json={"game": "tower", "players": 2, "seats": ["human", "human"],
-                                                  "hints": False}).json()
+                                                  "seed": 3, "options": {"hand": "steady"}, "hints": False}).json()
         with (client.websocket_connect(f"/ws/{match['match_id']}?token={token_of(match, 0)}") as mover,
               client.websocket_connect(f"/ws/{match['match_id']}?token={token_of(match, 1)}") as other):
             mine, theirs = next_state(mover), next_state(other)
         with client.websocket_connect(f"/ws/{quiet['match_id']}?token={token_of(quiet, 0)}") as competitive:
-            assert next_state(competitive)["details"] is None
+            # Hints off: the ghosts' poses only (the page still draws every slot), no safety figures.
+            poses_only = next_state(competitive)["details"]
+        assert poses_only == {move: {"pose": d["pose"]} for move, d in mine["details"].items()}
         answer = client.post("/api/matches", json={"game": "tower", "players": 2, "seats": ["human"] * 2, "hints": 1})
         assert answer.status_code == 400 and "'hints' must be true" in answer.json()["error"]
     details = mine["details"]

@@ -264,3 +264,19 @@ def test_both_pages_offer_the_whole_tower_and_the_follow_the_top_views(server: t
     assert replay.evaluate("window.pisaFraming()")["view"] == "tower"
     for page in (live, replay):
         assert page.errors == [], page.errors  # type: ignore[attr-defined]
+
+
+def test_without_hints_every_slot_is_still_a_ghost_in_one_neutral_colour(server: tuple[str, Path],
+                                                                          browser: Any) -> None:
+    base, _ = server
+    match = _http(base, "/api/matches", {"game": "tower", "players": 2, "seats": ["human", "human"], "seed": 5,
+                                         "options": {"hand": "steady"}, "hints": False})
+    page = _page(browser, base + match["seats"][0]["url"])
+    _wait_moves(page, ".twr", 0)
+    ghosts = _ghosts(page)
+    listed = page.eval_on_selector_all(".twr-slot", "els => els.map(e => e.dataset.slot)")
+    assert sorted(g["slot"] for g in ghosts) == sorted(listed) and listed  # one ghost per slot, as with hints
+    assert {g["colour"] for g in ghosts} == {"#6f8fb8"}  # no safety told by colour
+    assert page.query_selector_all(".twr-risk") == [] and "%" not in page.inner_text(".twr-moves")
+    assert page.inner_text(".twr-moves h3") == "Placements"  # not "safest first"
+    assert page.errors == [], page.errors  # type: ignore[attr-defined]

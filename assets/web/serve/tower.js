@@ -193,7 +193,10 @@
 
     // --- ghosts: every legal slot as a translucent tile, coloured by its safety ---------------
     // The colour runs from green (safe) to red (falls): by the fall odds when the server sends
-    // them, else by the statics verdict. Hover shows the figures; a click picks the slot.
+    // them, else by the statics verdict; a match without hints sends only the poses, and its
+    // ghosts are all one neutral colour. Hover shows the figures; a click picks the slot.
+    const NEUTRAL = "#6f8fb8";
+    const judged = (d) => !!d && d.verdict !== undefined; // a move with safety figures
     const VERDICT_RISK = { "safe": 0.05, "thin: a shaky hand may topple it": 0.45,
       "stands, but a next placement would topple it": 0.7, "falls now": 1.0 };
     const riskOf = (d) => (d.fall_odds !== undefined && d.fall_odds !== null ? d.fall_odds : (VERDICT_RISK[d.verdict] ?? 0.5));
@@ -202,8 +205,9 @@
       const hue = (1 - Math.min(1, t * 2.5)) * 120; // 40 % odds and more: red
       return `hsl(${hue.toFixed(0)}, 75%, 45%)`;
     };
+    const ghostColour = (d) => (judged(d) ? riskColour(riskOf(d)) : NEUTRAL);
     const describe = (move, d) => {
-      if (!d) return move;
+      if (!judged(d)) return move;
       const odds = d.fall_odds !== undefined && d.fall_odds !== null ? `falls ${(100 * d.fall_odds).toFixed(0)}% of the time with your hand; ` : "";
       const mm = (v) => (v === null || v === undefined ? "-" : `${v >= 0 ? "+" : ""}${v.toFixed(2)} mm`);
       return `${move}: ${odds}margin ${mm(d.margin_mm)}, worst next ${mm(d.worst_next_mm)} (${d.verdict})`;
@@ -228,7 +232,7 @@
         if (!d || !d.pose) continue;
         const chosen = selected && selected.slot === slot;
         const material = new THREE.MeshStandardMaterial({
-          color: new THREE.Color(riskColour(riskOf(d))), transparent: true, depthWrite: false,
+          color: new THREE.Color(ghostColour(d)), transparent: true, depthWrite: false,
           opacity: chosen ? 0.85 : hovered === slot ? 0.7 : 0.4, roughness: 0.6,
         });
         const mesh = new THREE.Mesh(geometry || fallback, material);
@@ -386,9 +390,10 @@
       moves.replaceChildren();
       if (myTurn) {
         const details = msg.details || {};
-        const rankOf = (options) => { const d = details[options[0].move]; return d ? d.rank : 0; };
+        const rankOf = (options) => { const d = details[options[0].move]; return judged(d) ? d.rank : 0; };
         const ordered = [...slots].sort((a, b) => rankOf(a[1]) - rankOf(b[1])); // safest first
-        moves.appendChild(el("h3", "", msg.details ? "Placements, safest first" : "Placements"));
+        const withFigures = Object.values(details).some(judged);
+        moves.appendChild(el("h3", "", withFigures ? "Placements, safest first" : "Placements"));
         if (selected && !slots.has(selected.slot)) selected = null;
         if (selected) {
           const bar = el("div", "twr-chosen");
@@ -407,13 +412,13 @@
           item.dataset.slot = slot;
           const label = el("div", "twr-slot-name");
           const d = details[options[0].move];
-          if (d) {
+          if (judged(d)) {
             const dot = el("span", "twr-risk");
             dot.style.background = riskColour(riskOf(d));
             label.appendChild(dot);
           }
           label.append(el("strong", "", slot), ` ${slotName(slot)}`);
-          if (d) label.appendChild(el("span", "dim", ` · ${describe("", d).replace(/^: /, "")}`));
+          if (judged(d)) label.appendChild(el("span", "dim", ` · ${describe("", d).replace(/^: /, "")}`));
           item.appendChild(label);
           const buttons = el("div", "twr-row");
           for (const { rotation, move } of options) {
