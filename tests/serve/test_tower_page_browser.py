@@ -279,4 +279,20 @@ def test_without_hints_every_slot_is_still_a_ghost_in_one_neutral_colour(server:
     assert {g["colour"] for g in ghosts} == {"#6f8fb8"}  # no safety told by colour
     assert page.query_selector_all(".twr-risk") == [] and "%" not in page.inner_text(".twr-moves")
     assert page.inner_text(".twr-moves h3") == "Placements"  # not "safest first"
+    # A click picks a ghost; Shift + wheel turns the tile among the slot's listed turns, round and back.
+    stage = page.query_selector(".twr-stage canvas").bounding_box()
+    ghost = next(g for g in ghosts if g["front"] and stage["x"] + 5 < g["x"] < stage["x"] + stage["width"] - 5
+                 and stage["y"] + 5 < g["y"] < stage["y"] + stage["height"] - 5)
+    turns = page.eval_on_selector_all(f".twr-slot[data-slot='{ghost['slot']}'] .twr-turn",
+                                      "els => els.map(e => e.dataset.move)")
+    page.mouse.click(ghost["x"], ghost["y"])
+    page.wait_for_selector(f".twr-slot.picked[data-slot='{ghost['slot']}']", timeout=STEP_TIMEOUT_MS)
+    seen = [page.get_attribute("[data-place]", "data-place")]
+    page.keyboard.down("Shift")
+    for _ in turns:
+        page.mouse.wheel(0, 120)
+        page.wait_for_timeout(100)
+        seen.append(page.get_attribute("[data-place]", "data-place"))
+    page.keyboard.up("Shift")
+    assert len(turns) >= 2 and sorted(seen[:-1]) == sorted(turns) and seen[-1] == seen[0], (turns, seen)
     assert page.errors == [], page.errors  # type: ignore[attr-defined]

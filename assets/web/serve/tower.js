@@ -292,13 +292,18 @@
     });
     // Keys: r / R turn the picked tile (legal turns only), Enter places it, Escape drops the pick.
     root.tabIndex = 0;
-    root.addEventListener("keydown", (e) => {
+    // Turn the picked tile `step` legal turns on (only the turns that are legal and look different).
+    function turn(step) {
       if (!selected || !msg) return;
       const options = groupLegal(msg.listed && msg.listed.length ? msg.listed : msg.legal).slots.get(selected.slot) || [];
+      const i = options.findIndex((o) => o.move === selected.move);
+      const next = options[(((i + step) % options.length) + options.length) % options.length];
+      if (next) pick(selected.slot, next.move);
+    }
+    root.addEventListener("keydown", (e) => {
+      if (!selected || !msg) return;
       if (e.key === "r" || e.key === "R") {
-        const i = options.findIndex((o) => o.move === selected.move);
-        const next = options[(i + (e.key === "r" ? 1 : options.length - 1)) % options.length];
-        if (next) pick(selected.slot, next.move);
+        turn(e.key === "r" ? 1 : -1);
         e.preventDefault();
       } else if (e.key === "Enter") {
         ctx.sendMove(selected.move);
@@ -309,6 +314,14 @@
         drawScene();
       }
     });
+    // Shift + wheel turns the picked tile (the wheel alone zooms): caught before the camera's controls.
+    stage.addEventListener("wheel", (e) => {
+      if (!selected || !e.shiftKey) return;
+      e.preventDefault();
+      e.stopPropagation();
+      const delta = e.deltaY || e.deltaX; // some systems turn a shifted wheel into a sideways one
+      if (delta) turn(delta > 0 ? 1 : -1);
+    }, { capture: true, passive: false });
 
     function play(traj, box) {
       if (!traj || !traj.frames || !traj.frames.length) return;
@@ -403,7 +416,8 @@
           place.dataset.place = selected.move;
           place.addEventListener("click", () => ctx.sendMove(selected.move));
           bar.appendChild(place);
-          bar.appendChild(el("div", "help", "r turns the tile, Enter places it, Esc lets go; or click another ghost"));
+          bar.appendChild(el("div", "help", "r or Shift + wheel turns the tile, Enter places it, Esc lets go; "
+            + "or pick another ghost"));
           moves.appendChild(bar);
         }
         const list = el("ul", "twr-slots");
