@@ -466,7 +466,7 @@ async def play_socket(server: Server, ws: WebSocket) -> None:
     seated = Seated(ws, seat)
     async with table.lock:  # no move lands between the first state message and joining
         table.sockets.append(seated)
-        await _send_state(table, seated, table.match.last_events)
+        await _send_state(table, seated, table.match.recent_events())
     try:
         await _serve_messages(server, table, seated)
     finally:
@@ -511,7 +511,7 @@ async def _handle(server: Server, table: Table, seated: Seated, data: str | byte
         return "messages are JSON objects with a \"type\": \"move\" (to play) or \"sync\" (to get the state again)"
     if message["type"] == "sync":
         async with table.lock:
-            await _send_state(table, seated, table.match.last_events)
+            await _send_state(table, seated, table.match.recent_events())
         return None
     if message["type"] != "move":
         return f"unknown message type {str(message['type'])[:40]!r}; the types are \"move\" and \"sync\""

@@ -30,6 +30,8 @@ from .work import Applied
 HUMAN = "human"
 REQUEST_FIELDS = ("game", "players", "seats", "seed", "options", "hints")
 MAX_SEED = 2**32 - 1
+RECENT_MOVES = 6
+"""Moves whose events a page gets on connecting (``LiveMatch.recent_events``)."""
 
 
 def token_digest(token: str) -> str:
@@ -167,6 +169,15 @@ class LiveMatch:
         if made.state.is_over:
             self.record.result = made.state.result()
             self.meta.status = "over"
+
+    def recent_events(self) -> list[Event]:
+        """The events of the last RECENT_MOVES moves (the set-up's too while the game is younger):
+        what a page that connects mid-game narrates, so it opens on the last moves told."""
+        moves = self.record.moves
+        events = list(self.record.setup_events) if len(moves) < RECENT_MOVES else []
+        for entry in moves[-RECENT_MOVES:]:
+            events.extend(entry.events)
+        return events
 
     def record_to_save(self) -> GameRecord:
         """The record as it goes to disk: marked unfinished until the game ends."""

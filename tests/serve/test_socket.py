@@ -184,3 +184,24 @@ def test_the_tower_seat_to_move_gets_each_placement_s_pose_and_margins_unless_hi
     assert all(listed_slots.count(slot) <= looks for slot in set(listed_slots))
     assert theirs["listed"] == []
     assert sorted({d["rank"] for d in details.values()}) == list(range(len({m.split()[0] for m in placements})))
+
+
+def test_a_page_connecting_mid_game_gets_the_last_moves_to_narrate(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        match = create(client, "cards", ["human", "human", "human"])
+        mid = match["match_id"]
+        with (client.websocket_connect(f"/ws/{mid}?token={token_of(match, 0)}") as seat0,
+              client.websocket_connect(f"/ws/{mid}?token={token_of(match, 1)}") as seat1,
+              client.websocket_connect(f"/ws/{mid}?token={token_of(match, 2)}") as seat2):
+            seats = [seat0, seat1, seat2]
+            latest = [next_state(ws) for ws in seats]
+            for _ in range(8):
+                mover = latest[0]["to_move"]
+                seats[mover].send_json({"type": "move", "move": latest[mover]["legal"][0]})
+                latest = [next_state(ws) for ws in seats]
+        with client.websocket_connect(f"/ws/{mid}") as watcher:
+            told = next_state(watcher)["events"]
+    moves = [json.loads(line) for line in (tmp_path / mid / "moves.jsonl").read_text().splitlines()]
+    assert len(moves) == 8
+    expected = [event["kind"] for move in moves[-6:] for event in move["events"]]
+    assert [e["kind"] for e in told] == expected and all(e["text"] for e in told)  # the last six moves, in order
