@@ -20,7 +20,8 @@ from pisa3d.export.html import write_page
 from pisa3d.serve.store import MatchStore
 
 from .helpers import RealServer, token_of
-from .test_board_pages import CHROMIUM, CHROMIUM_ARGS, STEP_TIMEOUT_MS, _http, _wait_moves
+from .test_board_pages import STEP_TIMEOUT_MS, _http, _wait_moves
+from .test_board_pages import browser as browser  # the same Chromium fixture
 
 pytestmark = [pytest.mark.display, pytest.mark.slow]
 
@@ -32,17 +33,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     data = tmp_path_factory.mktemp("serve-data")
     with RealServer(data, "--workers", "1") as real:
         yield real.url, data
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 def _page(browser: Any, url: str, size: tuple[int, int] = (1100, 750), **context: Any) -> Any:
