@@ -37,10 +37,15 @@
   views.tower = function (stage, scene) {
     const { THREE } = globalThis.PISA_THREE;
     const shared = globalThis.PisaTowerScene; // tower_scene.js: renderer, lights, table, tiles
-    const geometries = (scene.meshes || []).map((m) => shared.meshGeometry(THREE, m));
+    // Tile meshes built as the live page builds them (tower_scene.js), one per distinct tile.
+    const [side, , thickness] = scene.tile_extents;
+    const geometries = new Map();
     const geometryOf = (k) => {
-      const mid = scene.tile_mesh ? scene.tile_mesh[k] : null;
-      return mid !== null && mid !== undefined ? geometries[mid] || null : null;
+      const faces = (scene.tiles || [])[k];
+      if (!faces) return null;
+      const key = faces.join("/");
+      if (!geometries.has(key)) geometries.set(key, shared.tileGeometry(THREE, faces[0], faces[1], side, thickness));
+      return geometries.get(key);
     };
     if (scene.missing_poses) { // say why the table is empty, never just show it so
       const notice = el("div", "notice", scene.missing_poses.charAt(0).toUpperCase() + scene.missing_poses.slice(1));
@@ -67,45 +72,35 @@
     };
     // Each position framed on its own, by the box the viewer and the video frame
     // (pisa3d.viewer.camera.move_bounds: the tower before the move and its release, tiles that
-    // fell off the table left out). The camera eases to each new position's framing unless the
-    // person has turned or zoomed it; a double click hands it back to the framing.
-    const { camera, controls, renderer, world } = view3d;
-    const framingOf = (pos) => {
+    // fell off the table left out); tower_scene.js follows it (whole tower or its top) unless
+    // the person has turned or zoomed the camera.
+    const { camera } = view3d;
+    const boxOf = (pos) => {
       const boxes = scene.frame_boxes || [];
-      const box = boxes[Math.min(boxes.length - 1, Math.max(0, pos + 1))] || [[-0.03, -0.03, 0], [0.03, 0.03, 0.06]];
-      return view3d.framingOf(box[0], box[1]);
+      return boxes[Math.min(boxes.length - 1, Math.max(0, pos + 1))] || [[-0.03, -0.03, 0], [0.03, 0.03, 0.06]];
     };
-    let following = true, framedPos = null, easing = null;
+    let framedPos = null;
     const frameFor = (pos) => {
-      if (pos === framedPos || !following) return;
-      const goal = framingOf(pos);
-      if (framedPos === null) { framedPos = pos; view3d.place(goal); return; }
+      if (pos === framedPos) return;
       framedPos = pos;
-      const from = { target: controls.target.toArray(), position: camera.position.toArray() };
-      const began = performance.now();
-      const step = () => {
-        if (easing !== step) return;
-        const t = Math.min(1, (performance.now() - began) / 400);
-        const s = t * t * (3 - 2 * t);
-        view3d.place({ target: from.target.map((v, a) => v + (goal.target[a] - v) * s),
-                       position: from.position.map((v, a) => v + (goal.position[a] - v) * s) });
-        renderer.render(world, camera);
-        if (t < 1) requestAnimationFrame(step); else easing = null;
-      };
-      easing = step;
-      requestAnimationFrame(step);
+      view3d.follow(...boxOf(pos));
     };
-    controls.addEventListener("start", () => { following = false; easing = null; });
-    renderer.domElement.addEventListener("dblclick", () => {
-      following = true;
-      const pos = framedPos;
-      framedPos = null;
-      frameFor(pos === null ? -1 : pos);
-    });
     frameFor(-1);
 
+    // The tile a move placed glows faintly, as on the live page: tiles placed up to each move.
+    const placedUpTo = [];
+    record.moves.forEach((m, i) => {
+      const placed = (m.events || []).filter((e) => e.kind === "placed").length;
+      placedUpTo.push((i ? placedUpTo[i - 1] : 0) + placed);
+    });
+    const markMove = (pos) => {
+      const placedNow = pos >= 0 && placedUpTo[pos] > (pos ? placedUpTo[pos - 1] : 0);
+      view3d.mark(placedNow ? placedUpTo[pos] - 1 : -1);
+      for (let k = 0; k < view3d.tileCount(); k++) view3d.refreshTile(k);
+    };
+
     return {
-      show(pos) { frameFor(pos); pose(settledFrame(pos)); render(); },
+      show(pos) { frameFor(pos); pose(settledFrame(pos)); markMove(pos); render(); },
       animation(pos) { return trajectoryOf(pos); },
       showFrame(pos, f) {
         frameFor(pos);
@@ -115,8 +110,8 @@
       },
       // Where the camera goes for the position shown (for tests: the eased camera ends there).
       framing() {
-        const aspect = camera.aspect;
-        return { following, fov: camera.fov, aspect, ...framingOf(framedPos === null ? -1 : framedPos) };
+        return { following: view3d.view() !== "free", view: view3d.view(), fov: camera.fov, aspect: camera.aspect,
+                 box: boxOf(framedPos), ...view3d.goal() };
       },
       summary(pos) { return scene.states ? scene.states[pos + 1].summary : `${settledFrame(pos).length} tiles`; },
     };

@@ -1,7 +1,7 @@
-// The tower's three.js scene, shared by the replay page (replay.js, which gets its tile meshes
-// from Python) and the play page (serve/tower.js, which builds them here from the tile set the
-// view carries): the renderer, lights, table, one mesh per tile posed from [x, y, z, qx, qy, qz,
-// qw] (z up, metres), a camera framing a box, and drawing on demand.
+// The tower's three.js scene, shared by the replay page (replay.js) and the play page
+// (serve/tower.js): the renderer, lights, table, the tile meshes (built here from each tile's
+// two face patterns), one per tile posed from [x, y, z, qx, qy, qz, qw] (z up, metres), the
+// camera following the box Python's framing rule gives (whole tower or its top), drawing on demand.
 // Needs three.bundle.js first (globalThis.PISA_THREE).
 "use strict";
 
@@ -76,11 +76,6 @@
     return toGeometry(THREE, out);
   }
 
-  // A mesh Python prepared (pisa3d/export/web_tower.py): micrometres, sRGB 0-255 per corner.
-  function meshGeometry(THREE, m) {
-    return toGeometry(THREE, { positions: m.positions_um.map((v) => v * 1e-6), colors: m.colors.map(srgbToLinear) });
-  }
-
   // The scene in `stage`. geometryOf(k) gives tile k's geometry (null: a plain box).
   function create(stage, options) {
     const { THREE, OrbitControls } = globalThis.PISA_THREE;
@@ -143,13 +138,16 @@
     };
 
     const controls = new OrbitControls(camera, renderer.domElement);
-    // The camera framing a box [lo, hi]: its bounding sphere fits the 40 degree view, seen from
-    // the south-east.
-    const framingOf = (lo, hi) => {
+    // The camera framing a box [lo, hi]: its bounding sphere fits the 40 degree view (or the
+    // narrower width of a tall, thin view), seen from the south-east (`look`: the direction
+    // from the box to the camera).
+    const framingOf = (lo, hi, look = [0.8, -1.1, 0.5]) => {
       const centre = lo.map((v, a) => (v + hi[a]) / 2);
       const radius = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) / 2;
-      const dist = (radius / Math.sin((camera.fov / 2) * Math.PI / 180)) * 1.05;
-      const look = [0.8, -1.1, 0.5], norm = Math.hypot(...look);
+      const half = (camera.fov / 2) * Math.PI / 180;
+      const narrowest = Math.min(half, Math.atan(Math.tan(half) * Math.min(1, camera.aspect)));
+      const dist = (radius / Math.sin(narrowest)) * 1.05;
+      const norm = Math.hypot(...look);
       return { target: centre, position: centre.map((v, a) => v + (look[a] / norm) * dist) };
     };
     const place = (f) => {
@@ -158,8 +156,75 @@
       controls.update();
     };
     const frameBox = (lo, hi) => place(framingOf(lo, hi));
-    if (options.frameBox) frameBox(options.frameBox[0], options.frameBox[1]);
 
+    // --- following the box the page is given (Python's one framing rule, pisa3d.viewer.camera)
+    // in one of two views: "tower", the whole box, or "top", its top floors from higher up and
+    // closer (where the next tile goes); the camera eases to each new box. Turning, zooming or
+    // panning by hand makes the view "free" until a view is chosen again (buttons, keys t / w,
+    // or a double click for the whole tower).
+    const TOP_DEPTH = 1.6; // tile sides of the box's top that the top view frames
+    let box = null, view = "tower", easing = null;
+    const viewListeners = [];
+    const goal = () => {
+      const [lo, hi] = box;
+      if (view !== "top") return framingOf(lo, hi);
+      return framingOf([lo[0], lo[1], Math.max(lo[2], hi[2] - TOP_DEPTH * side)], hi, [0.55, -0.75, 1.1]);
+    };
+    const easeTo = (to, instant) => {
+      if (instant) { easing = null; place(to); render(); return; }
+      const from = { target: controls.target.toArray(), position: camera.position.toArray() };
+      const began = performance.now();
+      const step = () => {
+        if (easing !== step) return;
+        const t = Math.min(1, (performance.now() - began) / 400);
+        const s = t * t * (3 - 2 * t);
+        place({ target: from.target.map((v, a) => v + (to.target[a] - v) * s),
+                position: from.position.map((v, a) => v + (to.position[a] - v) * s) });
+        renderer.render(world, camera);
+        if (t < 1) requestAnimationFrame(step); else easing = null;
+      };
+      easing = step;
+      requestAnimationFrame(step);
+    };
+    // Frame [lo, hi] in the current view (instant for the first box, eased after).
+    const follow = (lo, hi) => {
+      const first = box === null;
+      box = [lo, hi];
+      if (view !== "free") easeTo(goal(), first);
+    };
+    const setView = (name) => {
+      view = name;
+      buttons.forEach((b) => {
+        b.setAttribute("aria-pressed", String(b.dataset.view === name));
+        b.style.outline = b.dataset.view === name ? "2px solid #e0a040" : ""; // the view in force
+      });
+      stage.dataset.view = name;
+      if (name !== "free" && box) easeTo(goal(), false);
+      viewListeners.forEach((fn) => fn(name));
+    };
+    controls.addEventListener("start", () => { easing = null; if (view !== "free") setView("free"); });
+    renderer.domElement.addEventListener("dblclick", () => setView("tower"));
+    const bar = document.createElement("div");
+    bar.className = "pisa-views";
+    bar.style.cssText = "position:absolute;left:8px;top:8px;z-index:3;display:flex;gap:4px;font-size:12px";
+    const buttons = [["tower", "whole tower", "w"], ["top", "follow the top", "t"]].map(([name, label, key]) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = label;
+      b.style.cssText = "font-size:12px;padding:3px 7px;white-space:nowrap";
+      b.dataset.view = name;
+      b.title = `${label} (key ${key}); drag to turn, wheel or pinch to zoom, right-drag to pan`;
+      b.addEventListener("click", () => setView(name));
+      bar.appendChild(b);
+      return b;
+    });
+    stage.appendChild(bar);
+    document.addEventListener("keydown", (e) => {
+      const tag = e.target && e.target.tagName;
+      if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === "t") setView("top");
+      else if (e.key === "w") setView("tower");
+    });
     // Draw in an animation frame: a canvas drawn before the page's first layout can stay blank.
     let pending = false;
     const render = () => {
@@ -172,19 +237,24 @@
       renderer.setSize(w, h, false);
       camera.aspect = w / h;
       camera.updateProjectionMatrix();
+      if (box && view !== "free" && !easing) place(goal()); // a thinner view needs the camera further
     };
     resize();
     // Follow the stage's real size: it settles only after the rest of the page is filled.
     if (window.ResizeObserver) new ResizeObserver(() => { resize(); render(); }).observe(stage);
     else window.addEventListener("resize", () => { resize(); render(); });
     controls.addEventListener("change", render);
+    setView("tower");
+    if (options.frameBox) follow(options.frameBox[0], options.frameBox[1]);
 
     return {
       THREE, world, camera, controls, renderer, render, pose, frameBox, framingOf, place, refreshTile, mark,
+      follow, setView, view: () => view, goal: () => (box ? goal() : null),
+      onView(fn) { viewListeners.push(fn); },
       setGeometryOf(fn) { geometryOf = fn; },
       tileCount() { return tileMeshes.length; },
     };
   }
 
-  globalThis.PisaTowerScene = { create, tileGeometry, meshGeometry, srgbToLinear };
+  globalThis.PisaTowerScene = { create, tileGeometry, srgbToLinear };
 })();

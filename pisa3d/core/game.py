@@ -166,9 +166,12 @@ class Game(ABC):
         from the person's view alone; None: this game gives no hints."""
         return None
 
-    def move_details(self, view: View, legal_moves: Sequence[Move]) -> dict[str, dict[str, Any]] | None:
+    def move_details(self, view: View, legal_moves: Sequence[Move],
+                     figures: bool = True) -> dict[str, dict[str, Any]] | None:
         """Per legal move (by notation), JSON facts a page shows beside it (the tower: where the
-        tile would go and how safe it is), from the player's view alone; None: none."""
+        tile would go and how safe it is), from the player's view alone; None: none. Without
+        ``figures`` only what a page needs to draw the move (the tower: where the tile would go),
+        no judgement of it: a match played without hints."""
         return None
 
     def move_menu(self, view: View, legal_moves: Sequence[Move]) -> Sequence[MenuGroup] | None:

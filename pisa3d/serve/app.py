@@ -31,6 +31,7 @@ from ..core.events import Event
 from ..core.state import State
 from . import work
 from .catalog import games_catalog
+from .framing import last_move_box
 from .matches import LiveMatch, create_match
 from .store import MatchStore
 
@@ -166,6 +167,8 @@ class Server:
         match = table.match
         try:
             match.state = await self.run_rebuild(match.record_to_save())  # marked unfinished while in play
+            # the box the pages frame the last move by, its release read from the journal
+            match.move_box = await self.run_on(pool_for(match.state), last_move_box, match.record_to_save())
             await self.work_out_details(match)
         except PisaError as exc:
             match.meta.status, match.meta.reason = "broken", str(exc)
@@ -202,10 +205,11 @@ class Server:
         return {"match_id": match.match_id, "seats": seats, "watch_url": f"/play/{match.match_id}"}
 
     async def work_out_details(self, match: LiveMatch) -> None:
-        """The seat to move's move details, when a person is to move and the match shows them."""
+        """The seat to move's move details, when a person is to move: with the safety figures when
+        the match shows them (hints), else only what the page draws (the tower's ghost poses)."""
         match.details = None
-        if match.state is not None and match.meta.hints and not match.over and match.bot_to_move() is None:
-            match.details = await self.run(match.state, work.move_details)
+        if match.state is not None and not match.over and match.bot_to_move() is None:
+            match.details = await self.run(match.state, work.move_details, match.meta.hints)
 
     def save_match(self, match: LiveMatch) -> None:
         """The match's meta and the record's beginning (at its start)."""
@@ -462,7 +466,7 @@ async def play_socket(server: Server, ws: WebSocket) -> None:
     seated = Seated(ws, seat)
     async with table.lock:  # no move lands between the first state message and joining
         table.sockets.append(seated)
-        await _send_state(table, seated, table.match.last_events)
+        await _send_state(table, seated, table.match.recent_events())
     try:
         await _serve_messages(server, table, seated)
     finally:
@@ -507,7 +511,7 @@ async def _handle(server: Server, table: Table, seated: Seated, data: str | byte
         return "messages are JSON objects with a \"type\": \"move\" (to play) or \"sync\" (to get the state again)"
     if message["type"] == "sync":
         async with table.lock:
-            await _send_state(table, seated, table.match.last_events)
+            await _send_state(table, seated, table.match.recent_events())
         return None
     if message["type"] != "move":
         return f"unknown message type {str(message['type'])[:40]!r}; the types are \"move\" and \"sync\""

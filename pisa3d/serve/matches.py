@@ -22,12 +22,16 @@ from ..core.game import Game
 from ..core.record import GameRecord, MoveEntry, PlayerEntry, new_header
 from ..core.registry import get_game
 from ..core.state import State
+from ..viewer.camera import Bounds
+from .framing import frame_box
 from .store import MatchMeta
 from .work import Applied
 
 HUMAN = "human"
 REQUEST_FIELDS = ("game", "players", "seats", "seed", "options", "hints")
 MAX_SEED = 2**32 - 1
+RECENT_MOVES = 6
+"""Moves whose events a page gets on connecting (``LiveMatch.recent_events``)."""
 
 
 def token_digest(token: str) -> str:
@@ -120,6 +124,8 @@ class LiveMatch:
         self.last_events: list[Event] = list(record.moves[-1].events if record.moves else record.setup_events)
         self.details: dict[str, Any] | None = None
         """``Game.move_details`` for the seat to move, worked out (in a worker) after each move."""
+        self.move_box: Bounds | None = None
+        """The box the last move is framed by (``framing``), set by the move, or on a rebuild."""
 
     @property
     def match_id(self) -> str:
@@ -159,9 +165,19 @@ class LiveMatch:
         self.state = made.state
         self.record.moves.append(MoveEntry(made.player, made.move, made.events, None))
         self.last_events = made.events
+        self.move_box = made.move_box
         if made.state.is_over:
             self.record.result = made.state.result()
             self.meta.status = "over"
+
+    def recent_events(self) -> list[Event]:
+        """The events of the last RECENT_MOVES moves (the set-up's too while the game is younger):
+        what a page that connects mid-game narrates, so it opens on the last moves told."""
+        moves = self.record.moves
+        events = list(self.record.setup_events) if len(moves) < RECENT_MOVES else []
+        for entry in moves[-RECENT_MOVES:]:
+            events.extend(entry.events)
+        return events
 
     def record_to_save(self) -> GameRecord:
         """The record as it goes to disk: marked unfinished until the game ends."""
@@ -193,11 +209,12 @@ class LiveMatch:
         legal_moves = state.legal_moves() if to_act else []
         legal = [str(m) for m in legal_moves]
         listed = [str(m) for m in self.game.listed_moves(view, legal_moves)] if to_act else []
-        details = self.details if to_act and self.meta.hints else None
+        details = self.details if to_act else None
         summary = self.summary(connected)
         return {
             "type": "state", "protocol": 1, "match_id": self.match_id, "game": self.game.id, "seat": seat,
             "view": view, "to_move": self.to_move, "legal": legal, "listed": listed, "details": details,
+            "frame_box": frame_box(state, self.move_box, details),
             "events": [{"kind": e.kind, "data": e.data, "text": self.game.describe_event(e)} for e in events],
             "moves": summary["moves"], "over": self.over, "status": self.meta.status,
             "result": summary["result"], "seats": summary["seats"],

@@ -21,6 +21,8 @@ from ..core.registry import get_game
 from ..core.replay import check_record, verify_record
 from ..core.rng import make_rng
 from ..core.state import Result, State
+from ..viewer.camera import Bounds
+from .framing import box_json, poses_of, release_box
 from .store import MatchStore
 
 
@@ -38,6 +40,8 @@ class Applied:
     """The record entry (trajectory included) as one line of JSON."""
     trajectory_message: str | None
     """The ``trajectory`` message of a release, or None."""
+    move_box: Bounds | None = None
+    """The box the pages frame this move by (``framing.release_box``); None for a game without tiles."""
 
 
 def apply_move(state: State, move_text: str, move_index: int = 0) -> Applied:
@@ -47,14 +51,17 @@ def apply_move(state: State, move_text: str, move_index: int = 0) -> Applied:
     player = state.current_player
     assert player is not None
     move = state.game.parse_move(move_text)
+    before = poses_of(state)
     events = state.apply(move)
     extras = state.take_record_extras()
+    move_box = release_box(state, before, extras)
     entry = MoveEntry(player, str(move), events, extras)
     line = json.dumps(move_to_json(entry), separators=(",", ":"), allow_nan=False)
     trajectory = None
     if extras and "trajectory" in extras:
-        trajectory = json.dumps({"type": "trajectory", "move": move_index, **extras}, allow_nan=False)
-    return Applied(player, str(move), state, events, line, trajectory)
+        trajectory = json.dumps({"type": "trajectory", "move": move_index, **extras,
+                                 "frame_box": box_json(move_box)}, allow_nan=False)
+    return Applied(player, str(move), state, events, line, trajectory, move_box)
 
 
 def finish_record(root: Path, match_id: str, result: Result) -> None:
@@ -91,13 +98,13 @@ def bot_move(state: State, agent_text: str, options_json: str, seed: int, move_n
     return str(agent.choose(seen, state.legal_moves(), rng))
 
 
-def move_details(state: State) -> dict[str, Any] | None:
-    """What a page shows beside each legal move of the seat to move (``Game.move_details``),
-    from that seat's view alone."""
+def move_details(state: State, figures: bool = True) -> dict[str, Any] | None:
+    """What a page shows beside each legal move of the seat to move (``Game.move_details``;
+    without ``figures`` only what it needs to draw them), from that seat's view alone."""
     seat = state.current_player
     if seat is None:
         return None
-    return state.game.move_details(state.view(seat), state.legal_moves())
+    return state.game.move_details(state.view(seat), state.legal_moves(), figures)
 
 
 def rebuild(record: GameRecord) -> State:

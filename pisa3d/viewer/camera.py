@@ -73,10 +73,25 @@ def move_bounds(replay: TowerReplay, index: int) -> Bounds:
     it stood before the move and every frame of the move's release, tiles off the table left
     out (``tower_bounds``). Per move, so a one-tile tower fills the picture as a forty-tile one
     does; fixed within a move, so the camera never chases a falling tile."""
-    frames = [replay.settled(index - 1)]
-    if 0 <= index < replay.num_moves and (trajectory := replay.trajectories[index]) is not None:
-        frames.extend(trajectory.frames)
-    return tower_bounds(frames, replay.side)
+    trajectory = replay.trajectories[index] if 0 <= index < replay.num_moves else None
+    return release_bounds(replay.settled(index - 1), trajectory.frames if trajectory is not None else [], replay.side)
+
+
+def release_bounds(before: np.ndarray, release: Iterable[np.ndarray], side: float) -> Bounds:
+    """``move_bounds`` from its parts: the tiles' poses before a move and its release's frames
+    (none for a move that released nothing). The live page's server frames each move by it."""
+    return tower_bounds([before, *release], side)
+
+
+def play_bounds(move_box: Bounds, ghosts: Sequence[Sequence[float]], side: float) -> Bounds:
+    """The box the live page frames while a person chooses a placement: the last move's box
+    (``move_bounds``) and every slot the tile in hand may go to (the ghosts' poses), so that
+    every slot a person may pick is in sight. Without ghosts, the move's box unchanged: a
+    spectator sees move by move what the replay page, the viewer and the video show."""
+    if not len(ghosts):
+        return move_box
+    low, high = tower_bounds([np.asarray(ghosts, dtype=float).reshape(-1, 7)], side)
+    return np.minimum(move_box[0], low), np.maximum(move_box[1], high)
 
 
 def eased(start: OrbitCamera, end: OrbitCamera, fraction: float) -> OrbitCamera:

@@ -11,7 +11,10 @@ import pytest
 
 from pisa3d.core.errors import PisaError
 from pisa3d.core.record import load_record
+from pisa3d.core.registry import get_game
 from pisa3d.export.html import page_data, render_page, write_page
+from pisa3d.games.tower.setup import build_setup
+from pisa3d.games.tower.tiles import pattern_text
 
 URL = re.compile(r"""\b(?:https?|ftp|wss?)://[^\s"'`<>)\\]*""", re.IGNORECASE)
 # XML namespace names are identifiers that happen to look like URLs; nothing fetches them.
@@ -66,16 +69,13 @@ def test_every_position_has_a_state(record_files: dict[str, Path], game: str) ->
     assert all(s["summary"] for s in scene["states"])
 
 
-def test_tower_meshes_cover_every_placed_tile(record_files: dict[str, Path]) -> None:
+def test_tower_scene_names_both_faces_of_every_placed_tile(record_files: dict[str, Path]) -> None:
     record = load_record(record_files["tower"])
     scene = page_data(record)["scene"]
     placed = [e.data["tile"] for m in record.moves for e in m.events if e.kind == "placed"]
-    assert len(scene["tile_mesh"]) == len(placed)
-    for mesh in scene["meshes"]:
-        assert len(mesh["positions_um"]) == len(mesh["colors"]) and len(mesh["positions_um"]) % 9 == 0
-        # a tile mesh spans the tile side (60 mm by default) in micrometres
-        xs = mesh["positions_um"][0::3]
-        assert max(xs) - min(xs) == pytest.approx(60_000, abs=100)
+    tiles = {t.id: t for t in build_setup(get_game("tower").options(record.options)).tile_set.tiles}
+    assert scene["tiles"] == [[pattern_text(tiles[t].white), pattern_text(tiles[t].black)] for t in placed]
+    assert scene["tile_extents"] == pytest.approx([0.06, 0.06, 0.004])
 
 
 def test_cli_writes_the_page(record_files: dict[str, Path], tmp_path: Path) -> None:

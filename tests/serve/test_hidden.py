@@ -28,6 +28,7 @@ def test_a_change_a_seat_cannot_see_changes_no_message_it_gets(game_id: str, pla
         events = match.last_events
         for player in range(players):
             twin = LiveMatch(new.meta, match.state.clone(), match.record)
+            twin.move_box = match.move_box  # the last move's framing box is public: the twin keeps it
             seeing = swap(twin.state, player, rng)
             if seeing is None:
                 continue

@@ -159,12 +159,14 @@ def test_the_tower_seat_to_move_gets_each_placement_s_pose_and_margins_unless_hi
     with served(tmp_path) as client:
         match = create(client, "tower", ["human", "human"], hand="steady")
         quiet = client.post("/api/matches", json={"game": "tower", "players": 2, "seats": ["human", "human"],
-                                                  "hints": False}).json()
+                                                  "seed": 3, "options": {"hand": "steady"}, "hints": False}).json()
         with (client.websocket_connect(f"/ws/{match['match_id']}?token={token_of(match, 0)}") as mover,
               client.websocket_connect(f"/ws/{match['match_id']}?token={token_of(match, 1)}") as other):
             mine, theirs = next_state(mover), next_state(other)
         with client.websocket_connect(f"/ws/{quiet['match_id']}?token={token_of(quiet, 0)}") as competitive:
-            assert next_state(competitive)["details"] is None
+            # Hints off: the ghosts' poses only (the page still draws every slot), no safety figures.
+            poses_only = next_state(competitive)["details"]
+        assert poses_only == {move: {"pose": d["pose"]} for move, d in mine["details"].items()}
         answer = client.post("/api/matches", json={"game": "tower", "players": 2, "seats": ["human"] * 2, "hints": 1})
         assert answer.status_code == 400 and "'hints' must be true" in answer.json()["error"]
     details = mine["details"]
@@ -182,3 +184,24 @@ def test_the_tower_seat_to_move_gets_each_placement_s_pose_and_margins_unless_hi
     assert all(listed_slots.count(slot) <= looks for slot in set(listed_slots))
     assert theirs["listed"] == []
     assert sorted({d["rank"] for d in details.values()}) == list(range(len({m.split()[0] for m in placements})))
+
+
+def test_a_page_connecting_mid_game_gets_the_last_moves_to_narrate(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        match = create(client, "cards", ["human", "human", "human"])
+        mid = match["match_id"]
+        with (client.websocket_connect(f"/ws/{mid}?token={token_of(match, 0)}") as seat0,
+              client.websocket_connect(f"/ws/{mid}?token={token_of(match, 1)}") as seat1,
+              client.websocket_connect(f"/ws/{mid}?token={token_of(match, 2)}") as seat2):
+            seats = [seat0, seat1, seat2]
+            latest = [next_state(ws) for ws in seats]
+            for _ in range(8):
+                mover = latest[0]["to_move"]
+                seats[mover].send_json({"type": "move", "move": latest[mover]["legal"][0]})
+                latest = [next_state(ws) for ws in seats]
+        with client.websocket_connect(f"/ws/{mid}") as watcher:
+            told = next_state(watcher)["events"]
+    moves = [json.loads(line) for line in (tmp_path / mid / "moves.jsonl").read_text().splitlines()]
+    assert len(moves) == 8
+    expected = [event["kind"] for move in moves[-6:] for event in move["events"]]
+    assert [e["kind"] for e in told] == expected and all(e["text"] for e in told)  # the last six moves, in order

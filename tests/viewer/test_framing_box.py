@@ -10,7 +10,7 @@ from pisa3d.core.match import play_match
 from pisa3d.export.web_tower import tower_scene
 from pisa3d.games import get_game
 from pisa3d.games.tower.replay import load_tower_replay
-from pisa3d.viewer.camera import move_bounds, tower_bounds
+from pisa3d.viewer.camera import move_bounds, play_bounds, tower_bounds
 
 GAME = get_game("tower")
 
@@ -33,3 +33,15 @@ def test_a_tile_below_the_table_never_enters_the_framing_box():
         for index, (page_low, page_high) in enumerate(boxes):  # the page frames the viewer's box
             low, high = move_bounds(replay, index - 1)
             assert np.allclose(page_low, low) and np.allclose(page_high, high)
+
+
+def test_the_live_page_s_box_widens_the_move_s_box_to_every_ghost_and_no_further():
+    side = 0.06
+    move_box = (np.array([-0.03, -0.03, 0.0]), np.array([0.03, 0.03, 0.12]))
+    low, high = play_bounds(move_box, [], side)
+    assert np.array_equal(low, move_box[0]) and np.array_equal(high, move_box[1])  # a spectator: the move's box
+    ghosts = [[0.0, 0.0, 0.15, 0, 0, 0, 1], [0.05, 0.0, 0.03, 0, 0, 0, 1]]  # above the tower, out to the east
+    low, high = play_bounds(move_box, ghosts, side)
+    assert np.allclose(high, [0.08, 0.03, 0.18]) and np.allclose(low, move_box[0])  # each centre + half a side
+    low, high = play_bounds(move_box, [[0.0, 0.0, -5.0, 0, 0, 0, 1]], side)  # none below the table counts
+    assert np.allclose(low, move_box[0]) and np.allclose(high, move_box[1])

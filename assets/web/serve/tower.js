@@ -101,12 +101,8 @@
     const stage = el("div", "twr-stage");
     stage.setAttribute("role", "img");
     stage.setAttribute("aria-label", "the tower in 3D (drag to turn, wheel to zoom)");
-    const tools = el("div", "twr-tools");
-    const reset = el("button", "", "reset view");
-    reset.type = "button";
-    tools.appendChild(reset);
     const stageBox = el("div", "twr-stage-box");
-    stageBox.append(stage, tools);
+    stageBox.append(stage);
     const panel = el("div", "twr-panel");
     const prompt = el("p", "twr-prompt");
     prompt.setAttribute("aria-live", "polite");
@@ -121,8 +117,7 @@
     let msg = null;
     let scene = null; // tower_scene.js's scene, once its scripts are in
     let sceneError = null;
-    let userMoved = false; // the person turned or zoomed the camera: stop re-framing it
-    let lastBox = "";
+    let lastBox = ""; // the box last given to the scene, as text
     let anim = null; // {frames, hz, t0} while a release plays
     let handTile = null; // the tile the mover held, for the new tile of a trajectory
     const geometries = new Map(); // tile id -> geometry
@@ -160,7 +155,6 @@
           tileExtents: [side, side, thickness],
           geometryOf: (k) => (msg ? geometryFor(msg.view, tileAt(k)) : null),
         });
-        scene.controls.addEventListener("start", () => { userMoved = true; });
         if (msg) drawScene();
       }).catch((e) => {
         sceneError = e;
@@ -168,16 +162,17 @@
       });
     }
     try { startScene(); } catch (e) { sceneError = e; }
-    reset.addEventListener("click", () => { userMoved = false; lastBox = ""; drawScene(); });
 
-    // The box around every tile still on the table (a fallen tile far below is left out).
-    function frameBoxOf(poses, side) {
-      const standing = poses.filter((p) => p[2] > -side);
-      if (!standing.length) return [[-side, -side, 0], [side, side, side]];
-      const lo = [0, 1, 2].map((a) => Math.min(...standing.map((p) => p[a])) - 0.75 * side);
-      const hi = [0, 1, 2].map((a) => Math.max(...standing.map((p) => p[a])) + 0.75 * side);
-      lo[2] = Math.min(lo[2], 0);
-      return [lo, hi];
+    // The camera follows the box the server sends, worked out by the one framing rule of the
+    // replay page, the viewer and the video (pisa3d.viewer.camera): a release is framed as the
+    // replay frames that move, a state as well, widened to every ghost's slot for the person
+    // placing. The page has no framing rule of its own.
+    function frame(box) {
+      const key = JSON.stringify(box || null);
+      if (!scene || !box || key === lastBox) return;
+      lastBox = key;
+      scene.follow(box[0], box[1]);
+      root.dataset.frameBox = key;
     }
 
     function drawScene() {
@@ -189,12 +184,7 @@
       const count = Math.max(poses.length, scene.tileCount());
       for (let k = 0; k < count; k++) scene.refreshTile(k);
       scene.pose(poses);
-      const [side] = tileSize(msg.view);
-      // the ghosts too: the slots a person may pick must all be in sight
-      const ghosts = Object.values(msg.details || {}).map((d) => d.pose).filter(Boolean);
-      const [lo, hi] = frameBoxOf([...(msg.view.poses || []), ...ghosts], side);
-      const key = JSON.stringify([lo, hi].map((v) => v.map((x) => x.toFixed(3))));
-      if (!userMoved && key !== lastBox) { scene.frameBox(lo, hi); lastBox = key; }
+      frame(anim ? anim.box : msg.frame_box);
       drawGhosts();
       scene.render();
       root.dataset.tiles = String(poses.length);
@@ -203,7 +193,10 @@
 
     // --- ghosts: every legal slot as a translucent tile, coloured by its safety ---------------
     // The colour runs from green (safe) to red (falls): by the fall odds when the server sends
-    // them, else by the statics verdict. Hover shows the figures; a click picks the slot.
+    // them, else by the statics verdict; a match without hints sends only the poses, and its
+    // ghosts are all one neutral colour. Hover shows the figures; a click picks the slot.
+    const NEUTRAL = "#6f8fb8";
+    const judged = (d) => !!d && d.verdict !== undefined; // a move with safety figures
     const VERDICT_RISK = { "safe": 0.05, "thin: a shaky hand may topple it": 0.45,
       "stands, but a next placement would topple it": 0.7, "falls now": 1.0 };
     const riskOf = (d) => (d.fall_odds !== undefined && d.fall_odds !== null ? d.fall_odds : (VERDICT_RISK[d.verdict] ?? 0.5));
@@ -212,8 +205,9 @@
       const hue = (1 - Math.min(1, t * 2.5)) * 120; // 40 % odds and more: red
       return `hsl(${hue.toFixed(0)}, 75%, 45%)`;
     };
+    const ghostColour = (d) => (judged(d) ? riskColour(riskOf(d)) : NEUTRAL);
     const describe = (move, d) => {
-      if (!d) return move;
+      if (!judged(d)) return move;
       const odds = d.fall_odds !== undefined && d.fall_odds !== null ? `falls ${(100 * d.fall_odds).toFixed(0)}% of the time with your hand; ` : "";
       const mm = (v) => (v === null || v === undefined ? "-" : `${v >= 0 ? "+" : ""}${v.toFixed(2)} mm`);
       return `${move}: ${odds}margin ${mm(d.margin_mm)}, worst next ${mm(d.worst_next_mm)} (${d.verdict})`;
@@ -238,7 +232,7 @@
         if (!d || !d.pose) continue;
         const chosen = selected && selected.slot === slot;
         const material = new THREE.MeshStandardMaterial({
-          color: new THREE.Color(riskColour(riskOf(d))), transparent: true, depthWrite: false,
+          color: new THREE.Color(ghostColour(d)), transparent: true, depthWrite: false,
           opacity: chosen ? 0.85 : hovered === slot ? 0.7 : 0.4, roughness: 0.6,
         });
         const mesh = new THREE.Mesh(geometry || fallback, material);
@@ -298,13 +292,18 @@
     });
     // Keys: r / R turn the picked tile (legal turns only), Enter places it, Escape drops the pick.
     root.tabIndex = 0;
-    root.addEventListener("keydown", (e) => {
+    // Turn the picked tile `step` legal turns on (only the turns that are legal and look different).
+    function turn(step) {
       if (!selected || !msg) return;
       const options = groupLegal(msg.listed && msg.listed.length ? msg.listed : msg.legal).slots.get(selected.slot) || [];
+      const i = options.findIndex((o) => o.move === selected.move);
+      const next = options[(((i + step) % options.length) + options.length) % options.length];
+      if (next) pick(selected.slot, next.move);
+    }
+    root.addEventListener("keydown", (e) => {
+      if (!selected || !msg) return;
       if (e.key === "r" || e.key === "R") {
-        const i = options.findIndex((o) => o.move === selected.move);
-        const next = options[(i + (e.key === "r" ? 1 : options.length - 1)) % options.length];
-        if (next) pick(selected.slot, next.move);
+        turn(e.key === "r" ? 1 : -1);
         e.preventDefault();
       } else if (e.key === "Enter") {
         ctx.sendMove(selected.move);
@@ -315,11 +314,19 @@
         drawScene();
       }
     });
+    // Shift + wheel turns the picked tile (the wheel alone zooms): caught before the camera's controls.
+    stage.addEventListener("wheel", (e) => {
+      if (!selected || !e.shiftKey) return;
+      e.preventDefault();
+      e.stopPropagation();
+      const delta = e.deltaY || e.deltaX; // some systems turn a shifted wheel into a sideways one
+      if (delta) turn(delta > 0 ? 1 : -1);
+    }, { capture: true, passive: false });
 
-    function play(traj) {
+    function play(traj, box) {
       if (!traj || !traj.frames || !traj.frames.length) return;
       const hz = traj.hz || 30;
-      anim = { frames: traj.frames, frame: 0, t0: performance.now() };
+      anim = { frames: traj.frames, frame: 0, t0: performance.now(), box };
       root.dataset.animating = "1";
       root.dataset.releases = String(Number(root.dataset.releases || 0) + 1); // releases played here
       const step = () => {
@@ -333,6 +340,27 @@
     }
 
     // --- the panel -------------------------------------------------------------------------
+    // A tile's two face patterns from the tile set the view carries: {white, black}.
+    const tileFaces = (view, tileId) => {
+      const tiles = ((view.options || {}).tile_set || {}).tiles || [];
+      const tile = tiles.find((t) => t.id === tileId);
+      return tile ? { white: String(tile.white), black: String(tile.black) } : {};
+    };
+    // The top of a stack as far as this seat may know it: the tile in hand for the player to
+    // move, your own top tile (your face up), nothing for another player's hidden stack.
+    const topTileCell = (view, p, current) => {
+      const cell = el("td", "twr-top");
+      const held = view.tile_in_hand;
+      let tileId = null, face = faceOfSeat(p);
+      if (held && p === current && !msg.over) { tileId = held.tile; face = held.face; }
+      else if (p === ctx.seat && view.my_stack && view.my_stack.length) tileId = view.my_stack[0];
+      const pattern = tileId === null ? undefined : tileFaces(view, tileId)[face];
+      if (pattern === undefined) { cell.appendChild(el("span", "dim", (view.stack_sizes || [])[p] ? "hidden" : "-")); return cell; }
+      cell.dataset.tile = String(tileId);
+      cell.appendChild(faceIcon(face, pattern, 22));
+      cell.appendChild(el("span", "", ` ${tileId}`));
+      return cell;
+    };
     const who = (p) => (p === ctx.seat ? "you" : `player ${p + 1}`);
     const faceOfSeat = (p) => (p % 2 === 0 ? "white" : "black");
 
@@ -352,19 +380,33 @@
       const held = view.tile_in_hand;
       if (held && !msg.over) {
         const mine = current === ctx.seat;
-        hand.appendChild(el("div", "dim", mine ? "your tile" : `player ${current + 1}'s tile`));
-        const row = el("div", "twr-row");
-        row.appendChild(faceIcon(held.face, held.visible_pattern, 56));
-        row.appendChild(el("span", "", `tile ${held.tile}, ${held.face} face (edges ${held.visible_pattern}: top, right, bottom, left)`));
+        hand.appendChild(el("div", "dim", mine ? "your tile, in hand" : `player ${current + 1}'s tile, in hand`));
+        // Both faces, as a person holding the tile sees them: the one that shows once placed,
+        // and the other side (turned over about its vertical axis).
+        const row = el("div", "twr-row twr-faces");
+        const other = held.face === "white" ? "black" : "white";
+        const underneath = tileFaces(view, held.tile)[other];
+        const face = (name, pattern, caption) => {
+          const box = el("figure", "twr-face");
+          box.dataset.face = name;
+          box.appendChild(faceIcon(name, pattern, 64));
+          box.appendChild(el("figcaption", "", caption));
+          return box;
+        };
+        row.appendChild(face(held.face, held.visible_pattern, `${held.face}: shows`));
+        if (underneath !== undefined) row.appendChild(face(other, underneath, `${other}: hidden side`));
         hand.appendChild(row);
+        hand.appendChild(el("div", "help", `tile ${held.tile}; strokes on edges ${held.visible_pattern} `
+          + "(top, right, bottom, left); a turn carries them round"));
       }
 
       moves.replaceChildren();
       if (myTurn) {
         const details = msg.details || {};
-        const rankOf = (options) => { const d = details[options[0].move]; return d ? d.rank : 0; };
+        const rankOf = (options) => { const d = details[options[0].move]; return judged(d) ? d.rank : 0; };
         const ordered = [...slots].sort((a, b) => rankOf(a[1]) - rankOf(b[1])); // safest first
-        moves.appendChild(el("h3", "", msg.details ? "Placements, safest first" : "Placements"));
+        const withFigures = Object.values(details).some(judged);
+        moves.appendChild(el("h3", "", withFigures ? "Placements, safest first" : "Placements"));
         if (selected && !slots.has(selected.slot)) selected = null;
         if (selected) {
           const bar = el("div", "twr-chosen");
@@ -374,7 +416,8 @@
           place.dataset.place = selected.move;
           place.addEventListener("click", () => ctx.sendMove(selected.move));
           bar.appendChild(place);
-          bar.appendChild(el("div", "help", "r turns the tile, Enter places it, Esc lets go; or click another ghost"));
+          bar.appendChild(el("div", "help", "r or Shift + wheel turns the tile, Enter places it, Esc lets go; "
+            + "or pick another ghost"));
           moves.appendChild(bar);
         }
         const list = el("ul", "twr-slots");
@@ -383,13 +426,13 @@
           item.dataset.slot = slot;
           const label = el("div", "twr-slot-name");
           const d = details[options[0].move];
-          if (d) {
+          if (judged(d)) {
             const dot = el("span", "twr-risk");
             dot.style.background = riskColour(riskOf(d));
             label.appendChild(dot);
           }
           label.append(el("strong", "", slot), ` ${slotName(slot)}`);
-          if (d) label.appendChild(el("span", "dim", ` · ${describe("", d).replace(/^: /, "")}`));
+          if (judged(d)) label.appendChild(el("span", "dim", ` · ${describe("", d).replace(/^: /, "")}`));
           item.appendChild(label);
           const buttons = el("div", "twr-row");
           for (const { rotation, move } of options) {
@@ -418,7 +461,7 @@
 
       const table = el("table", "twr-stacks");
       const head = el("tr");
-      for (const h of ["player", "face", "stack"]) head.appendChild(el("th", "", h));
+      for (const h of ["player", "face", "stack", "top tile"]) head.appendChild(el("th", "", h));
       table.appendChild(head);
       (view.stack_sizes || []).forEach((size, p) => {
         const row = el("tr", p === current && !msg.over ? "to-move" : "");
@@ -430,6 +473,7 @@
         face.append(sw, faceOfSeat(p));
         row.appendChild(face);
         row.appendChild(el("td", "num", `${size} tile${size === 1 ? "" : "s"}`));
+        row.appendChild(topTileCell(view, p, current));
         table.appendChild(row);
       });
       players.replaceChildren(table);
@@ -437,7 +481,8 @@
       facts.replaceChildren(
         el("div", "", `${placed} tile${placed === 1 ? "" : "s"} placed, height ${Number(view.height_mm || 0).toFixed(1)} mm, `
           + `${view.floors || 0} floor${view.floors === 1 ? "" : "s"} (floor ${view.open_floor} open)`),
-        el("div", "help", "the 3D view: drag to turn, wheel or pinch to zoom, right-drag to pan"),
+        el("div", "help", "the 3D view: drag to turn, wheel or pinch to zoom, right-drag to pan; "
+          + "'whole tower' (w) or 'follow the top' (t) hands the camera back"),
       );
       if (sceneError) facts.appendChild(el("div", "help", `no 3D view: ${sceneError.message}`));
     }
@@ -453,7 +498,7 @@
       },
       trajectory(trajMsg) {
         if (msg && msg.view.tile_in_hand) handTile = msg.view.tile_in_hand.tile;
-        if (scene) play(trajMsg.trajectory);
+        if (scene) play(trajMsg.trajectory, trajMsg.frame_box);
       },
     };
   };

@@ -180,7 +180,8 @@ class TowerGame(Game):
 
         return statics_hints(view, legal_moves)
 
-    def move_details(self, view: View, legal_moves: Sequence[Move]) -> dict[str, dict[str, Any]] | None:
-        from .hints import placement_details
+    def move_details(self, view: View, legal_moves: Sequence[Move],
+                     figures: bool = True) -> dict[str, dict[str, Any]] | None:
+        from .hints import placement_details, placement_poses
 
-        return placement_details(view, legal_moves)
+        return placement_details(view, legal_moves) if figures else placement_poses(view, legal_moves)

@@ -92,5 +92,18 @@ def placement_details(view: View, legal_moves: Sequence[Move]) -> dict[str, dict
     return details
 
 
+def placement_poses(view: View, legal_moves: Sequence[Move]) -> dict[str, dict[str, Any]]:
+    """Per legal placement, only the pose the tile is aimed at (a ghost there): what a page
+    draws when the match shows no safety figures (hints off, for competitive play)."""
+    places = [m for m in legal_moves if isinstance(m, PlaceMove)]
+    if not places:
+        return {}
+    player = int(view["player"])
+    state = sample_state(view, player, np.random.default_rng(0))
+    face = state.face_of(player)
+    return {str(move): {"pose": [round(float(v), 6) for v in state.intended_pose(move.slot, face, move.rotation)[1]]}
+            for move in places}
+
+
 def _finite_mm(value: float) -> float | None:
     return round(float(value) * MM, 3) if np.isfinite(value) else None

@@ -1,0 +1,99 @@
+"""The tower page of ``pisa3d serve`` as people see it, in pictures (docs/img): a person's turn
+with the ghosts coloured by their fall odds, a tall tower seen with "follow the top", and a
+fallen tower seen by a spectator. Two seats are played from here over the WebSocket protocol
+(the safest placement for a tall tower, the riskiest for a fall); Chromium draws the pages.
+
+Run ``python demos/tower_page_pictures.py [FOLDER]`` (default ``out/tower_pictures``); needs
+``pip install playwright`` and Debian's chromium.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from demo_out import out_path
+from playwright.sync_api import sync_playwright
+from websockets.sync.client import connect
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.serve.helpers import RealServer  # the test helper that starts `pisa3d serve`
+
+CHROMIUM_ARGS = ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
+
+
+def _post(base: str, path: str, body: dict[str, Any]) -> Any:
+    request = urllib.request.Request(base + path, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
+def _state(ws: Any) -> dict[str, Any]:
+    while True:
+        message = json.loads(ws.recv(timeout=120))
+        if message["type"] == "state":
+            return message  # type: ignore[no-any-return]
+
+
+def play(base: str, match: dict[str, Any], moves: int, riskiest: bool) -> dict[str, Any]:
+    """Both seats place their safest (or riskiest) tile by the server's odds, ``moves`` times
+    or until the game ends; the last state message of the seat to move (or of seat 1)."""
+    url = base.replace("http", "ws") + f"/ws/{match['match_id']}?token="
+    tokens = {s["seat"]: s["token"] for s in match["seats"]}
+    with connect(url + tokens[0], max_size=2**24) as first, connect(url + tokens[1], max_size=2**24) as second:
+        seats = [first, second]
+        latest = [_state(ws) for ws in seats]
+        for _ in range(moves):
+            if latest[0]["over"]:
+                break
+            mover = latest[0]["to_move"]
+            details, legal = latest[mover]["details"] or {}, latest[mover]["legal"]
+            odds = {m: details[m]["fall_odds"] for m in legal if m in details}
+            move = (max if riskiest else min)(odds, key=odds.__getitem__) if odds else legal[0]
+            seats[mover].send(json.dumps({"type": "move", "move": move}))
+            latest = [_state(ws) for ws in seats]
+        return latest[latest[0]["to_move"] or 0]
+
+
+def shoot(browser: Any, url: str, out: Path, top: bool = False, size: tuple[int, int] = (1280, 760)) -> None:
+    page = browser.new_context(viewport={"width": size[0], "height": size[1]}).new_page()
+    page.goto(url)
+    page.wait_for_selector(".twr-stage[data-view]", timeout=60_000)
+    page.wait_for_function("() => document.querySelector('.twr').dataset.animating !== '1'", timeout=120_000)
+    if top:
+        page.click(".pisa-views [data-view='top']")
+    page.wait_for_timeout(1500)
+    page.screenshot(path=str(out))
+    print(out)
+
+
+def main(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    with RealServer(Path(tempfile.mkdtemp()), "--workers", "1") as server, sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        base = server.url
+
+        def new(seed: int, hand: str) -> dict[str, Any]:
+            return _post(base, "/api/matches", {"game": "tower", "players": 2, "seats": ["human", "human"],
+                                                "seed": seed, "options": {"hand": hand}})
+
+        turn = new(3, "casual")  # two floors, slots from safe to toppling
+        state = play(base, turn, 13, riskiest=False)
+        shoot(browser, base + turn["seats"][state["to_move"]]["url"], folder / "serve-tower.png")
+        tall = new(5, "steady")
+        state = play(base, tall, 40, riskiest=False)
+        print("tall tower:", len(state["view"]["placements"]), "tiles,", state["view"]["height_mm"], "mm")
+        shoot(browser, base + tall["seats"][state["to_move"] or 0]["url"], folder / "serve-tower-top.png", top=True)
+        fall = new(2, "shaky")
+        state = play(base, fall, 40, riskiest=True)
+        print("fallen:", state["over"], state["result"] and state["result"]["summary"])
+        shoot(browser, base + fall["watch_url"], folder / "serve-tower-fall.png", size=(1280, 1000))
+        browser.close()
+
+
+if __name__ == "__main__":
+    main(out_path(sys.argv[1] if len(sys.argv) > 1 else "tower_pictures"))
