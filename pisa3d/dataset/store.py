@@ -45,6 +45,10 @@ SCENE_SCHEMA = pa.schema([
     ("hand_offset_mm", _f64), ("hand_turn_deg", _f64),
     ("poses", pa.list_(pa.list_(_f64, 7))), ("target_pose", pa.list_(_f64, 7)),
     ("settled_poses", pa.list_(pa.list_(_f64, 7))),
+    ("tile_margins_mm", pa.list_(_f64)), ("level_margins_mm", pa.list_(_f64)), ("fall_odds", _f64),
+    ("observed_hands", pa.int64()), ("observed_falls", pa.int64()), ("observed_fall_rate", _f64),
+    ("second_engine", pa.string()), ("second_fell", pa.bool_()), ("second_max_displacement_mm", _f64),
+    ("second_max_rotation_deg", _f64),
     ("params", pa.string()), ("options", pa.string()),
     ("rgb", pa.list_(pa.binary())), ("depth", pa.list_(pa.binary())), ("segmentation", pa.list_(pa.binary())),
 ])
@@ -99,7 +103,7 @@ def scene_row(trial: Mapping[str, Any], played: PlayedGame, scene: Scene, settin
         "target_margin_mm": d.get("target_margin_mm"), "hand_offset_mm": d.get("hand_offset_mm"),
         "hand_turn_deg": d.get("hand_turn_deg"),
         "poses": _rounded(scene.poses), "target_pose": _rounded(scene.target)[0],
-        "settled_poses": _rounded(scene.settled),
+        "settled_poses": _rounded(scene.settled), **scene.labels,
         "params": json.dumps(trial["params"], sort_keys=True), "options": json.dumps(trial["options"], sort_keys=True),
         **images,
     }
@@ -109,7 +113,7 @@ def build_trial(trial: Mapping[str, Any], records_dir: str | None = None) -> dic
     """A worker's task (experiments.runners.Task): play one trial, draw and encode its scenes.
     ``trial["dataset"]`` holds the settings. Rows carry the seconds of each part (benchmarks)."""
     settings = DatasetSettings.model_validate(trial["dataset"])
-    played = play_scenes(trial, settings.keep)
+    played = play_scenes(trial, settings)
     renderer = _renderer(trial["options"], settings)
     seconds = {**played.seconds, "render": 0.0, "encode": 0.0}
     rows = []
