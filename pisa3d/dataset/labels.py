@@ -92,13 +92,13 @@ def second_verdict(prior: TowerState, release: np.ndarray, target: np.ndarray, e
 def scene_labels(prior: TowerState, move: PlaceMove, release: np.ndarray, target: np.ndarray, seed: int,
                  index: int, settings: DatasetSettings, seconds: dict[str, float]) -> dict[str, Any]:
     """Every extra label of one scene as row columns; adds each part's seconds to ``seconds``
-    (``verdicts``: statics and fall odds; ``hands``: the observed fall rates; ``second_engine``)."""
+    (``statics``: the margins and the fall odds; ``hands``: the observed fall rates; ``second_engine``)."""
     labels = settings.labels
     start = time.perf_counter()
     tiles, levels = margins(prior, move, release)
     odds = fall_odds_of(prior, move, labels.fall_odds_samples)
     after_statics = time.perf_counter()
-    seconds["verdicts"] = seconds.get("verdicts", 0.0) + after_statics - start
+    seconds["statics"] = seconds.get("statics", 0.0) + after_statics - start
     row: dict[str, Any] = {"tile_margins_mm": tiles, "level_margins_mm": levels, "fall_odds": round(odds, 9),
                            "observed_hands": None, "observed_falls": None, "observed_fall_rate": None,
                            "second_engine": None, "second_fell": None, "second_max_displacement_mm": None,

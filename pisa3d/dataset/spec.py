@@ -24,6 +24,10 @@
     observed_share = 0.05      # share of scenes (seeded) whose fall rate over fresh hands is observed
     observed_hands = 16        # hands simulated per such scene
     second_engine = "mujoco"   # a second engine's verdict on the same release (omit: none)
+
+    [dataset.appearance]       # off by default: one fixed look
+    random_colours = false     # tiles and table in random colours, per scene (seeded by game and placement)
+    random_lighting = false    # the light's direction, tint and shares, per scene (seeded)
 """
 
 from __future__ import annotations
@@ -82,6 +86,11 @@ class LabelSettings(_Strict):
         return self
 
 
+class AppearanceSettings(_Strict):
+    random_colours: bool = False  # every tile and the table a random colour, per scene (seeded)
+    random_lighting: bool = False  # the light's direction, tint and shares, per scene (seeded)
+
+
 class DatasetSettings(_Strict):
     keep: float = Field(default=1.0, gt=0.0, le=1.0)
     resolution: list[int] = Field(default_factory=lambda: [224, 224], min_length=2, max_length=2)
@@ -90,6 +99,7 @@ class DatasetSettings(_Strict):
     split: SplitShares = Field(default_factory=SplitShares)
     cameras: Cameras = Field(default_factory=Cameras)
     labels: LabelSettings = Field(default_factory=LabelSettings)
+    appearance: AppearanceSettings = Field(default_factory=AppearanceSettings)
 
     @model_validator(mode="after")
     def _check(self) -> DatasetSettings:

@@ -23,15 +23,17 @@ import pyarrow as pa
 from rich.console import Console
 
 from ..core.errors import OptionsError
+from ..core.rng import make_rng
 from ..experiments.run import Runner, RunSummary, run_experiment
 from ..experiments.storage import is_experiment_dir, load_stored_spec
 from ..games import get_game
 from ..games.tower.setup import build_setup
-from .render import SceneRenderer, depth_to_png, encode_png
+from .render import Appearance, SceneRenderer, depth_to_png, encode_png, random_appearance
 from .scenes import PlayedGame, Scene, play_scenes
 from .spec import DatasetSettings, DatasetSpec
 
 SCENES = "scenes"
+APPEARANCE_STREAM = 26  # RNG stream of a scene's random colours and light (seed, placement index)
 BATCH_TRIALS = 8  # games per stored part: a part holds some hundred scenes of PNGs
 
 _f64 = pa.float64()
@@ -61,6 +63,15 @@ def close_renderers() -> None:
     """Close this process's renderers (each holds a PyBullet client until then)."""
     while _renderers:
         _renderers.popitem()[1].close()
+
+
+def scene_appearance(seed: int, index: int, tiles: int, settings: DatasetSettings) -> Appearance | None:
+    """The scene's randomised look, or None for the fixed one; seeded by game and placement."""
+    look = settings.appearance
+    if not (look.random_colours or look.random_lighting):
+        return None
+    rng = make_rng(seed, APPEARANCE_STREAM, index)
+    return random_appearance(rng, tiles, look.random_colours, look.random_lighting)
 
 
 def split_of(seed: int, floor: int, settings: DatasetSettings) -> str:
@@ -119,7 +130,7 @@ def build_trial(trial: Mapping[str, Any], records_dir: str | None = None) -> dic
     rows = []
     for scene in played.scenes:
         start = time.perf_counter()
-        views = renderer.render(scene.poses)
+        views = renderer.render(scene.poses, scene_appearance(trial["seed"], scene.index, len(scene.poses), settings))
         middle = time.perf_counter()
         images: dict[str, list[bytes] | None] = {name: None for name in IMAGE_COLUMNS}
         if "rgb" in settings.channels:
