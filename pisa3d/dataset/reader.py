@@ -58,11 +58,13 @@ def read_scenes(root: Path | str, split: str | None = None, columns: Sequence[st
 
 
 def decode_scene(row: dict[str, Any]) -> dict[str, Any]:
-    """One stored row with its PNGs decoded and its poses as arrays."""
+    """One stored row with its PNGs decoded and its poses as arrays (the columns it has)."""
     out = dict(row)
     for name in ("poses", "settled_poses"):
-        out[name] = np.asarray(row[name], dtype=np.float64).reshape(-1, 7)
-    out["target_pose"] = np.asarray(row["target_pose"], dtype=np.float64)
+        if row.get(name) is not None:
+            out[name] = np.asarray(row[name], dtype=np.float64).reshape(-1, 7)
+    if row.get("target_pose") is not None:
+        out["target_pose"] = np.asarray(row["target_pose"], dtype=np.float64)
     for name in IMAGE_COLUMNS:
         images = row.get(name)
         if images is None:
