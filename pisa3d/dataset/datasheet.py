@@ -127,7 +127,10 @@ def render_datasheet(root: Path) -> str:
         "odds are models (the odds' curve was fitted to PyBullet), not independent opinions.",
         "- Towers are those the spec's bots build: their heights and kinds of placement follow the bots, "
         "and a game ends at its first fall, so falls are the last scene of a game.",
-        "- Colours and lighting are fixed (no randomisation).",
+        "- Colours and lighting: "
+        + (", ".join(k.replace("random_", "random ") for k, v in settings.get("appearance", {}).items() if v)
+           or "fixed (no randomisation)")
+        + "; drawn by TinyRenderer only (docs/datasets.md says why not EGL).",
         "",
         "## Spec",
         "",
