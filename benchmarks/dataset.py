@@ -65,8 +65,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="for the projection only")
     args = parser.parse_args()
     raw = apply_dataset_overrides(read_spec_file(EXAMPLE), [
-        f"seeds={args.first_seed}:{args.first_seed + args.games}", f"dataset.resolution=[{args.size}, {args.size}]",
-        f"dataset.cameras.count={args.cameras}"])
+        f"dataset.resolution=[{args.size}, {args.size}]", f"dataset.cameras.count={args.cameras}"])
+    raw["seeds"] = {"start": args.first_seed, "count": args.games}
     spec = validate_dataset_spec(raw, str(EXAMPLE))
     trials = [t.to_json() for t in expand_trials(spec, resolve_cells(spec))]
     settings = spec.dataset.model_dump(mode="json")
