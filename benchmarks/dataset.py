@@ -9,7 +9,9 @@ does; the parts are timed around the real calls: the games (rules, bots, the han
 game's PyBullet verdicts (``PyBulletEngine.settle``, timed by a wrapper that only reads the clock),
 the statics labels (margins of every tile and level, fall odds), the observed fall rates (fresh
 hands settled by PyBullet), the second engine (MuJoCo), the rendering (TinyRenderer, every camera),
-the PNG encoding and the Parquet write. CPU time is the process's (``time.process_time``). The
+the PNG encoding and the Parquet write. The parts are wall-clock timers inside the one process
+(their shares hold on a busy machine, their seconds do not); the scenes per CPU second use the
+process's CPU time (``time.process_time``). The
 projection to a 20,000-scene release divides by the number of workers, assuming the pool's
 measured scaling on this 2-core machine (README: 2 workers 2.0x one); it is an estimate, not a run.
 """
@@ -100,8 +102,9 @@ def main() -> None:
     print(f"scenes per CPU second: {scenes / cpu:.2f}")
     for name, seconds in shares.items():
         print(f"  {name:<34} {seconds:7.2f} s  {100 * seconds / total:5.1f}%")
-    no_extras = total - parts["hands"] - parts["second_engine"]
-    print(f"  without MuJoCo and the fresh hands: {scenes / no_extras:.2f} scenes per second of the parts")
+    extras = (parts["hands"] + parts["second_engine"]) / total
+    print(f"  without MuJoCo and the fresh hands (their share taken off the CPU time): "
+          f"{scenes / (cpu * (1 - extras)):.2f} scenes per CPU second")
     per_scene = cpu / scenes
     print(f"20,000 scenes (estimate from the CPU seconds per scene): {20_000 * per_scene / 3600:.2f} h on one core, "
           f"{20_000 * per_scene / args.workers / 3600:.2f} h on {args.workers} workers at {args.workers}.0x")
