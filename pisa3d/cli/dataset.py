@@ -94,6 +94,11 @@ def info(
         share = f"{100 * split['fell'] / split['scenes']:.1f}%" if split["scenes"] else "-"
         typer.echo(f"  {name:<10} {split['scenes']:>7} scenes  {split['games']:>6} games  fell {split['fell']:>6} "
                    f"({share})")
+    if s["scenes"]:
+        second = (f"second engine disagrees on {s['second_disagree']} of {s['second_judged']}" if s["second_judged"]
+                  else "no second engine")
+        typer.echo(f"  mean fall odds {s['mean_fall_odds']:.3f}; {s['observed']} scenes with an observed fall rate; "
+                   f"{second}")
 
 
 @dataset_app.command("show", cls=OnceCommand)

@@ -28,6 +28,7 @@ def test_build_info_show(tmp_path):
     assert summary["games"] == 2 and summary["scenes"] > 2
     text = _pisa3d("dataset", "info", str(out)).stdout
     assert f"{summary['scenes']} scenes from 2 games" in text and "taller" in text
+    assert f"mean fall odds {summary['mean_fall_odds']:.3f}; 0 scenes with an observed fall rate; no second" in text
     png = tmp_path / "sheet.png"
     shown = _pisa3d("dataset", "show", str(out), "--scene", "1", "--png", str(png))
     assert shown.returncode == 0, shown.stderr
