@@ -3,6 +3,7 @@ from what is stored: the spec, the versions, the counts and balance, how each la
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,18 @@ LABELS = (
     ("key, cell, seed, move, options", "The game: `key` names the trial (spec.json's cell and the seed "
      "rebuild it), `move` its move in the game's record, `options` every resolved game option."),
 )
+
+
+def _second_engine_version(settings: dict[str, Any]) -> str:
+    """The second engine's installed version (DATASHEET.md is rewritten by every build, so it is
+    the builder's), or nothing when no second engine was asked."""
+    name = (settings.get("labels") or {}).get("second_engine")
+    if not name:
+        return ""
+    try:
+        return f"; second engine {name} {importlib.metadata.version(name)}"
+    except importlib.metadata.PackageNotFoundError:
+        return f"; second engine {name} (version unknown: not installed where this datasheet was written)"
 
 
 def _share(part: int, whole: int) -> str:
@@ -104,7 +117,7 @@ def render_datasheet(root: Path) -> str:
         f"azimuth {cams['azimuth_deg']} deg; {width}x{height} pixels; channels {', '.join(settings['channels'])}. "
         "Drawn by PyBullet's TinyRenderer (software, headless): the same scene gives the same pixels on every run.",
         f"Made with pisa3d {meta.get('pisa3d_version', '?')}, {engine.get('name', '?')} {engine.get('version', '?')}, "
-        f"Python {meta.get('python', '?')}.",
+        f"Python {meta.get('python', '?')}" + _second_engine_version(settings) + ".",
         "",
         "## Labels (columns)",
         "",

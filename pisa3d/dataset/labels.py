@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,8 +116,3 @@ def scene_labels(prior: TowerState, move: PlaceMove, release: np.ndarray, target
     seconds["second_engine"] = seconds.get("second_engine", 0.0) + time.perf_counter() - after_hands
     return row
 
-
-LABEL_COLUMNS: Sequence[str] = (
-    "tile_margins_mm", "level_margins_mm", "fall_odds", "observed_hands", "observed_falls", "observed_fall_rate",
-    "second_engine", "second_fell", "second_max_displacement_mm", "second_max_rotation_deg",
-)

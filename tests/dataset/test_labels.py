@@ -4,6 +4,7 @@ fall rates over fresh hands, a second engine's verdict on the same release."""
 
 from __future__ import annotations
 
+import importlib.metadata
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +107,7 @@ def test_the_second_engine_judges_the_very_release_the_game_judged(replayed, lab
     """PyBullet as the 'second' engine must give the game's own verdict back, bit for bit."""
     sheet = (labelled / "DATASHEET.md").read_text()
     assert f"the second engine judged {len(replayed)} scenes and disagreed with PyBullet on 0 (0.0%)" in sheet
+    assert f"; second engine pybullet {importlib.metadata.version('pybullet')}." in sheet
     for _, _, row in replayed:
         assert row["second_engine"] == "pybullet"
         assert row["second_fell"] == row["fell"]
