@@ -94,6 +94,11 @@ def info(
         share = f"{100 * split['fell'] / split['scenes']:.1f}%" if split["scenes"] else "-"
         typer.echo(f"  {name:<10} {split['scenes']:>7} scenes  {split['games']:>6} games  fell {split['fell']:>6} "
                    f"({share})")
+    if s["scenes"]:
+        second = (f"second engine disagrees on {s['second_disagree']} of {s['second_judged']}" if s["second_judged"]
+                  else "no second engine")
+        typer.echo(f"  mean fall odds {s['mean_fall_odds']:.3f}; {s['observed']} scenes with an observed fall rate; "
+                   f"{second}")
 
 
 @dataset_app.command("show", cls=OnceCommand)
@@ -117,9 +122,24 @@ def show(
 
 
 @dataset_app.command("baseline", cls=OnceCommand)
-def baseline(directory: Path = typer.Argument(..., help="A dataset directory.")) -> None:
-    """The statics judge's margin of the new tile as a classifier of PyBullet's fell label, per
-    split: accuracy (margin < 0 means falls) and ROC AUC (a Markdown table, as in docs/datasets.md)."""
-    from ..dataset.baseline import baseline_table, margin_baseline
+def baseline(
+    directory: Path = typer.Argument(..., help="A dataset directory."),
+    learned: bool = typer.Option(False, "--learned", help="Also train the small image model on the train split "
+                                 "(needs pisa3d[learn]: scikit-learn)."),
+    size: int = typer.Option(24, "--size", min=4, max=224, help="With --learned: images shrunk to this many pixels "
+                             "a side."),
+) -> None:
+    """Baselines against PyBullet's fell label, per split (Markdown tables, as in docs/datasets.md):
+    the statics margin of the new tile (falls below 0 mm) and the fall odds (falls above 0.5) as
+    classifiers, accuracy and ROC AUC; the second engine's disagreement with examples; with
+    --learned a logistic regression on downsampled depth and masks, trained on train."""
+    from ..dataset.baseline import baseline_table, engines_agreement, engines_table, margin_baseline, odds_baseline
 
-    typer.echo(baseline_table(margin_baseline(directory)))
+    results = margin_baseline(directory) + odds_baseline(directory)
+    if learned:
+        from ..dataset.learned import learned_baseline
+
+        results += learned_baseline(directory, size=size)
+    typer.echo(baseline_table(results))
+    typer.echo("")
+    typer.echo(engines_table(engines_agreement(directory)))

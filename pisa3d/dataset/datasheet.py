@@ -3,6 +3,7 @@ from what is stored: the spec, the versions, the counts and balance, how each la
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,20 @@ LABELS = (
      "pose: the least margin of every tile group holding it, in mm; negative means statics says it falls; "
      "empty when statics has no answer."),
     ("target_margin_mm", "The same margin at the pose the player aimed for (no hand noise)."),
+    ("tile_margins_mm, level_margins_mm", "The statics judge on the whole tower with the new tile at its release "
+     "pose: per tile (placement order, the new tile last) the least margin of any group holding it; per floor "
+     "the margin of that floor's walls and everything above them (mm; empty where statics has no answer)."),
+    ("fall_odds", "The chance that the new tile brings the tower down under the match's hand, from the "
+     "fall-odds estimator (pisa3d/games/tower/fall_odds.py, the in-game hints' figure): the statics margin "
+     "of `labels.fall_odds_samples` sampled hands through a response curve fitted to PyBullet, averaged. "
+     "No simulation."),
+    ("observed_hands, observed_falls, observed_fall_rate", "For a seeded share of the scenes "
+     "(`labels.observed_share`): the same placement released by `observed_hands` fresh draws of the match's "
+     "hand and settled by the game's engine; how many fell and the share. Empty for the other scenes."),
+    ("second_engine, second_fell, second_max_displacement_mm, second_max_rotation_deg", "Where "
+     "`labels.second_engine` is set: that engine's verdict (its default parameters) on exactly the release "
+     "PyBullet judged: the same tiles at rest where PyBullet left them, the same release pose, target and "
+     "fall thresholds. Empty when no second engine is asked."),
     ("hand_offset_mm, hand_turn_deg", "How far across the table and how much turned the hand let go from the "
      "aimed pose (the seeded hand noise, plus any slide clear of neighbours)."),
     ("poses, target_pose, settled_poses", "x, y, z (m), qx, qy, qz, qw of every tile in placement order, the new "
@@ -30,9 +45,18 @@ LABELS = (
     ("key, cell, seed, move, options", "The game: `key` names the trial (spec.json's cell and the seed "
      "rebuild it), `move` its move in the game's record, `options` every resolved game option."),
 )
-TO_COME = ("fall_odds", "Column to come: the probability that the new tile brings the tower down under the "
-           "match's hand, from the fall-odds estimator (pisa3d/games/tower/fall_odds.py, not yet on main). Not "
-           "in this release.")
+
+
+def _second_engine_version(settings: dict[str, Any]) -> str:
+    """The second engine's installed version (DATASHEET.md is rewritten by every build, so it is
+    the builder's), or nothing when no second engine was asked."""
+    name = (settings.get("labels") or {}).get("second_engine")
+    if not name:
+        return ""
+    try:
+        return f"; second engine {name} {importlib.metadata.version(name)}"
+    except importlib.metadata.PackageNotFoundError:
+        return f"; second engine {name} (version unknown: not installed where this datasheet was written)"
 
 
 def _share(part: int, whole: int) -> str:
@@ -67,7 +91,14 @@ def render_datasheet(root: Path) -> str:
         lines.append(f"| {name} | {s['scenes']} | {s['games']} | {s['fell']} | {_share(s['fell'], s['scenes'])} "
                      f"| {floors} |")
     shares = settings["split"]
+    second = (f"the second engine judged {info['second_judged']} scenes and disagreed with PyBullet on "
+              f"{info['second_disagree']} ({_share(info['second_disagree'], info['second_judged'])})"
+              if info["second_judged"] else "no second engine was asked")
+    odds = "-" if info["mean_fall_odds"] is None else f"{info['mean_fall_odds']:.3f}"
     lines += [
+        "",
+        f"Mean fall odds {odds} against a fall share of {_share(info['fell'], info['scenes'])}; "
+        f"{info['observed']} scenes have an observed fall rate over fresh hands; {second}.",
         "",
         f"Splits: a scene whose new tile is on floor {settings['taller_from_floor']} or higher (floors count from 0) "
         "is in `taller`, held out like ShapeStacks' stack heights; the rest go by a hash of the game's seed "
@@ -86,14 +117,13 @@ def render_datasheet(root: Path) -> str:
         f"azimuth {cams['azimuth_deg']} deg; {width}x{height} pixels; channels {', '.join(settings['channels'])}. "
         "Drawn by PyBullet's TinyRenderer (software, headless): the same scene gives the same pixels on every run.",
         f"Made with pisa3d {meta.get('pisa3d_version', '?')}, {engine.get('name', '?')} {engine.get('version', '?')}, "
-        f"Python {meta.get('python', '?')}.",
+        f"Python {meta.get('python', '?')}" + _second_engine_version(settings) + ".",
         "",
         "## Labels (columns)",
         "",
         "| column | how it is made |",
         "|---|---|",
         *[f"| {name} | {how} |" for name, how in LABELS],
-        f"| {TO_COME[0]} | {TO_COME[1]} |",
         "",
         "## Use",
         "",
@@ -105,10 +135,15 @@ def render_datasheet(root: Path) -> str:
         "",
         "## Limits",
         "",
-        "- Labels come from one engine (PyBullet); the statics judge is a model, not a second opinion.",
+        "- `fell` is PyBullet's; a second engine's verdict is there only if the spec asked "
+        f"(here: {settings.get('labels', {}).get('second_engine') or 'none'}). The statics judge and the fall "
+        "odds are models (the odds' curve was fitted to PyBullet), not independent opinions.",
         "- Towers are those the spec's bots build: their heights and kinds of placement follow the bots, "
         "and a game ends at its first fall, so falls are the last scene of a game.",
-        "- Colours and lighting are fixed (no randomisation).",
+        "- Colours and lighting: "
+        + (", ".join(k.replace("random_", "random ") for k, v in settings.get("appearance", {}).items() if v)
+           or "fixed (no randomisation)")
+        + "; drawn by TinyRenderer only (docs/datasets.md says why not EGL).",
         "",
         "## Spec",
         "",

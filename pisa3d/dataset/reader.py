@@ -58,11 +58,13 @@ def read_scenes(root: Path | str, split: str | None = None, columns: Sequence[st
 
 
 def decode_scene(row: dict[str, Any]) -> dict[str, Any]:
-    """One stored row with its PNGs decoded and its poses as arrays."""
+    """One stored row with its PNGs decoded and its poses as arrays (the columns it has)."""
     out = dict(row)
     for name in ("poses", "settled_poses"):
-        out[name] = np.asarray(row[name], dtype=np.float64).reshape(-1, 7)
-    out["target_pose"] = np.asarray(row["target_pose"], dtype=np.float64)
+        if row.get(name) is not None:
+            out[name] = np.asarray(row[name], dtype=np.float64).reshape(-1, 7)
+    if row.get("target_pose") is not None:
+        out["target_pose"] = np.asarray(row["target_pose"], dtype=np.float64)
     for name in IMAGE_COLUMNS:
         images = row.get(name)
         if images is None:
@@ -95,8 +97,10 @@ def summary(root: Path | str) -> dict[str, Any]:
     """Counts, label balance and size: per split scenes, falls, games and tiles."""
     root = Path(root)
     spec = check_dataset_dir(root)
-    table = read_scenes(root, columns=["key", "split", "fell", "floor", "tiles", "static_margin_mm"])
+    table = read_scenes(root, columns=["key", "split", "fell", "floor", "tiles", "static_margin_mm", "fall_odds",
+                                       "observed_hands", "second_fell"])
     rows = table.to_pylist()
+    judged = [r for r in rows if r["second_fell"] is not None]
     splits: dict[str, dict[str, Any]] = {}
     for name in SPLITS:
         mine = [r for r in rows if r["split"] == name]
@@ -107,4 +111,8 @@ def summary(root: Path | str) -> dict[str, Any]:
     size += sum(p.stat().st_size for p in (root / "games").glob("part-*.parquet"))
     games = sum(pq.read_metadata(root / "games" / name).num_rows for name in committed_parts(root))
     return {"name": spec.get("name"), "scenes": len(rows), "fell": sum(r["fell"] for r in rows), "games": games,
-            "splits": splits, "bytes": size, "parts": len(committed_parts(root)), "settings": spec["dataset"]}
+            "splits": splits, "bytes": size,
+            "mean_fall_odds": float(np.mean([r["fall_odds"] for r in rows])) if rows else None,
+            "observed": sum(r["observed_hands"] is not None for r in rows),
+            "second_judged": len(judged), "second_disagree": sum(r["second_fell"] != r["fell"] for r in judged),
+            "parts": len(committed_parts(root)), "settings": spec["dataset"]}

@@ -26,12 +26,57 @@ TABLE_HALF_M = (0.5, 0.5, 0.01)
 TABLE_RGBA = (0.55, 0.55, 0.58, 1.0)
 NEW_TILE_RGBA = (0.85, 0.2, 0.15, 1.0)  # the tile being released: one colour in every scene
 PARKED = (0.0, 0.0, -50.0)
+# The fixed light, every argument given: TinyRenderer keeps a client's last light settings, so a
+# scene after a randomly lit one would otherwise inherit its light. These are TinyRenderer's own
+# defaults (the same pixels as leaving them out on a fresh client, checked by the tests).
+FIXED_LIGHT = {"lightDirection": [0.4, -0.6, 1.0], "lightColor": [1.0, 1.0, 1.0], "lightAmbientCoeff": 0.6,
+               "lightDiffuseCoeff": 0.35, "lightSpecularCoeff": 0.05}
 
 
 def tower_rgba(index: int) -> tuple[float, float, float, float]:
     """A wood tone per tower tile, lighter and darker by index, so neighbours stay apart."""
     shade = 0.8 + 0.2 * ((index * 7) % 5) / 4
     return (0.86 * shade, 0.68 * shade, 0.42 * shade, 1.0)
+
+
+@dataclass(frozen=True)
+class Appearance:
+    """A scene's colours and light when the spec randomises them (None fields: the fixed look).
+    ``tile_rgba`` (N, 4) in placement order, the new tile last."""
+
+    tile_rgba: np.ndarray | None = None
+    table_rgba: tuple[float, float, float, float] | None = None
+    light: dict[str, object] | None = None  # getCameraImage's light arguments
+
+
+def random_appearance(rng: np.random.Generator, tiles: int, colours: bool, lighting: bool) -> Appearance:
+    """Colours: every tile and the table a random matt colour (any hue, mid saturation and value;
+    the new tile is not told apart by colour then, only by the mask). Lighting: a light from
+    anywhere above 25 degrees of elevation, slightly tinted, with random ambient, diffuse and
+    specular shares. ``rng`` is the scene's own generator: the same scene, the same look."""
+    tile_rgba = table_rgba = light = None
+    if colours:
+        hsv = np.column_stack([rng.random(tiles), rng.uniform(0.25, 0.8, tiles), rng.uniform(0.45, 0.95, tiles)])
+        tile_rgba = np.column_stack([_hsv_to_rgb(hsv), np.ones(tiles)])
+        grey = rng.uniform(0.3, 0.8)
+        table_rgba = (*(grey + rng.uniform(-0.08, 0.08, 3)).clip(0, 1).tolist(), 1.0)
+    if lighting:
+        azimuth, elevation = rng.uniform(0, 2 * math.pi), rng.uniform(math.radians(25), math.radians(85))
+        light = {
+            "lightDirection": [math.cos(azimuth) * math.cos(elevation), math.sin(azimuth) * math.cos(elevation),
+                               math.sin(elevation)],
+            "lightColor": rng.uniform(0.85, 1.0, 3).tolist(),
+            "lightAmbientCoeff": float(rng.uniform(0.3, 0.7)),
+            "lightDiffuseCoeff": float(rng.uniform(0.3, 0.7)),
+            "lightSpecularCoeff": float(rng.uniform(0.0, 0.3)),
+        }
+    return Appearance(tile_rgba, table_rgba, light)
+
+
+def _hsv_to_rgb(hsv: np.ndarray) -> np.ndarray:
+    h, s, v = hsv[:, 0] * 6.0, hsv[:, 1], hsv[:, 2]
+    k = np.stack([(5 + h) % 6, (3 + h) % 6, (1 + h) % 6], axis=1)
+    return v[:, None] - (v * s)[:, None] * np.clip(np.minimum(k, 4 - k), 0, 1)
 
 
 @dataclass(frozen=True)
@@ -71,6 +116,7 @@ class SceneRenderer:
                                          basePosition=[0.0, 0.0, -TABLE_HALF_M[2]], physicsClientId=self._client)
         self._tiles: list[int] = []
         self._new_colour_at: int | None = None
+        self._recoloured = False  # a randomised scene left other colours on the tiles and table
 
     def close(self) -> None:
         if self._client >= 0:
@@ -81,15 +127,32 @@ class SceneRenderer:
         with contextlib.suppress(Exception):  # the interpreter may be shutting down
             self.close()
 
-    def _place(self, poses: np.ndarray) -> None:
+    def _colour(self, appearance: Appearance) -> None:
+        client = self._client
+        if appearance.tile_rgba is None and appearance.table_rgba is None:
+            if self._recoloured:  # back to the fixed look
+                for index, body in enumerate(self._tiles):
+                    pb.changeVisualShape(body, -1, rgbaColor=tower_rgba(index), physicsClientId=client)
+                pb.changeVisualShape(self._table, -1, rgbaColor=TABLE_RGBA, physicsClientId=client)
+                self._recoloured, self._new_colour_at = False, None
+            return
+        if appearance.tile_rgba is not None:
+            for body, rgba in zip(self._tiles, appearance.tile_rgba.tolist(), strict=False):
+                pb.changeVisualShape(body, -1, rgbaColor=rgba, physicsClientId=client)
+        if appearance.table_rgba is not None:
+            pb.changeVisualShape(self._table, -1, rgbaColor=appearance.table_rgba, physicsClientId=client)
+        self._recoloured, self._new_colour_at = True, None
+
+    def _place(self, poses: np.ndarray, appearance: Appearance) -> None:
         client = self._client
         while len(self._tiles) < len(poses):
             index = len(self._tiles)
             self._tiles.append(pb.createMultiBody(baseMass=0.0, baseVisualShapeIndex=self._shape,
                                                   basePosition=PARKED, physicsClientId=client))
             pb.changeVisualShape(self._tiles[-1], -1, rgbaColor=tower_rgba(index), physicsClientId=client)
+        self._colour(appearance)
         new = len(poses) - 1
-        if self._new_colour_at != new:
+        if not self._recoloured and self._new_colour_at != new:
             if self._new_colour_at is not None:
                 pb.changeVisualShape(self._tiles[self._new_colour_at], -1,
                                      rgbaColor=tower_rgba(self._new_colour_at), physicsClientId=client)
@@ -102,10 +165,13 @@ class SceneRenderer:
             else:
                 pb.resetBasePositionAndOrientation(body, PARKED, (0, 0, 0, 1), physicsClientId=client)
 
-    def render(self, poses: np.ndarray) -> Views:
-        """Every camera's view of the tiles at ``poses`` ((N, 7), placement order, new tile last)."""
+    def render(self, poses: np.ndarray, appearance: Appearance | None = None) -> Views:
+        """Every camera's view of the tiles at ``poses`` ((N, 7), placement order, new tile last),
+        in the fixed look or ``appearance``'s colours and light."""
         poses = np.asarray(poses, dtype=np.float64).reshape(-1, 7)
-        self._place(poses)
+        appearance = appearance if appearance is not None else Appearance()
+        self._place(poses, appearance)
+        light = appearance.light if appearance.light is not None else FIXED_LIGHT
         lookup = np.zeros(max([*self._tiles, self._table]) + 2, dtype=np.uint8)
         for index, body in enumerate(self._tiles[:len(poses)]):
             lookup[body + 1] = index + 1  # +1: PyBullet marks background pixels -1
@@ -113,8 +179,7 @@ class SceneRenderer:
         for view, projection in self.matrices:
             _, _, rgba, zbuffer, seg = pb.getCameraImage(
                 self.width, self.height, viewMatrix=view, projectionMatrix=projection,
-                renderer=pb.ER_TINY_RENDERER, shadow=0, lightDirection=[0.4, -0.6, 1.0],
-                physicsClientId=self._client)
+                renderer=pb.ER_TINY_RENDERER, shadow=0, physicsClientId=self._client, **light)
             rgba = np.asarray(rgba, dtype=np.uint8).reshape(self.height, self.width, 4)
             z = np.asarray(zbuffer, dtype=np.float64).reshape(self.height, self.width)
             seg = np.asarray(seg, dtype=np.int64).reshape(self.height, self.width)

@@ -22,6 +22,8 @@ from ..experiments.rows import game_row, placement_kind
 from ..games import get_game
 from ..games.tower.moves import PlaceMove
 from ..games.tower.state import NOISE_STREAM, TowerState
+from .labels import scene_labels
+from .spec import DatasetSettings
 
 KEEP_STREAM = 23
 """RNG stream deciding which placements are kept when the spec keeps a sample (seed, index)."""
@@ -40,6 +42,7 @@ class Scene:
     target: np.ndarray  # (7,) where the tile was meant to go
     settled: np.ndarray  # (N, 7): every tile when the verdict was reached (a fall: when it was declared)
     placed: Mapping[str, Any]  # the game's placed event: fell, displacement, rotation, margins, hand
+    labels: dict[str, Any] = field(default_factory=dict)  # labels.py: margins of all, fall odds, hands, 2nd engine
 
 
 @dataclass
@@ -54,8 +57,12 @@ def kept(seed: int, index: int, keep: float) -> bool:
     return keep >= 1.0 or float(make_rng(seed, KEEP_STREAM, index).random()) < keep
 
 
-def play_scenes(trial: Mapping[str, Any], keep: float = 1.0) -> PlayedGame:
-    """Play ``trial`` (an experiments trial, as JSON) and return its game row and kept scenes."""
+def play_scenes(trial: Mapping[str, Any], settings: DatasetSettings | None = None) -> PlayedGame:
+    """Play ``trial`` (an experiments trial, as JSON) and return its game row and kept scenes,
+    labelled as ``settings`` asks (default: every placement, the default labels)."""
+    settings = settings if settings is not None else DatasetSettings()
+    keep = settings.keep
+    label_seconds: dict[str, float] = {}
     game = get_game(trial["game"])
     options = game.options({**trial["options"], "record_trajectories": False})
     agents = [parse_agent(a).build(game, seat, options) for seat, a in enumerate(trial["seating"])]
@@ -70,17 +77,20 @@ def play_scenes(trial: Mapping[str, Any], keep: float = 1.0) -> PlayedGame:
                 index = placed_count[0]
                 placed_count[0] += 1
                 if kept(trial["seed"], index, keep):
-                    scenes.append(_scene(before[0], state, player, move, index, placed.data))
+                    scene = _scene(before[0], state, player, move, index, placed.data)
+                    scene.labels = scene_labels(before[0], move, scene.poses[-1], scene.target, trial["seed"],
+                                                index, settings, label_seconds)
+                    scenes.append(scene)
         before[:] = [state.clone()]
 
     start = time.perf_counter()
     outcome = play_match(game, agents, trial["seed"], options, on_events=on_events)
-    seconds = time.perf_counter() - start
+    seconds = time.perf_counter() - start - sum(label_seconds.values())  # the labels are timed apart
     moves = {id(e): m for m, entry in enumerate(outcome.record.moves) for e in entry.events}
     placed_moves = [moves[id(e)] for entry in outcome.record.moves for e in entry.events if e.kind == "placed"]
     for scene in scenes:
         scene.move = placed_moves[scene.index]
-    return PlayedGame(game_row(trial, outcome, seconds), scenes, {"game": seconds})
+    return PlayedGame(game_row(trial, outcome, seconds), scenes, {"game": seconds, **label_seconds})
 
 
 def _scene(prior: TowerState, after: TowerState, player: int, move: PlaceMove, index: int,

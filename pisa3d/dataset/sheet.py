@@ -11,7 +11,7 @@ from PIL import Image, ImageDraw, ImageFont
 from .store import IMAGE_COLUMNS
 
 GAP = 4
-LABEL_LINES = 4
+LABEL_LINES = 5
 
 
 def _palette(mask: np.ndarray) -> np.ndarray:
@@ -44,7 +44,22 @@ def label_text(scene: dict[str, Any]) -> list[str]:
         f"{scene['max_rotation_deg']:.2f} deg  worst tile {scene['worst_tile']}",
         f"static margin {'-' if margin is None else f'{margin:.2f} mm'}  hand offset {scene['hand_offset_mm']:.3f} mm"
         f"  turn {scene['hand_turn_deg']:.3f} deg",
+        f"fall odds {_odds(scene.get('fall_odds'))}  observed {_observed(scene)}  second engine {_second(scene)}",
     ]
+
+
+def _odds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _observed(scene: dict[str, Any]) -> str:
+    hands = scene.get("observed_hands")
+    return "-" if hands is None else f"{scene['observed_falls']} falls in {hands} hands"
+
+
+def _second(scene: dict[str, Any]) -> str:
+    name = scene.get("second_engine")
+    return "-" if name is None else f"{name} fell {scene['second_fell']}"
 
 
 def contact_sheet(scene: dict[str, Any], path: Path) -> Path:

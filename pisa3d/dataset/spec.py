@@ -18,6 +18,16 @@
     distance_m = 0.45
     target_height_mm = 120.0
     fov_deg = 45.0
+
+    [dataset.labels]
+    fall_odds_samples = 48     # hands the fall-odds estimator draws (fall_odds.py's default)
+    observed_share = 0.05      # share of scenes (seeded) whose fall rate over fresh hands is observed
+    observed_hands = 16        # hands simulated per such scene
+    second_engine = "mujoco"   # a second engine's verdict on the same release (omit: none)
+
+    [dataset.appearance]       # off by default: one fixed look
+    random_colours = false     # tiles and table in random colours, per scene (seeded by game and placement)
+    random_lighting = false    # the light's direction, tint and shares, per scene (seeded)
 """
 
 from __future__ import annotations
@@ -60,6 +70,27 @@ class SplitShares(_Strict):
         return self
 
 
+class LabelSettings(_Strict):
+    fall_odds_samples: int = Field(default=48, ge=1, le=4096)  # hands the fall-odds estimator draws
+    observed_share: float = Field(default=0.0, ge=0.0, le=1.0)  # scenes (seeded) given an observed fall rate
+    observed_hands: int = Field(default=16, ge=1, le=1024)  # fresh hands simulated per such scene
+    second_engine: str | None = None  # e.g. "mujoco": its verdict on the same release
+
+    @model_validator(mode="after")
+    def _known_engine(self) -> LabelSettings:
+        if self.second_engine is not None:
+            from ..physics import engine_names
+
+            if self.second_engine not in engine_names():
+                raise ValueError(f"second_engine {self.second_engine!r}: choose from {engine_names()}")
+        return self
+
+
+class AppearanceSettings(_Strict):
+    random_colours: bool = False  # every tile and the table a random colour, per scene (seeded)
+    random_lighting: bool = False  # the light's direction, tint and shares, per scene (seeded)
+
+
 class DatasetSettings(_Strict):
     keep: float = Field(default=1.0, gt=0.0, le=1.0)
     resolution: list[int] = Field(default_factory=lambda: [224, 224], min_length=2, max_length=2)
@@ -67,6 +98,8 @@ class DatasetSettings(_Strict):
     taller_from_floor: int = Field(default=3, ge=1)
     split: SplitShares = Field(default_factory=SplitShares)
     cameras: Cameras = Field(default_factory=Cameras)
+    labels: LabelSettings = Field(default_factory=LabelSettings)
+    appearance: AppearanceSettings = Field(default_factory=AppearanceSettings)
 
     @model_validator(mode="after")
     def _check(self) -> DatasetSettings:

@@ -23,15 +23,17 @@ import pyarrow as pa
 from rich.console import Console
 
 from ..core.errors import OptionsError
+from ..core.rng import make_rng
 from ..experiments.run import Runner, RunSummary, run_experiment
 from ..experiments.storage import is_experiment_dir, load_stored_spec
 from ..games import get_game
 from ..games.tower.setup import build_setup
-from .render import SceneRenderer, depth_to_png, encode_png
+from .render import Appearance, SceneRenderer, depth_to_png, encode_png, random_appearance
 from .scenes import PlayedGame, Scene, play_scenes
 from .spec import DatasetSettings, DatasetSpec
 
 SCENES = "scenes"
+APPEARANCE_STREAM = 26  # RNG stream of a scene's random colours and light (seed, placement index)
 BATCH_TRIALS = 8  # games per stored part: a part holds some hundred scenes of PNGs
 
 _f64 = pa.float64()
@@ -45,6 +47,10 @@ SCENE_SCHEMA = pa.schema([
     ("hand_offset_mm", _f64), ("hand_turn_deg", _f64),
     ("poses", pa.list_(pa.list_(_f64, 7))), ("target_pose", pa.list_(_f64, 7)),
     ("settled_poses", pa.list_(pa.list_(_f64, 7))),
+    ("tile_margins_mm", pa.list_(_f64)), ("level_margins_mm", pa.list_(_f64)), ("fall_odds", _f64),
+    ("observed_hands", pa.int64()), ("observed_falls", pa.int64()), ("observed_fall_rate", _f64),
+    ("second_engine", pa.string()), ("second_fell", pa.bool_()), ("second_max_displacement_mm", _f64),
+    ("second_max_rotation_deg", _f64),
     ("params", pa.string()), ("options", pa.string()),
     ("rgb", pa.list_(pa.binary())), ("depth", pa.list_(pa.binary())), ("segmentation", pa.list_(pa.binary())),
 ])
@@ -57,6 +63,15 @@ def close_renderers() -> None:
     """Close this process's renderers (each holds a PyBullet client until then)."""
     while _renderers:
         _renderers.popitem()[1].close()
+
+
+def scene_appearance(seed: int, index: int, tiles: int, settings: DatasetSettings) -> Appearance | None:
+    """The scene's randomised look, or None for the fixed one; seeded by game and placement."""
+    look = settings.appearance
+    if not (look.random_colours or look.random_lighting):
+        return None
+    rng = make_rng(seed, APPEARANCE_STREAM, index)
+    return random_appearance(rng, tiles, look.random_colours, look.random_lighting)
 
 
 def split_of(seed: int, floor: int, settings: DatasetSettings) -> str:
@@ -99,7 +114,7 @@ def scene_row(trial: Mapping[str, Any], played: PlayedGame, scene: Scene, settin
         "target_margin_mm": d.get("target_margin_mm"), "hand_offset_mm": d.get("hand_offset_mm"),
         "hand_turn_deg": d.get("hand_turn_deg"),
         "poses": _rounded(scene.poses), "target_pose": _rounded(scene.target)[0],
-        "settled_poses": _rounded(scene.settled),
+        "settled_poses": _rounded(scene.settled), **scene.labels,
         "params": json.dumps(trial["params"], sort_keys=True), "options": json.dumps(trial["options"], sort_keys=True),
         **images,
     }
@@ -109,13 +124,13 @@ def build_trial(trial: Mapping[str, Any], records_dir: str | None = None) -> dic
     """A worker's task (experiments.runners.Task): play one trial, draw and encode its scenes.
     ``trial["dataset"]`` holds the settings. Rows carry the seconds of each part (benchmarks)."""
     settings = DatasetSettings.model_validate(trial["dataset"])
-    played = play_scenes(trial, settings.keep)
+    played = play_scenes(trial, settings)
     renderer = _renderer(trial["options"], settings)
     seconds = {**played.seconds, "render": 0.0, "encode": 0.0}
     rows = []
     for scene in played.scenes:
         start = time.perf_counter()
-        views = renderer.render(scene.poses)
+        views = renderer.render(scene.poses, scene_appearance(trial["seed"], scene.index, len(scene.poses), settings))
         middle = time.perf_counter()
         images: dict[str, list[bytes] | None] = {name: None for name in IMAGE_COLUMNS}
         if "rgb" in settings.channels:

@@ -126,6 +126,9 @@ def run_experiment(
                         buffer, last_flush = [], time.monotonic()
         except KeyboardInterrupt:
             status = "interrupted"
+        except Exception:
+            status = "failed"  # what finished is still stored (below): a resume picks up from there
+            raise
         finally:
             previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not lose rows
             signal.signal(signal.SIGTERM, signal.SIG_IGN)

@@ -31,6 +31,10 @@ Task = Callable[[TrialJson, str | None], RowsJson]
 # Trials in flight per worker: enough to keep every worker busy, few enough that Ctrl-C has
 # little to cancel and memory stays flat on long runs.
 IN_FLIGHT_PER_WORKER = 2
+# A Ray task lost with its node (or its worker process) is run again by Ray on a live node, up to
+# this many times; the driver stores a trial's rows only when its one result arrives, so a rerun
+# never stores a trial twice. An error raised by the game itself is never retried.
+RAY_RETRIES_ON_NODE_LOSS = 3
 
 
 def play_trial(trial: TrialJson, records_dir: str | None = None) -> RowsJson:
@@ -140,7 +144,7 @@ class RayRunner:
             elif self.workers:
                 kwargs["num_cpus"] = self.workers
             ray.init(**kwargs)
-        remote = ray.remote(num_cpus=1, max_retries=0)(self.task)
+        remote = ray.remote(num_cpus=1, max_retries=RAY_RETRIES_ON_NODE_LOSS, retry_exceptions=False)(self.task)
         slots = max(1, int(ray.cluster_resources().get("CPU", 1))) * IN_FLIGHT_PER_WORKER
         pending = list(reversed(trials))
         in_flight: list[Any] = []
@@ -152,12 +156,27 @@ class RayRunner:
                     return
                 done, in_flight = ray.wait(in_flight, num_returns=1)
                 for ref in done:
-                    yield ray.get(ref)
+                    yield self._result(ray, ref)
         finally:
             for ref in in_flight:
                 ray.cancel(ref, force=True)
             if started_here:
                 ray.shutdown()
+
+
+    @staticmethod
+    def _result(ray: Any, ref: Any) -> RowsJson:
+        """The rows of a finished task; a task Ray could not finish on any node (retries spent)
+        ends the run with one line, the rows stored so far kept for a resume."""
+        try:
+            return ray.get(ref)
+        except ray.exceptions.RayTaskError:
+            raise  # the game's own error: a traceback, as with the process pool
+        except ray.exceptions.RayError as exc:
+            reason = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+            raise OptionsError(f"Ray lost a trial {RAY_RETRIES_ON_NODE_LOSS + 1} times ({type(exc).__name__}: "
+                               f"{reason}); the trials stored so far are kept: run the same command again "
+                               "to resume") from None
 
 
 def default_workers() -> int:

@@ -25,3 +25,68 @@ def test_auc_matches_the_pair_count_with_ties():
     assert roc_auc([0, 1, 2, 3], [False, False, True, True]) == 1.0
     assert roc_auc([3, 2, 1, 0], [False, False, True, True]) == 0.0
     assert roc_auc([1, 2], [True, True]) is None
+
+
+def _built(tmp_path, overrides):
+    from pisa3d.dataset.spec import apply_dataset_overrides, validate_dataset_spec
+    from pisa3d.dataset.store import build_dataset
+    from pisa3d.experiments.runners import LocalRunner
+    from pisa3d.experiments.spec import read_spec_file
+
+    from .helpers import write_spec
+
+    path = write_spec(tmp_path)
+    spec = validate_dataset_spec(apply_dataset_overrides(read_spec_file(path), overrides))
+    build_dataset(spec, str(path), tmp_path / "ds", LocalRunner(1))
+    return tmp_path / "ds"
+
+
+@pytest.mark.slow
+def test_odds_and_engines_tables_count_what_is_stored(tmp_path):
+    from pisa3d.dataset.baseline import engines_agreement, engines_table, odds_baseline
+    from pisa3d.dataset.reader import read_scenes
+
+    root = _built(tmp_path, ["seeds=3", 'dataset.labels.second_engine="mujoco"'])
+    rows = read_scenes(root, columns=["split", "fell", "fall_odds", "second_fell", "scene"]).to_pylist()
+    overall = next(r for r in odds_baseline(root) if r["split"] == "all")
+    assert overall["scenes"] == len(rows) and overall["fell"] == sum(r["fell"] for r in rows)
+    assert overall["accuracy"] == sum((r["fall_odds"] > 0.5) == r["fell"] for r in rows) / len(rows)
+    agreement = engines_agreement(root)
+    disagreeing = [r["scene"] for r in rows if r["fell"] != r["second_fell"]]
+    assert agreement["engine"] == "mujoco"
+    assert next(r for r in agreement["splits"] if r["split"] == "all")["disagree"] == len(disagreeing)
+    only_pybullet = [r["scene"] for r in rows if r["fell"] and not r["second_fell"]]
+    assert agreement["pybullet_only_count"] == len(only_pybullet)
+    assert [r["scene"] for r in agreement["pybullet_only"]] == sorted(only_pybullet)[:5]
+    assert agreement["second_only_count"] == len(disagreeing) - len(only_pybullet)
+    assert "| all | " in engines_table(agreement)
+
+
+@pytest.mark.slow
+def test_the_learned_model_trains_on_train_and_reports_every_other_split(tmp_path):
+    pytest.importorskip("sklearn")
+    from pisa3d.dataset.learned import CLASSIFIER, learned_baseline, scene_features
+    from pisa3d.dataset.reader import iter_scenes
+
+    root = _built(tmp_path, ["seeds=8", "dataset.taller_from_floor=50"])
+    scene = next(iter_scenes(root))
+    features = scene_features(scene, 8)
+    assert features.shape == (2 * 3 * 8 * 8,)
+    new_tile = features.reshape(2, 3, 8, 8)[:, 1]
+    assert np.isclose(new_tile.sum() * (32 * 24) / 64, (scene["segmentation"] == scene["tiles"]).sum(), rtol=1e-4)
+    results = learned_baseline(root, size=8, c=1.0)
+    by_split = {r["split"]: r for r in results}
+    assert all(r["classifier"] == CLASSIFIER for r in results) and "train" in by_split
+    assert by_split["train"]["accuracy"] > by_split["train"]["majority_accuracy"] or by_split["train"]["accuracy"] == 1
+    assert by_split["train"]["roc_auc"] > 0.9  # it can fit what it was trained on
+
+
+def test_the_learned_model_names_its_extra_when_scikit_learn_is_missing(monkeypatch, tmp_path):
+    import sys
+
+    from pisa3d.core.errors import OptionsError
+    from pisa3d.dataset.learned import learned_baseline
+
+    monkeypatch.setitem(sys.modules, "sklearn", None)  # import sklearn now raises ImportError
+    with pytest.raises(OptionsError, match=r"pip install 'pisa3d\[learn\]'"):
+        learned_baseline(tmp_path)

@@ -28,12 +28,17 @@ def test_build_info_show(tmp_path):
     assert summary["games"] == 2 and summary["scenes"] > 2
     text = _pisa3d("dataset", "info", str(out)).stdout
     assert f"{summary['scenes']} scenes from 2 games" in text and "taller" in text
+    assert f"mean fall odds {summary['mean_fall_odds']:.3f}; 0 scenes with an observed fall rate; no second" in text
     png = tmp_path / "sheet.png"
     shown = _pisa3d("dataset", "show", str(out), "--scene", "1", "--png", str(png))
     assert shown.returncode == 0, shown.stderr
     with Image.open(png) as image:
         sheet = np.asarray(image)
     assert sheet.shape[1] > 2 * 32 and sheet.shape[0] > 3 * 24  # 2 cameras across, 3 channels down
+    base = _pisa3d("dataset", "baseline", str(out))
+    assert base.returncode == 0, base.stderr
+    assert "| statics margin < 0 | all |" in base.stdout and "| fall odds > 0.5 | all |" in base.stdout
+    assert "No second engine in this dataset" in base.stdout
     again = _pisa3d("dataset", "build", str(out))  # a finished build resumes to nothing
     assert again.returncode == 0 and "0 games played" in again.stdout and "2 already stored" in again.stdout
     beyond = _pisa3d("dataset", "show", str(out), "--scene", "999", "--png", str(png))

@@ -1,0 +1,83 @@
+"""A small learned image baseline (the optional ``learn`` extra: scikit-learn, CPU only): a
+logistic regression on downsampled depth and masks, trained on the train split and evaluated on
+the others against PyBullet's ``fell``.
+
+Features per camera, each downsampled to ``size`` x ``size``: the depth (metres, area-averaged),
+the new tile's mask and the whole tower's mask (shares of each cell covered). No RGB: with the
+fixed look its colours add nothing the masks do not say. Standardised, then an L2 logistic
+regression weighted so that falls and stands count alike (falls are a few percent of the train
+split). Deterministic: the solver is deterministic and no data is shuffled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from ..core.errors import OptionsError
+from .baseline import evaluate
+from .reader import decode_scene, read_scenes
+from .spec import SPLITS
+
+CLASSIFIER = "logistic regression on depth + masks"
+
+
+def _sklearn() -> Any:
+    try:
+        import sklearn  # noqa: F401  (the import is the check)
+    except ImportError:
+        raise OptionsError("the learned baseline needs scikit-learn: pip install 'pisa3d[learn]'") from None
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    return make_pipeline, StandardScaler, LogisticRegression
+
+
+def _shrink(image: np.ndarray, size: int) -> np.ndarray:
+    return np.asarray(Image.fromarray(image.astype(np.float32), mode="F").resize((size, size), Image.Resampling.BOX))
+
+
+def scene_features(scene: dict[str, Any], size: int) -> np.ndarray:
+    """(cameras * 3 * size * size,) float32: per camera depth, new-tile mask, tower mask."""
+    if scene.get("depth") is None or scene.get("segmentation") is None:
+        raise OptionsError(f"scene {scene['scene']}: the learned baseline needs the depth and segmentation channels")
+    planes = []
+    for depth, mask in zip(scene["depth"], scene["segmentation"], strict=True):
+        planes += [_shrink(depth, size), _shrink(mask == scene["tiles"], size), _shrink(mask > 0, size)]
+    return np.concatenate([p.ravel() for p in planes]).astype(np.float32)
+
+
+def _features(root: Path, size: int) -> Iterator[tuple[str, bool, np.ndarray]]:
+    wanted = ["scene", "split", "fell", "tiles", "depth", "segmentation"]
+    table = read_scenes(root, columns=wanted)
+    for batch in table.to_batches(max_chunksize=64):
+        for row in batch.to_pylist():
+            yield row["split"], bool(row["fell"]), scene_features(decode_scene(row), size)
+
+
+def learned_baseline(root: Path | str, size: int = 24, c: float = 0.01) -> list[dict[str, Any]]:
+    """Train on ``train``, evaluate on every other split present (accuracy at probability 0.5,
+    ROC AUC of the probability). ``c``: the inverse L2 strength."""
+    make_pipeline, scaler, logistic = _sklearn()
+    data: dict[str, tuple[list[bool], list[np.ndarray]]] = {}
+    for split, fell, features in _features(Path(root), size):
+        labels, rows = data.setdefault(split, ([], []))
+        labels.append(fell)
+        rows.append(features)
+    if "train" not in data or len(set(data["train"][0])) < 2:
+        raise OptionsError(f"{root}: the learned baseline needs a train split with falls and stands")
+    model = make_pipeline(scaler(), logistic(C=c, class_weight="balanced", max_iter=5000))
+    model.fit(np.stack(data["train"][1]), np.asarray(data["train"][0]))
+    out = []
+    for split in SPLITS:
+        if split not in data:
+            continue
+        labels, rows = data[split]
+        probability = model.predict_proba(np.stack(rows))[:, 1]
+        out.append(evaluate(CLASSIFIER, split, labels, (probability > 0.5).tolist(), probability.tolist()))
+    return out
