@@ -172,7 +172,6 @@ def sample_state(view: dict[str, Any], player: int, rng: np.random.Generator) ->
         state.leader = view["leader"]
         state.trick = trick
         state.trick_history = [(leader, tuple(cards)) for leader, cards in history]
-        state.trick_history_json = list(view["trick_history"])
         state.tricks_won = list(view["tricks_won"])
     if state._phase == DISCARD:
         state.discard_pos = (state._current - state.left_of(state.dealer)) % n

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...core.state import View
-from .cards import card_str, cards_str
+from .cards import Card, card_str, cards_str
 from .voting import ROUND_NAMES, ROUND_OPTIONS, option_str
 
 if TYPE_CHECKING:
@@ -31,7 +31,13 @@ def copy_tricks(tricks: list[list[Any]]) -> list[list[Any]]:
     return [[leader, list(cards)] for leader, cards in tricks]
 
 
-def _copy_log_entry(entry: dict[str, Any]) -> dict[str, Any]:
+def tricks_json(tricks: list[tuple[int, tuple[Card, ...]]]) -> list[list[Any]]:
+    """Finished tricks ``(leader, cards)`` as a view shows them: ``[leader, ["R5", ...]]``."""
+    return [[leader, cards_str(cards)] for leader, cards in tricks]
+
+
+def copy_log_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A round-log entry with its own lists and dicts (their items are numbers and words)."""
     return {key: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v)
             for key, v in entry.items()}
 
@@ -54,7 +60,7 @@ def public_view(state: CardsState) -> View:
         "current_player": s.current_player,
         "hand_sizes": [len(h) for h in s.hands],
         "totals": list(s.totals),
-        "round_log": [_copy_log_entry(e) for e in s.round_log],
+        "round_log": [copy_log_entry(e) for e in s.round_log],
         "past_rounds": [{"votes": copy_votes(r["votes"]), "tricks": copy_tricks(r["tricks"])} for r in s.past_rounds],
         "voting": {
             "round": ROUND_NAMES[current_round] if current_round is not None else None,
@@ -75,7 +81,7 @@ def public_view(state: CardsState) -> View:
         "leader": s.leader if s.phase == "play" else None,
         "trick": [[seat, card_str(card)] for seat, card in s.trick],
         "tricks_won": list(s.tricks_won),
-        "trick_history": copy_tricks(s.trick_history_json),
+        "trick_history": tricks_json(s.trick_history),
     }
 
 
