@@ -35,7 +35,11 @@ def connected_guild_sets(
     allowed_set = allowed if isinstance(allowed, set | frozenset) else set(allowed)
     if len({guild[p] for p in allowed_set}) < size:
         return  # too few guilds among the plots: no set can have them all different
+    # A set grows from its smallest plot, so seeds above every plot of ``must_touch`` yield nothing.
+    last_seed = max(must_touch, default=-1) if must_touch is not None else None
     for seed in sorted(allowed_set):
+        if last_seed is not None and seed > last_seed:
+            break
         spent = 0 if cost is None else cost[seed]
         if spent > budget and cost is not None:
             continue
@@ -64,6 +68,18 @@ def _extend(
     if len(members) == size:
         if must_touch is None or any(m in must_touch for m in members):
             yield tuple(sorted(members))
+        return
+    if len(members) == size - 1:
+        # The last plot: each candidate completes a set at once, so no deeper call (they are most
+        # of the calls). Same order as the general step below: from the end of the extension.
+        touched = must_touch is None or any(m in must_touch for m in members)
+        for w in reversed(extension):
+            if mask & (1 << guild[w]):
+                continue
+            if cost is not None and spent + cost[w] > budget:
+                continue
+            if touched or w in must_touch:  # type: ignore[operator]
+                yield tuple(sorted([*members, w]))
         return
     extension = list(extension)
     while extension:
