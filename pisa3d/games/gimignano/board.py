@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from .hexgrid import DIRECTIONS, PLOTS_PER_TILE, TURNS, Hex, opposite, plot_on_edge
+from .hexgrid import DIRECTIONS, PLOTS_PER_TILE, Hex, opposite, plot_on_edge
 from .moves import BuildTower, PlaceStone
 from .tiles import TileSet
 
@@ -145,7 +145,7 @@ class Board:
 
     def placements(self, tile_id: int, spots: list[Hex] | None = None) -> Iterator[tuple[Hex, int]]:
         """Every (spot, turn) where the tile may lie; the same answers as ``placement_problem``."""
-        edge_guilds = self.tileset.edge_guilds
+        by_turn = self.tileset.edge_guilds_by_turn(tile_id)
         if spots is None:
             candidates: Iterable[tuple[Hex, Sequence[tuple[int, int]]]] = self.spot_contacts()
         else:
@@ -153,8 +153,7 @@ class Board:
         for h, contacts in candidates:
             if h in self.tiles or len(contacts) < 2:
                 continue
-            for turn in range(TURNS):
-                mine = edge_guilds(tile_id, turn)
+            for turn, mine in enumerate(by_turn):
                 for edge, guild in contacts:
                     if mine[edge] == guild:
                         break

@@ -129,6 +129,8 @@ def quartets_through(
 ) -> list[Quartet]:
     """The quartets among ``stone_plots`` that contain ``plot``: all lie within three steps of it."""
     local = within([plot], stone_plots, adjacency, QUARTET_SIZE - 1)
+    if len(local) < QUARTET_SIZE:
+        return []
     return list(connected_guild_sets(local, adjacency, guild, must_touch={plot}))
 
 

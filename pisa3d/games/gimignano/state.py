@@ -256,16 +256,19 @@ class GimignanoState(State):
             # got towers, and a stone placed costs one of the supply for at most one stone less
             # needed: no quartet can have come within reach.
             return False
-        # cost of each open plot: 0 with the player's stone on it, 1 with room for one
-        cost = {
+        found = first_completable(self.completion_costs(player), supply, self.board.adjacency, self.board.plot_guild)
+        self._completable[player] = found
+        self._hopeless[player] = None if found is not None else (len(self.towers), supply)
+        return found is not None
+
+    def completion_costs(self, player: int) -> dict[int, int]:
+        """Stones ``player`` still needs on each plot open to them: 0 with their stone on it, 1 with
+        room for one (plots with a tower or two other stones are left out)."""
+        return {
             pid: 0 if player in owners else 1
             for pid, (owners, tower) in enumerate(zip(self.stones, self.towers, strict=True))
             if tower == NO_TOWER and (player in owners or len(owners) < STONES_PER_PLOT)
         }
-        found = first_completable(cost, supply, self.board.adjacency, self.board.plot_guild)
-        self._completable[player] = found
-        self._hopeless[player] = None if found is not None else (len(self.towers), supply)
-        return found is not None
 
     def _completes(self, player: int, quartet: Quartet) -> bool:
         """Could ``player`` still fill ``quartet`` (no tower on it, room or their stone on each plot,
