@@ -293,8 +293,15 @@ class CardsState(State):
             seat = self._current
             hand = self.hands[seat]  # type: ignore[index]
             trick = self.trick
-            if not (card in hand and (not trick or card // VALUES_PER_SUIT == trick[0][1] // VALUES_PER_SUIT)):
-                self._check(move)  # not following suit: allowed only without a card of the led suit
+            if card not in hand:
+                self._check(move)
+            elif trick and card // VALUES_PER_SUIT != trick[0][1] // VALUES_PER_SUIT:
+                # Not following suit: allowed only without a card of the led suit (a run of the
+                # sorted hand starting at the suit's lowest card).
+                lowest = trick[0][1] // VALUES_PER_SUIT * VALUES_PER_SUIT
+                index = bisect_left(hand, lowest)
+                if index < len(hand) and hand[index] < lowest + VALUES_PER_SUIT:
+                    self._check(move)
             hand.remove(card)
             trick.append((seat, card))  # type: ignore[arg-type]
             events = [Event("card_played", {"player": seat, "card": CARD_TEXT[card]})]
@@ -321,6 +328,10 @@ class CardsState(State):
             if count == MAX_VOTE:
                 events += self._end_vote_turn()
             return events
+        if kind is Discard and phase == DISCARD and move.card in self.in_front[self._current]:  # type: ignore[union-attr,index]
+            return self._discard(move.card)  # type: ignore[union-attr]
+        if kind is VoteDone and phase == VOTE and self.turn_count:
+            return self._end_vote_turn()
         self._check(move)
         if kind is VoteDone:
             return self._end_vote_turn()
