@@ -33,6 +33,7 @@ from .moves import (
     VoteDone,
 )
 from .observation import observe
+from .phases import DISCARD, OVER, PLAY, VOTE
 from .scoring import play_points, voting_points
 from .tricks import trick_winner_index
 from .views import copy_log_entry, private_view, public_view, tricks_json
@@ -68,7 +69,6 @@ class CardsOptions(GameOptions):
     )
 
 
-VOTE, DISCARD, PLAY, OVER = "vote", "discard", "play", "over"
 ROUND_VOTE_MOVES = tuple(tuple(VOTE_MOVES[option] for option in options) for options in ROUND_OPTIONS)
 """Per voting round, the vote moves of each of its voting cards (rows indexed by card)."""
 MAX_VOTE = SPEC.vote_cards_max
@@ -417,7 +417,7 @@ class CardsState(State):
 
     def contract(self) -> dict[str, Any]:
         """What the three votes decided, in words (empty until the voting is over)."""
-        if len(self.chosen) < 3:
+        if len(self.chosen) < len(ROUND_NAMES):
             return {}
         return {
             "trump": option_str(self.chosen[TRUMP_ROUND]),

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.state import View
 from .cards import Card, card_str, cards_str
+from .phases import PLAY, VOTE
 from .voting import ROUND_NAMES, ROUND_OPTIONS, option_str
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ def copy_log_entry(entry: dict[str, Any]) -> dict[str, Any]:
 
 def public_view(state: CardsState) -> View:
     s = state
-    voting_open = s.phase == "vote"
+    voting_open = s.phase == VOTE
     current_round = s.vote_round if voting_open else None
     placed: list[list[Any]] = []
     if current_round is not None:
@@ -78,7 +79,7 @@ def public_view(state: CardsState) -> View:
         # Cards each seat placed and everyone saw; after the discard they are back in hands.
         "revealed": [cards_str(r) for r in s.revealed],
         "discard_counts": [len(d) for d in s.discarded],
-        "leader": s.leader if s.phase == "play" else None,
+        "leader": s.leader if s.phase == PLAY else None,
         "trick": [[seat, card_str(card)] for seat, card in s.trick],
         "tricks_won": list(s.tricks_won),
         "trick_history": tricks_json(s.trick_history),
@@ -88,7 +89,7 @@ def public_view(state: CardsState) -> View:
 def private_view(state: CardsState, player: int) -> View:
     s = state
     mine: list[str] = []
-    if s.phase == "vote":
+    if s.phase == VOTE:
         mine = [card_str(card) for seat, _, card in s.placements[s.vote_round] if seat == player]
     return {
         "seat": player,
