@@ -6,7 +6,7 @@ so a vote move and its action id need no round number: the option names the roun
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ...core.errors import IllegalMoveError
 from .cards import NUM_SUITS, SPEC, VALUE_OF, Card
@@ -47,9 +47,9 @@ def high_beats_low(option: int) -> bool:
     return OPTION_NAMES[option] == "high"
 
 
-@dataclass(frozen=True)
-class VoteOutcome:
-    """How one voting round ended: the winning option, why, and each option's pile."""
+class VoteOutcome(NamedTuple):
+    """How one voting round ended: the winning option, why, and each option's pile (a named tuple:
+    made at every voting round of every rollout)."""
 
     winner: int
     reason: str
