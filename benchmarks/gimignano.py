@@ -92,8 +92,8 @@ def baseline_rates(tree: Path, games: int, first_seed: int) -> dict[int, float]:
 def compare_with_baseline(ref: str, runs: int, games: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         tree = export_baseline(ref, Path(folder))
-        baseline_rates(tree, 2, 0)  # warm-up of the child's imports (files cached by the system)
-        rules_rates(2, 0)
+        baseline_rates(tree, 2, 0)  # the first child reads the files into the system's cache
+        rules_rates(2, 10_000)  # warm-up, as each child does before measuring
         now: dict[int, list[float]] = {players: [] for players in PLAYER_COUNTS}
         then: dict[int, list[float]] = {players: [] for players in PLAYER_COUNTS}
         for run in range(runs):  # the two versions take turns, so a change of load hits both
@@ -218,6 +218,7 @@ def main() -> None:
                         help=argparse.SUPPRESS)  # the child process of --baseline
     args = parser.parse_args()
     if args.rules_json:
+        rules_rates(2, 10_000)  # warm-up, as this process had before measuring
         print(json.dumps(rules_rates(*args.rules_json)))
         return
     print(f"python {platform.python_version()} on {platform.machine()}; {args.runs} runs of {args.games} games")

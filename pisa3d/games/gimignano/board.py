@@ -153,12 +153,16 @@ class Board:
         for h, contacts in candidates:
             if h in self.tiles or len(contacts) < 2:
                 continue
-            for turn, mine in enumerate(by_turn):
-                for edge, guild in contacts:
-                    if mine[edge] == guild:
-                        break
-                else:
-                    yield h, turn
+            for turn in _clear_turns(by_turn, contacts):
+                yield h, turn
+
+    def fitting_turns(self, tile_id: int, h: Hex) -> list[int]:
+        """The turns at which the tile may lie on the empty hex ``h`` by the guild rule alone (no
+        shared edges asked: set-up lays the table tiles so); the same answers as ``fits`` with
+        ``min_shared`` 0."""
+        if h in self.tiles:
+            return []
+        return _clear_turns(self.tileset.edge_guilds_by_turn(tile_id), self.contacts(h))
 
     def lay(self, tile_id: int, h: Hex, turn: int) -> range:
         """Put a tile down (legality is the caller's job) and link its plots; returns their ids."""
@@ -185,3 +189,15 @@ class Board:
             self.adjacency[mine].append(theirs)
             self.adjacency[theirs].append(mine)
         return range(base, base + PLOTS_PER_TILE)
+
+
+def _clear_turns(by_turn: Sequence[Sequence[int]], contacts: Sequence[tuple[int, int]]) -> list[int]:
+    """The turns whose edge guilds (``by_turn[turn][edge]``) differ from every contact's guild."""
+    turns = []
+    for turn, mine in enumerate(by_turn):
+        for edge, guild in contacts:
+            if mine[edge] == guild:
+                break
+        else:
+            turns.append(turn)
+    return turns

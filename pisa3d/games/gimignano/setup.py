@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.events import Event
-from .hexgrid import TURNS
 from .options import GimignanoOptions
 from .state import NO_TOWER, GimignanoState
 from .tiles import PlayerSetup, TileSet
@@ -33,7 +32,7 @@ def deal(
     table = []
     for h in seating.table:
         for position, tile_id in enumerate(pile):
-            turns = [t for t in range(TURNS) if state.board.fits(tile_id, h, t, min_shared=0)]
+            turns = state.board.fitting_turns(tile_id, h)
             if turns:
                 turn = turns[int(rng.integers(len(turns)))]
                 pile.pop(position)

@@ -249,6 +249,8 @@ class GimignanoState(State):
         if witness is not None and self._completes(player, witness):
             return True  # the quartet found last time still fits: no need to search again
         supply = self.supply[player]
+        if supply <= 0:
+            return False  # with no stone to place, only complete quartets count, and there are none
         hopeless = self._hopeless[player]
         if hopeless is not None and hopeless[0] == len(self.towers) and supply <= hopeless[1]:
             # Nothing found last time, on these plots, with at least this supply, and no stone of
