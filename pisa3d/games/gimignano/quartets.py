@@ -127,11 +127,28 @@ def within(
 def quartets_through(
     plot: int, stone_plots: Collection[int], adjacency: Sequence[Sequence[int]], guild: Sequence[int]
 ) -> list[Quartet]:
-    """The quartets among ``stone_plots`` that contain ``plot``: all lie within three steps of it."""
-    local = within([plot], stone_plots, adjacency, QUARTET_SIZE - 1)
-    if len(local) < QUARTET_SIZE:
+    """The quartets among ``stone_plots`` that contain ``plot`` (in no particular order).
+
+    Grown from ``plot`` one neighbour at a time: every connected set can be built so (add its
+    plots in breadth-first order from ``plot``), each step keeps the guilds different, and a set
+    reached along several orders is kept once, as its sorted tuple. Runs at every stone placed
+    on a new plot, where the general search would try every seed below ``plot`` as well.
+    """
+    if plot not in stone_plots:
         return []
-    return list(connected_guild_sets(local, adjacency, guild, must_touch={plot}))
+    grown: dict[Quartet, int] = {(plot,): 1 << guild[plot]}
+    for _ in range(QUARTET_SIZE - 1):
+        bigger: dict[Quartet, int] = {}
+        for members, mask in grown.items():
+            for member in members:
+                for n in adjacency[member]:
+                    bit = 1 << guild[n]
+                    if not mask & bit and n in stone_plots:  # a plot of a new guild (so not a member)
+                        key = tuple(sorted((*members, n)))
+                        if key not in bigger:
+                            bigger[key] = mask | bit
+        grown = bigger
+    return list(grown)
 
 
 def group_of(start: int, members: Collection[int], adjacency: Sequence[Sequence[int]]) -> set[int]:
