@@ -27,7 +27,7 @@ def deal(
     needed = len(seating.table) + num_players * seating.hand
     if needed > len(tileset.tiles):
         raise ValueError(f"set-up needs {needed} tiles but the tile set has {len(tileset.tiles)}")
-    pile = [tileset.tiles[i].id for i in rng.permutation(len(tileset.tiles))]
+    pile = [tileset.tiles[i].id for i in rng.permutation(len(tileset.tiles)).tolist()]
     state = GimignanoState(num_players, options, tileset)
     table = []
     for h in seating.table:
