@@ -48,7 +48,10 @@ def check_derived_data(state: GimignanoState) -> None:
     assert [state.could_still_build(p) for p in range(state.num_players)] == [
         rebuilt.could_still_build(p) for p in range(state.num_players)]
     assert state.board_is_final() == rebuilt.board_is_final()
-    assert board.spots() == rebuilt.board.spots()
+    empty_touching_two = {n for h in board.tiles for e in range(6)
+                          if (n := neighbour(h, e)) not in board.tiles and board.laid_neighbours(n) >= 2}
+    assert board.spots() == sorted(empty_touching_two, key=lambda h: (h[1], h[0])) == rebuilt.board.spots()
+    assert all(list(contacts) == board.contacts(h) for h, contacts in board.spot_contacts())
     around = {neighbour(h, e) for h in board.tiles for e in range(6)}  # every hex a tile could touch
     for tile_id in {t for hand in state.hands for t in hand}:
         fast = set(board.placements(tile_id))

@@ -29,8 +29,8 @@ class Board:
     """Laid tiles and the plot graph they make. Mutable; ``copy`` is cheap."""
 
     __slots__ = (
-        "_spot_contacts", "adjacency", "build_moves", "edge_guilds", "order", "plot_guild", "plot_hex", "stone_moves",
-        "tiles", "tileset",
+        "_spot_contacts", "_spots", "adjacency", "build_moves", "edge_guilds", "order", "plot_guild", "plot_hex",
+        "stone_moves", "tiles", "tileset",
     )
 
     def __init__(self, tileset: TileSet) -> None:
@@ -44,7 +44,9 @@ class Board:
         # The move values naming each plot, made once: listing legal moves is the hot path.
         self.stone_moves: list[PlaceStone] = []
         self.build_moves: list[BuildTower] = []
-        # The spots and their contacts, worked out once per laid tile (None: not yet).
+        # The spots and their contacts, updated around each laid tile, and in spot order (None:
+        # not sorted since the last tile).
+        self._spots: dict[Hex, tuple[tuple[int, int], ...]] = {}
         self._spot_contacts: tuple[tuple[Hex, tuple[tuple[int, int], ...]], ...] | None = None
 
     def copy(self) -> Board:
@@ -58,6 +60,7 @@ class Board:
         other.adjacency = [list(a) for a in self.adjacency]
         other.stone_moves = list(self.stone_moves)
         other.build_moves = list(self.build_moves)
+        other._spots = dict(self._spots)
         other._spot_contacts = self._spot_contacts  # a tuple: shared until either board lays a tile
         return other
 
@@ -121,16 +124,9 @@ class Board:
         return [h for h, _ in self.spot_contacts()]
 
     def spot_contacts(self) -> tuple[tuple[Hex, tuple[tuple[int, int], ...]], ...]:
-        """Each spot (as ``spots``) with its contacts (as ``contacts``); kept until a tile is laid."""
+        """Each spot (as ``spots``) with its contacts (as ``contacts``), in spot order."""
         if self._spot_contacts is None:
-            seen: set[Hex] = set()
-            for q, r in self.tiles:
-                for dq, dr in DIRECTIONS:
-                    h = (q + dq, r + dr)
-                    if h not in self.tiles and h not in seen and self.laid_neighbours(h) >= 2:
-                        seen.add(h)
-            ordered = sorted(seen, key=lambda h: (h[1], h[0]))
-            self._spot_contacts = tuple((h, tuple(self.contacts(h))) for h in ordered)
+            self._spot_contacts = tuple(sorted(self._spots.items(), key=lambda item: (item[0][1], item[0][0])))
         return self._spot_contacts
 
     def contacts(self, h: Hex) -> list[tuple[int, int]]:
@@ -180,6 +176,14 @@ class Board:
             self.stone_moves.append(PlaceStone(h, k))
             self.build_moves.append(BuildTower(h, k))
         q, r = h
+        # Only the hexes around this tile gain a contact: the spots change there alone.
+        self._spots.pop(h, None)
+        for dq, dr in DIRECTIONS:
+            n = (q + dq, r + dr)
+            if n not in self.tiles:
+                contacts = self.contacts(n)
+                if len(contacts) >= 2:
+                    self._spots[n] = tuple(contacts)
         for edge, (dq, dr) in enumerate(DIRECTIONS):
             n = (q + dq, r + dr)
             if n not in self.tiles:
