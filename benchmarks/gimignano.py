@@ -1,6 +1,6 @@
 """Speed of San Gimignano: random play, the quartet search on a full board, and MCTS.
 
-Prints, each as the median of several runs:
+Prints, each as the median of several runs (play speeds per CPU second of the process):
 - random play through the rules alone (legal_moves + random pick + apply), decisions and games
   per second, for 2, 3 and 4 players;
 - random play through the match runner (views, events and the game record as well);
@@ -10,23 +10,36 @@ Prints, each as the median of several runs:
 - MCTS iterations per second from an early 3-player position, when pisa3d.core.mcts exists;
 - for strength, how many seeded games greedy wins against two random bots.
 
+With ``--baseline REF`` (a git commit or branch of this repository, e.g. ``main``) the rules-alone
+loop also runs on that version's package, taken out with ``git archive`` into a temporary folder
+and measured in a child process that takes turns with this one run by run, and the speed-up is
+printed: a ratio measured in one run, on one machine, under the same load.
+
     python benchmarks/gimignano.py                # 5 runs of 30 games each
     python benchmarks/gimignano.py --runs 3 --games 10
+    python benchmarks/gimignano.py --baseline main
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
+import os
 import platform
 import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
+from pathlib import Path
 
 from pisa3d.core.agents import RandomAgent
 from pisa3d.core.match import play_match
 from pisa3d.core.rng import make_rng
 from pisa3d.games import get_game
-from pisa3d.games.gimignano.quartets import find_quartets
+from pisa3d.games.gimignano.quartets import find_quartets, first_completable
 from pisa3d.games.gimignano.state import GimignanoState
 
 game = get_game("gimignano")
@@ -42,6 +55,56 @@ def rules_play(players: int, games: int, first_seed: int) -> int:
             state.apply(legal[int(rng.integers(len(legal)))])
             decisions += 1
     return decisions
+
+
+PLAYER_COUNTS = (2, 3, 4)
+
+
+def rules_rates(games: int, first_seed: int) -> dict[int, float]:
+    """Decisions per CPU second of the rules-alone loop, per player count."""
+    rates = {}
+    for players in PLAYER_COUNTS:
+        started = time.process_time()
+        decisions = rules_play(players, games, first_seed)
+        rates[players] = decisions / (time.process_time() - started)
+    return rates
+
+
+def export_baseline(ref: str, into: Path) -> Path:
+    """The package and assets of commit ``ref`` of this repository, unpacked under ``into``."""
+    repo = Path(__file__).resolve().parent.parent
+    archive = into / "baseline.tar"
+    subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", f"--output={archive}", ref, "pisa3d", "assets"],
+                   check=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(into / "tree", filter="data")
+    return into / "tree"
+
+
+def baseline_rates(tree: Path, games: int, first_seed: int) -> dict[int, float]:
+    """``rules_rates`` measured by this script in a child process importing the baseline's package."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    done = subprocess.run([sys.executable, __file__, "--rules-json", str(games), str(first_seed)], env=env,
+                          cwd=tree, check=True, capture_output=True, text=True)
+    return {int(players): rate for players, rate in json.loads(done.stdout.splitlines()[-1]).items()}
+
+
+def compare_with_baseline(ref: str, runs: int, games: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        tree = export_baseline(ref, Path(folder))
+        baseline_rates(tree, 2, 0)  # the first child reads the files into the system's cache
+        rules_rates(2, 10_000)  # warm-up, as each child does before measuring
+        now: dict[int, list[float]] = {players: [] for players in PLAYER_COUNTS}
+        then: dict[int, list[float]] = {players: [] for players in PLAYER_COUNTS}
+        for run in range(runs):  # the two versions take turns, so a change of load hits both
+            for players, rate in baseline_rates(tree, games, 1000 * run).items():
+                then[players].append(rate)
+            for players, rate in rules_rates(games, 1000 * run).items():
+                now[players].append(rate)
+    print(f"random play, rules alone, this version against {ref} (decisions per CPU second, median of {runs}):")
+    for players in PLAYER_COUNTS:
+        a, b = statistics.median(now[players]), statistics.median(then[players])
+        print(f"  {players} players: {a:8.0f} against {b:8.0f}: {a / b:.2f}x")
 
 
 def match_play(players: int, games: int, first_seed: int) -> int:
@@ -85,8 +148,15 @@ def quartet_figures(repeats: int) -> None:
     view = state.view(0)
     view.update(stones=[[] for _ in range(plots)], towers=[-1] * plots, supply=[3, 0, 0, 4])
     empty = GimignanoState.from_view(view, state.tileset)
-    t_could = time_call(lambda: empty.could_still_build(3), repeats)
-    t_could_not = time_call(lambda: empty.could_still_build(0), repeats)
+    # The search itself (could_still_build remembers its last answer, so it is timed without that).
+    costs = [empty.completion_costs(p) for p in range(4)]
+
+    def search(player: int) -> object:
+        return first_completable(costs[player], empty.supply[player], board.adjacency, board.plot_guild)
+
+    t_could = time_call(lambda: search(3), repeats)
+    t_could_not = time_call(lambda: search(0), repeats)
+    assert search(3) is not None and search(0) is None
     assert empty.could_still_build(3) and not empty.could_still_build(0)
     print(f"Quartet search on a full 16-tile board ({plots} plots), median of {repeats} calls:")
     print(f"  a stone on every plot: {count_every} quartets in {t_every * 1e3:.2f} ms")
@@ -142,19 +212,29 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=30)
     parser.add_argument("--mcts-iterations", type=int, default=200)
     parser.add_argument("--greedy-games", type=int, default=30, help="games of greedy against random (0: skip)")
+    parser.add_argument("--baseline", metavar="REF", help="also time the rules on this git commit or branch "
+                        "(e.g. main) in the same run, and print the speed-up")
+    parser.add_argument("--rules-json", nargs=2, type=int, metavar=("GAMES", "FIRST_SEED"),
+                        help=argparse.SUPPRESS)  # the child process of --baseline
     args = parser.parse_args()
+    if args.rules_json:
+        rules_rates(2, 10_000)  # warm-up, as this process had before measuring
+        print(json.dumps(rules_rates(*args.rules_json)))
+        return
     print(f"python {platform.python_version()} on {platform.machine()}; {args.runs} runs of {args.games} games")
     for label, fn in (("rules alone", rules_play), ("match runner", match_play)):
         for players in (2, 3, 4):
             decision_rates, game_rates = [], []
             for run in range(args.runs):
-                started = time.perf_counter()
+                started = time.process_time()  # CPU time: what one core delivers on a shared machine
                 decisions = fn(players, args.games, 1000 * run)
-                elapsed = time.perf_counter() - started
+                elapsed = time.process_time() - started
                 decision_rates.append(decisions / elapsed)
                 game_rates.append(args.games / elapsed)
             print(f"random play, {label}, {players} players: {statistics.median(decision_rates):8.0f} decisions/s, "
-                  f"{statistics.median(game_rates):6.1f} games/s")
+                  f"{statistics.median(game_rates):6.1f} games/s (per CPU second)")
+    if args.baseline:
+        compare_with_baseline(args.baseline, args.runs, args.games)
     quartet_figures(repeats=max(20, args.runs * 10))
     mcts_figures(args.runs, args.mcts_iterations)
     if args.greedy_games:

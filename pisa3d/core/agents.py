@@ -20,7 +20,10 @@ class Agent(Protocol):
     """Chooses a move from what its player may see.
 
     ``view`` is the seat's view (``state.view(seat)``), ``legal_moves`` the referee's list for
-    that seat, ``rng`` the agent's own seeded Generator (so matches are reproducible).
+    that seat, ``rng`` the agent's own seeded Generator (so matches are reproducible). An agent
+    that never looks at its view may say so with a class attribute ``reads_view = False``: the
+    match runner then hands it an empty view instead of building one (views are the costly part
+    of a decision).
     """
 
     name: str
@@ -32,6 +35,7 @@ class RandomAgent:
     """Plays a uniformly random legal move."""
 
     name = "random"
+    reads_view = False
 
     def choose(self, view: View, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
         return legal_moves[int(rng.integers(len(legal_moves)))]

@@ -46,7 +46,8 @@ def play_match(
     """Play ``game`` to the end with one agent per seat.
 
     An agent with ``wants_state = True`` (a referee-level search bot in a game of perfect
-    information) gets a clone of the state instead of a view. ``on_move`` gets each move's
+    information) gets a clone of the state instead of a view; one with ``reads_view = False`` (a
+    random bot) gets an empty view, so no view is built for it. ``on_move`` gets each move's
     record entry as it is written, extras (the tower's trajectory) included: a live viewer
     animates from it. ``on_start`` gets the record as soon as it exists; it grows move by move,
     so a caller stopped mid-game (Ctrl-C, end of input) still holds every finished move.
@@ -69,7 +70,8 @@ def play_match(
         assert player is not None
         legal = state.legal_moves()
         agent = agents[player]
-        seen = state.clone() if getattr(agent, "wants_state", False) else state.view(player)
+        seen = state.clone() if getattr(agent, "wants_state", False) else (
+            state.view(player) if getattr(agent, "reads_view", True) else {})
         move = agent.choose(seen, legal, rngs[player])
         try:
             events = state.apply(move)

@@ -11,6 +11,7 @@ from ..core.record import GameRecord
 from ..core.replay import start_from_record
 from ..core.state import State
 from ..games.cards.narration import score_rows, winners_line
+from ..games.cards.phases import PLAY, VOTE
 from ..games.cards.views import placed_with_own_cards
 
 
@@ -48,7 +49,7 @@ def _sheet(view: dict[str, Any], num_players: int) -> list[list[Any]]:
 def _headline(view: dict[str, Any]) -> str:
     contract = view.get("contract") or {}
     words = [f"Round {view['round']}/{view['rounds']}, dealer P{view['dealer'] + 1}, phase {view['phase']}"]
-    if view["phase"] == "vote" and view["voting"].get("round"):
+    if view["phase"] == VOTE and view["voting"].get("round"):
         words.append(f"voting on {view['voting']['round']} ({', '.join(view['voting']['options'])})")
     if contract:
         words.append(f"contract: main trump {contract['main']}, undertrump {contract['under']}, "
@@ -60,11 +61,11 @@ def _table(state: State, agents: list[str]) -> dict[str, Any]:
     views = [state.view(p) for p in range(state.num_players)]
     v = views[0]
     center_title, center = "", []
-    if v["phase"] == "play" and v["trick"]:
+    if v["phase"] == PLAY and v["trick"]:
         led = f", led by P{v['leader'] + 1}" if v["leader"] is not None else ""
         center_title = f"Trick {len(v['trick_history']) + 1}{led}"
         center = [[f"P{p + 1}", card] for p, card in v["trick"]]
-    elif v["phase"] == "vote" and v["voting"].get("placed"):
+    elif v["phase"] == VOTE and v["voting"].get("placed"):
         center_title = f"Votes on {v['voting']['round']} so far"
         # each seat's own view knows the values of its own cards: the replay shows them all
         cards = _own_cards(views)

@@ -106,3 +106,29 @@ def test_default_tile_set_is_every_left_out_guild_times_both_orders_twice() -> N
             expected[order] += 2
     assert len(expected) == 8
     assert counts == expected
+
+
+def test_quartets_through_a_plot_are_the_general_search_through_it() -> None:
+    """The grown search (run at every new stone plot) finds exactly the quartets the general
+    enumeration finds among the same plots when it must touch that plot."""
+    import random
+
+    from pisa3d.core.agents import RandomAgent
+    from pisa3d.core.match import play_match
+    from pisa3d.games import get_game
+    from pisa3d.games.gimignano.quartets import connected_guild_sets, quartets_through
+
+    game = get_game("gimignano")
+    compared = found = 0
+    for seed in range(4):
+        board = play_match(game, [RandomAgent() for _ in range(4)], seed).final_state.board  # type: ignore[attr-defined]
+        pick = random.Random(seed)
+        for _ in range(25):
+            plots = set(pick.sample(range(board.num_plots), pick.randint(4, board.num_plots)))
+            for plot in sorted(plots)[:: max(1, len(plots) // 4)]:
+                grown = sorted(quartets_through(plot, plots, board.adjacency, board.plot_guild))
+                general = sorted(connected_guild_sets(plots, board.adjacency, board.plot_guild, must_touch={plot}))
+                assert grown == general
+                compared += 1
+                found += len(grown)
+    assert compared > 100 and found > 50  # the comparison saw many quartets, not just empty lists

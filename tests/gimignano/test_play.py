@@ -41,6 +41,17 @@ def check_derived_data(state: GimignanoState) -> None:
         fresh = {pid for pid, owners in enumerate(state.stones) if p in owners}
         assert state.own[p] == fresh
         assert sorted(state.quartets(p)) == sorted(find_quartets(fresh, board.adjacency, board.plot_guild))
+    # The answers kept or remembered between moves equal those of the same position rebuilt
+    # from its view (which starts with nothing kept).
+    rebuilt = GimignanoState.from_view(state.view(0), state.tileset)
+    assert state._open_plots() == rebuilt._open_plots()
+    assert [state.could_still_build(p) for p in range(state.num_players)] == [
+        rebuilt.could_still_build(p) for p in range(state.num_players)]
+    assert state.board_is_final() == rebuilt.board_is_final()
+    empty_touching_two = {n for h in board.tiles for e in range(6)
+                          if (n := neighbour(h, e)) not in board.tiles and board.laid_neighbours(n) >= 2}
+    assert board.spots() == sorted(empty_touching_two, key=lambda h: (h[1], h[0])) == rebuilt.board.spots()
+    assert all(list(contacts) == board.contacts(h) for h, contacts in board.spot_contacts())
     around = {neighbour(h, e) for h in board.tiles for e in range(6)}  # every hex a tile could touch
     for tile_id in {t for hand in state.hands for t in hand}:
         fast = set(board.placements(tile_id))

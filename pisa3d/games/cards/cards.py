@@ -79,16 +79,18 @@ def value_of(card: Card) -> int:
     return card % VALUES_PER_SUIT + SPEC.lowest_value
 
 
-_CARD_TEXT = tuple(f"{SUIT_LETTERS[suit_of(c)]}{value_of(c)}" for c in range(NUM_CARDS))
-_TEXT_CARD = {text: card for card, text in enumerate(_CARD_TEXT)}
+VALUE_OF = tuple(value_of(c) for c in range(NUM_CARDS))
+"""Each card's value, looked up (the rules read values at every vote and trick)."""
+CARD_TEXT = tuple(f"{SUIT_LETTERS[suit_of(c)]}{value_of(c)}" for c in range(NUM_CARDS))
+_TEXT_CARD = {text: card for card, text in enumerate(CARD_TEXT)}
 
 
 def card_str(card: Card) -> str:
-    return _CARD_TEXT[card]
+    return CARD_TEXT[card]
 
 
 def cards_str(cards: list[Card] | tuple[Card, ...]) -> list[str]:
-    return [_CARD_TEXT[c] for c in cards]
+    return [CARD_TEXT[c] for c in cards]
 
 
 CARD_FORM = (

@@ -21,7 +21,9 @@ from .cards import SPEC
 from .moves import NUM_ACTIONS, action_of, move_of, parse_move
 from .narration import describe_event, render_view, summarize
 from .observation import layout as observation_layout
-from .state import DISCARDS, CardsOptions, CardsState
+from .scoring import least_points_per_round, most_points_per_round
+from .state import DISCARDS, MAX_VOTE, CardsOptions, CardsState
+from .voting import ROUND_NAMES
 
 DEAL_STREAM = 0
 """RNG stream of the shuffles; agents draw from stream 1 of the same seed (core.match)."""
@@ -69,12 +71,12 @@ class CardsGame(Game):
     def utility_bounds(self, num_players: int, options: GameOptions) -> tuple[float, float]:
         # A round scores 1..n voting points and 2..2n play points (ties share within that range).
         rounds = self._rounds(num_players, options)
-        return 3.0 * rounds, 3.0 * num_players * rounds
+        return float(least_points_per_round() * rounds), float(most_points_per_round(num_players) * rounds)
 
     def max_decisions(self, num_players: int, options: GameOptions) -> int:
         # Per round: at most 3 decisions per vote turn (3 cards, or 2 and 'done'), 3 discards,
         # then one card per decision from hands of deal size - 3.
-        per_round = num_players * (3 * 3 + DISCARDS + SPEC.hand_size[num_players] - DISCARDS)
+        per_round = num_players * (len(ROUND_NAMES) * MAX_VOTE + DISCARDS + SPEC.hand_size[num_players] - DISCARDS)
         return per_round * self._rounds(num_players, options)
 
     def observation_layout(self, num_players: int, options: GameOptions) -> ObservationLayout:

@@ -26,7 +26,7 @@ class VoteCard:
     card: int
 
     def __str__(self) -> str:
-        return f"vote {option_str(self.option)} {card_str(self.card)}"
+        return _VOTE_TEXT[self.option][self.card]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +44,7 @@ class Discard:
     card: int
 
     def __str__(self) -> str:
-        return f"discard {card_str(self.card)}"
+        return _DISCARD_TEXT[self.card]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +54,15 @@ class PlayCard:
     card: int
 
     def __str__(self) -> str:
-        return f"play {card_str(self.card)}"
+        return _PLAY_TEXT[self.card]
 
 
 CardsMove = VoteCard | VoteDone | Discard | PlayCard
+
+# The notation of every move, written once: records store it for every decision.
+_VOTE_TEXT = tuple(tuple(f"vote {option_str(o)} {card_str(c)}" for c in range(NUM_CARDS)) for o in range(NUM_OPTIONS))
+_DISCARD_TEXT = tuple(f"discard {card_str(c)}" for c in range(NUM_CARDS))
+_PLAY_TEXT = tuple(f"play {card_str(c)}" for c in range(NUM_CARDS))
 
 VOTE_BASE = 0
 DONE_ACTION = NUM_OPTIONS * NUM_CARDS

@@ -13,6 +13,8 @@ from rich.table import Table
 
 from ...core.events import Event
 from ...core.state import Result, View
+from .cards import SPEC
+from .phases import DISCARD, PLAY, VOTE
 from .views import placed_with_own_cards
 
 
@@ -129,17 +131,18 @@ def render_view(view: View) -> str:
         if voting["turn"]:
             lines.append(
                 f"Your vote so far: {voting['turn']['cards']} card(s) by {voting['turn']['option']}; "
-                "add more (3 at most) or 'done'"
+                f"add more ({SPEC.vote_cards_max} at most) or 'done'"
             )
     if view["contract"]:
         lines.append("Contract: " + contract_text(view["contract"]))
     if view["voting_points"]:
         lines.append("Voting points this round: " + _per_seat(view["voting_points"]))
-    if view["phase"] == "discard":
+    if view["phase"] == DISCARD:
         lines.append(
-            "Your placed cards: " + " ".join(view["my_placed"]) + f"  (discard {3 - len(view['my_discards'])} more)"
+            "Your placed cards: " + " ".join(view["my_placed"])
+            + f"  (discard {SPEC.discard_count - len(view['my_discards'])} more)"
         )
-    if view["phase"] == "play":
+    if view["phase"] == PLAY:
         trick = " ".join(f"P{seat + 1}:{card}" for seat, card in view["trick"]) or "(you lead)"
         lines.append(f"Trick {len(view['trick_history']) + 1}: {trick}")
         lines.append("Tricks won: " + _per_seat(view["tricks_won"]))
@@ -150,9 +153,11 @@ def render_view(view: View) -> str:
 
 
 _HINTS = {
-    "vote": "Type a number, or e.g. '{example}' (one card a time, up to 3; 'done' ends your vote); ? explains.",
-    "discard": "Type a number, or e.g. '{example}': three of your placed cards leave the game; ? explains.",
-    "play": "Type a number, or e.g. '{example}'; follow the led suit if you can; ? explains.",
+    VOTE: f"Type a number, or e.g. '{{example}}' (one card a time, up to {SPEC.vote_cards_max}; 'done' ends your "
+          "vote); ? explains.",
+    DISCARD: f"Type a number, or e.g. '{{example}}': {SPEC.discard_count} of your placed cards leave the game; "
+             "? explains.",
+    PLAY: "Type a number, or e.g. '{example}'; follow the led suit if you can; ? explains.",
 }
 
 
@@ -161,12 +166,12 @@ def example_move(view: View) -> str:
     their hand by the voting card of this vote (or of this turn), one of their placed cards, a
     card that follows the led suit. Generic when the view leaves nothing to pick from."""
     phase, hand = view["phase"], view["hand"]
-    if phase == "vote":
+    if phase == VOTE:
         voting = view["voting"]
         options = voting["options"] or ["T2"]
         option = voting["turn"]["option"] if voting["turn"] else options[min(1, len(options) - 1)]
         return f"vote {option} {hand[len(hand) // 2] if hand else 'R5'}"
-    if phase == "discard":
+    if phase == DISCARD:
         return f"discard {view['my_placed'][0] if view['my_placed'] else 'R5'}"
     led = view["trick"][0][1][0] if view["trick"] else None
     follow = [card for card in hand if card[0] == led]

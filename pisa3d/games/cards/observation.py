@@ -15,41 +15,46 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...core.observation import Field, ObservationLayout
-from .cards import NUM_CARDS, SPEC
-from .voting import NUM_OPTIONS
+from .cards import NUM_CARDS, NUM_SUITS, SPEC, VALUES_PER_SUIT
+from .phases import PHASES, PLAY, VOTE
+from .scoring import most_points_per_round
+from .voting import NUM_OPTIONS, ROUND_NAMES
+
+MAX_VOTE, DISCARDS = SPEC.vote_cards_max, SPEC.discard_count
 
 if TYPE_CHECKING:
     from .state import CardsState
-
-PHASES = ("vote", "discard", "play", "over")
 
 
 @cache
 def layout(num_players: int) -> ObservationLayout:
     n, c = num_players, NUM_CARDS
     return ObservationLayout([
-        Field("phase", 4, "one-hot: vote, discard, play, over"),
-        Field("voting_round", 3, "one-hot: trump, tricks, order vote (zero outside the voting)"),
+        Field("phase", len(PHASES), f"one-hot: {', '.join(PHASES)}"),
+        Field("voting_round", len(ROUND_NAMES),
+              f"one-hot: {', '.join(ROUND_NAMES)} vote (zero outside the voting)"),
         Field("hand", c, "cards in the observer's hand"),
         Field("my_vote_cards", c, "the observer's face-down cards in the open voting round"),
         Field("my_placed", c, "the observer's placed (revealed, not yet discarded or taken back) cards"),
         Field("my_discards", c, "the cards the observer discarded this round"),
         Field("revealed", n * c, "per relative seat: the cards it placed in this round's revealed votes"),
         Field("votes_face_down", n * NUM_OPTIONS,
-              "per relative seat and voting card: face-down cards in the open voting round / 3"),
+              f"per relative seat and voting card: face-down cards in the open voting round / {MAX_VOTE}"),
         Field("turn_option", NUM_OPTIONS, "one-hot: the voting card of the vote turn under way"),
-        Field("turn_cards", 1, "cards placed in the vote turn under way / 3"),
+        Field("turn_cards", 1, f"cards placed in the vote turn under way / {MAX_VOTE}"),
         Field("chosen", NUM_OPTIONS, "voting cards that won this round's finished votes"),
-        Field("main_trump", 4, "one-hot suit of the main trump (after the voting)"),
-        Field("under_trump", 4, "one-hot suit of the undertrump (after the voting)"),
+        Field("main_trump", NUM_SUITS, "one-hot suit of the main trump (after the voting)"),
+        Field("under_trump", NUM_SUITS, "one-hot suit of the undertrump (after the voting)"),
         Field("most_tricks_win", 1, "1 when most tricks win, 0 when fewest (after the voting)"),
         Field("high_beats_low", 1, "1 when high cards beat low ones (after the voting)"),
         Field("trick", n * c, "per relative seat: the card it played to the trick under way"),
         Field("played", c, "cards played in this round's finished tricks"),
         Field("hand_sizes", n, f"per relative seat: cards in hand / {max(SPEC.hand_size.values())}"),
-        Field("tricks_won", n, "per relative seat: tricks won this round / 14"),
-        Field("discards", n, "per relative seat: cards discarded this round / 3"),
-        Field("totals", n, "per relative seat: score so far / (3 x players x rounds), the most possible"),
+        Field("tricks_won", n, f"per relative seat: tricks won this round / {VALUES_PER_SUIT} (values per suit, "
+              "more than any hand holds)"),
+        Field("discards", n, f"per relative seat: cards discarded this round / {DISCARDS}"),
+        Field("totals", n, f"per relative seat: score so far / ({most_points_per_round(1)} x players x rounds), "
+                              "the most possible"),
         Field("round", 2, "round number / rounds, rounds / players"),
         Field("dealer", n, "one-hot relative seat of the dealer"),
         Field("to_move", n, "one-hot relative seat of the player to move (zero when over)"),
@@ -76,7 +81,7 @@ def observe(state: CardsState, player: int) -> np.ndarray:
             buffer[start + c] = 1.0
 
     ones.append(f["phase"] + PHASES.index(state.phase))
-    if state.phase == "vote":
+    if state.phase == VOTE:
         ones.append(f["voting_round"] + state.vote_round)
         placed = state.placements[state.vote_round]
         mark("my_vote_cards", [card for seat, _, card in placed if seat == player])
@@ -85,17 +90,17 @@ def observe(state: CardsState, player: int) -> np.ndarray:
         for seat, option, _ in placed:
             index = start + rel(seat) * NUM_OPTIONS + option
             counts[index] = counts.get(index, 0) + 1
-        values.extend((index, count / 3) for index, count in counts.items())
+        values.extend((index, count / MAX_VOTE) for index, count in counts.items())
         if state.turn_count:
             ones.append(f["turn_option"] + state.turn_option)  # type: ignore[operator]
-            values.append((f["turn_cards"], state.turn_count / 3))
+            values.append((f["turn_cards"], state.turn_count / MAX_VOTE))
     mark("hand", state.hands[player])
     mark("my_placed", state.in_front[player])
     mark("my_discards", state.discarded[player])
     for seat in range(n):
         mark("revealed", state.revealed[seat], rel(seat))
     ones.extend(f["chosen"] + option for option in state.chosen)
-    if len(state.chosen) == 3:
+    if len(state.chosen) == len(ROUND_NAMES):
         ones.append(f["main_trump"] + state.main)
         ones.append(f["under_trump"] + state.under)
         values.append((f["most_tricks_win"], float(state.most_wins)))
@@ -104,13 +109,13 @@ def observe(state: CardsState, player: int) -> np.ndarray:
         ones.append(f["trick"] + rel(seat) * NUM_CARDS + card)
     for _, cards in state.trick_history:
         mark("played", cards)
-    most = 3 * n * state.num_rounds
+    most = most_points_per_round(n) * state.num_rounds
     biggest_hand = max(SPEC.hand_size.values())
     for seat in range(n):
         r = rel(seat)
         values.append((f["hand_sizes"] + r, len(state.hands[seat]) / biggest_hand))
-        values.append((f["tricks_won"] + r, state.tricks_won[seat] / 14))
-        values.append((f["discards"] + r, len(state.discarded[seat]) / 3))
+        values.append((f["tricks_won"] + r, state.tricks_won[seat] / VALUES_PER_SUIT))
+        values.append((f["discards"] + r, len(state.discarded[seat]) / DISCARDS))
         values.append((f["totals"] + r, state.totals[seat] / most))
     rounds = state.num_rounds
     values.append((f["round"], min(state.round_index + 1, rounds) / rounds))
@@ -118,7 +123,7 @@ def observe(state: CardsState, player: int) -> np.ndarray:
     ones.append(f["dealer"] + rel(state.dealer))
     if state.current_player is not None:
         ones.append(f["to_move"] + rel(state.current_player))
-    if state.phase == "play":
+    if state.phase == PLAY:
         ones.append(f["leader"] + rel(state.leader))
     return lay.as_array(buffer)
 

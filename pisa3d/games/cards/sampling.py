@@ -15,9 +15,10 @@ import numpy as np
 
 from ...core.errors import IllegalMoveError
 from .cards import NUM_CARDS, VALUES_PER_SUIT, Card, parse_card
-from .state import DISCARD, PLAY, VOTE, CardsOptions, CardsState
+from .phases import DISCARD, PLAY, VOTE
+from .state import CardsOptions, CardsState
 from .views import placed_with_own_cards
-from .voting import parse_option
+from .voting import ROUND_NAMES, parse_option
 
 _VOID_RETRIES = 30
 
@@ -166,13 +167,12 @@ def sample_state(view: dict[str, Any], player: int, rng: np.random.Generator) ->
     state.set_aside = sorted(rest)
     if state._phase == VOTE:
         state.placements[state.vote_round] = current
-    if len(state.chosen) == 3:
+    if len(state.chosen) == len(ROUND_NAMES):
         state.set_contract()
     if state._phase == PLAY:
         state.leader = view["leader"]
         state.trick = trick
         state.trick_history = [(leader, tuple(cards)) for leader, cards in history]
-        state.trick_history_json = list(view["trick_history"])
         state.tricks_won = list(view["tricks_won"])
     if state._phase == DISCARD:
         state.discard_pos = (state._current - state.left_of(state.dealer)) % n

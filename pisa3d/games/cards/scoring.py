@@ -32,6 +32,17 @@ def play_points(tricks: list[int], most_wins: bool) -> list[int]:
     return points
 
 
+def least_points_per_round() -> int:
+    """The fewest points a round gives a player: 1 for the vote, ``play_points_per_place`` for the play."""
+    return 1 + SPEC.play_points_per_place
+
+
+def most_points_per_round(num_players: int) -> int:
+    """The most points a round gives a player: ``n`` for the vote, ``play_points_per_place x n`` for
+    the play."""
+    return (1 + SPEC.play_points_per_place) * num_players
+
+
 def play_points_total(num_players: int) -> int:
     """What the play points of one round always add up to: 2 + 4 + ... + 2n."""
     return SPEC.play_points_per_place * num_players * (num_players + 1) // 2

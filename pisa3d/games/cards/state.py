@@ -8,6 +8,7 @@ moves come out in a stable, readable order.
 from __future__ import annotations
 
 import copy
+from bisect import bisect_left
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ from ...core.errors import IllegalMoveError
 from ...core.events import Event
 from ...core.options import GameOptions
 from ...core.state import Result, State, View
-from .cards import NUM_CARDS, SPEC, VALUES_PER_SUIT, Card, card_str, cards_str, value_of
+from .cards import CARD_TEXT, NUM_CARDS, SPEC, VALUES_PER_SUIT, Card, card_str, cards_str, value_of
 from .moves import (
     ACTION_OF,
     DISCARD_MOVES,
@@ -32,10 +33,12 @@ from .moves import (
     VoteDone,
 )
 from .observation import observe
+from .phases import DISCARD, OVER, PLAY, VOTE
 from .scoring import play_points, voting_points
 from .tricks import trick_winner_index
-from .views import private_view, public_view
+from .views import copy_log_entry, private_view, public_view, tricks_json
 from .voting import (
+    OPTION_NAMES,
     ORDER_ROUND,
     ROUND_NAMES,
     ROUND_OF_OPTION,
@@ -66,7 +69,8 @@ class CardsOptions(GameOptions):
     )
 
 
-VOTE, DISCARD, PLAY, OVER = "vote", "discard", "play", "over"
+ROUND_VOTE_MOVES = tuple(tuple(VOTE_MOVES[option] for option in options) for options in ROUND_OPTIONS)
+"""Per voting round, the vote moves of each of its voting cards (rows indexed by card)."""
 MAX_VOTE = SPEC.vote_cards_max
 DISCARDS = SPEC.discard_count
 
@@ -103,7 +107,6 @@ class CardsState(State):
         # Public history as view-ready JSON, built once when it happens (views are made at
         # every decision); entries are never changed after being added.
         self.vote_results_json: list[dict[str, Any]] = []
-        self.trick_history_json: list[list[Any]] = []
         self.in_front: list[list[Card]] = [[] for _ in range(num_players)]
         self.revealed: list[list[Card]] = [[] for _ in range(num_players)]
         self.vote_points: list[int] = []
@@ -148,7 +151,7 @@ class CardsState(State):
     # --- round set-up ---------------------------------------------------------------------
     def start_round(self) -> list[Event]:
         """Shuffle and deal a new round; the first voting round begins."""
-        deck = [int(c) for c in self.rng.permutation(NUM_CARDS)]
+        deck = self.rng.permutation(NUM_CARDS).tolist()
         n, size = self.num_players, self.deal_size
         self.hands = [sorted(deck[seat * size : (seat + 1) * size]) for seat in range(n)]
         self.set_aside = sorted(deck[n * size :])
@@ -157,7 +160,7 @@ class CardsState(State):
         self.turn_option, self.turn_count = None, 0
         self.placements = [[], [], []]
         self.chosen, self.vote_points = [], []
-        self.vote_results_json, self.trick_history_json = [], []
+        self.vote_results_json = []
         self.in_front = [[] for _ in range(n)]
         self.revealed = [[] for _ in range(n)]
         self.discarded = [[] for _ in range(n)]
@@ -182,22 +185,27 @@ class CardsState(State):
 
     # --- legal moves ----------------------------------------------------------------------
     def legal_moves(self) -> list[CardsMove]:
+        # Hot path: the moves are shared values looked up by card (list comprehensions over
+        # tuples are the cheapest way to build the lists in CPython 3.11).
         phase = self._phase
         seat = self._current
         if phase == PLAY:
             hand = self.hands[seat]  # type: ignore[index]
-            if self.trick:
-                led = self.trick[0][1] // VALUES_PER_SUIT
-                follow = [PLAY_MOVES[c] for c in hand if c // VALUES_PER_SUIT == led]
-                if follow:
-                    return follow
+            if self.trick:  # follow suit: the led suit's cards are one run of the sorted hand
+                lowest = self.trick[0][1] // VALUES_PER_SUIT * VALUES_PER_SUIT
+                start = bisect_left(hand, lowest)
+                end = bisect_left(hand, lowest + VALUES_PER_SUIT, start)
+                if start < end:
+                    return [PLAY_MOVES[c] for c in hand[start:end]]
             return [PLAY_MOVES[c] for c in hand]
         if phase == VOTE:
             hand = self.hands[seat]  # type: ignore[index]
             if self.turn_count == 0:
-                return [VOTE_MOVES[o][c] for o in ROUND_OPTIONS[self.vote_round] for c in hand]
+                return [row[c] for row in ROUND_VOTE_MOVES[self.vote_round] for c in hand]
             row = VOTE_MOVES[self.turn_option]  # type: ignore[index]
-            return [row[c] for c in hand] + [DONE]
+            moves: list[CardsMove] = [row[c] for c in hand]
+            moves.append(DONE)
+            return moves
         if phase == DISCARD:
             return [DISCARD_MOVES[c] for c in self.in_front[seat]]  # type: ignore[index]
         return []
@@ -276,41 +284,66 @@ class CardsState(State):
 
     # --- applying moves -------------------------------------------------------------------
     def apply(self, move: CardsMove) -> list[Event]:  # type: ignore[override]
+        # Hot path of every rollout: card plays and votes (four decisions in five) are carried
+        # out right here; a move that fails the quick test is asked of ``_why_not``'s rules.
+        kind = type(move)
+        phase = self._phase
+        if kind is PlayCard and phase == PLAY:
+            card = move.card  # type: ignore[union-attr]
+            seat = self._current
+            hand = self.hands[seat]  # type: ignore[index]
+            trick = self.trick
+            if card not in hand:
+                self._check(move)
+            elif trick and card // VALUES_PER_SUIT != trick[0][1] // VALUES_PER_SUIT:
+                # Not following suit: allowed only without a card of the led suit (a run of the
+                # sorted hand starting at the suit's lowest card).
+                lowest = trick[0][1] // VALUES_PER_SUIT * VALUES_PER_SUIT
+                index = bisect_left(hand, lowest)
+                if index < len(hand) and hand[index] < lowest + VALUES_PER_SUIT:
+                    self._check(move)
+            hand.remove(card)
+            trick.append((seat, card))  # type: ignore[arg-type]
+            events = [Event("card_played", {"player": seat, "card": CARD_TEXT[card]})]
+            if len(trick) < self.num_players:
+                self._current = (seat + 1) % self.num_players  # type: ignore[operator]
+                return events
+            events += self._finish_trick()
+            return events
+        if kind is VoteCard and phase == VOTE:
+            option, card = move.option, move.card  # type: ignore[union-attr]
+            seat = self._current
+            hand = self.hands[seat]  # type: ignore[index]
+            count = self.turn_count
+            vote_round = self.vote_round
+            if not (ROUND_OF_OPTION[option] == vote_round and card in hand and
+                    (not count or option == self.turn_option)):
+                self._check(move)
+            hand.remove(card)
+            self.turn_option = option
+            count = self.turn_count = count + 1
+            self.placements[vote_round].append((seat, option, card))  # type: ignore[arg-type]
+            events = [Event("vote_placed", {"player": seat, "voting_round": ROUND_NAMES[vote_round],
+                                            "option": OPTION_NAMES[option], "cards": count})]
+            if count == MAX_VOTE:
+                events += self._end_vote_turn()
+            return events
+        if kind is Discard and phase == DISCARD and move.card in self.in_front[self._current]:  # type: ignore[union-attr,index]
+            return self._discard(move.card)  # type: ignore[union-attr]
+        if kind is VoteDone and phase == VOTE and self.turn_count:
+            return self._end_vote_turn()
+        self._check(move)
+        if kind is VoteDone:
+            return self._end_vote_turn()
+        return self._discard(move.card)  # type: ignore[union-attr]
+
+    def _check(self, move: object) -> None:
+        """Raise IllegalMoveError with the rules' reason unless ``move`` is legal now."""
         why = self._why_not(move)
         if why is not None:
             if not isinstance(move, VoteCard | VoteDone | Discard | PlayCard):
                 raise IllegalMoveError(why)
             raise self._refuse(move, why)
-        kind = type(move)
-        if kind is PlayCard:
-            return self._play(move.card)  # type: ignore[union-attr]
-        if kind is VoteCard:
-            return self._vote(move.option, move.card)  # type: ignore[union-attr]
-        if kind is VoteDone:
-            return self._end_vote_turn()
-        return self._discard(move.card)  # type: ignore[union-attr]
-
-    def _vote(self, option: int, card: Card) -> list[Event]:
-        seat = self._current
-        assert seat is not None
-        self.hands[seat].remove(card)  # apply checked the move (_why_not)
-        self.turn_option = option
-        self.turn_count += 1
-        self.placements[self.vote_round].append((seat, option, card))
-        events = [
-            Event(
-                "vote_placed",
-                {
-                    "player": seat,
-                    "voting_round": ROUND_NAMES[self.vote_round],
-                    "option": option_str(option),
-                    "cards": self.turn_count,
-                },
-            )
-        ]
-        if self.turn_count == MAX_VOTE:
-            events += self._end_vote_turn()
-        return events
 
     def _end_vote_turn(self) -> list[Event]:
         seat = self._current
@@ -329,25 +362,23 @@ class CardsState(State):
         placed = self.placements[vr]
         outcome = resolve_vote(vr, placed)
         self.chosen.append(outcome.winner)
+        round_name, winner = ROUND_NAMES[vr], OPTION_NAMES[outcome.winner]
+        shown = [[seat, OPTION_NAMES[option], CARD_TEXT[card]] for seat, option, card in placed]
         self.vote_results_json.append(
-            {
-                "voting_round": ROUND_NAMES[vr],
-                "placed": [[seat, option_str(option), card_str(card)] for seat, option, card in placed],
-                "winner": option_str(outcome.winner),
-                "reason": outcome.reason,
-            }
+            {"voting_round": round_name, "placed": shown, "winner": winner, "reason": outcome.reason}
         )
+        in_front, revealed = self.in_front, self.revealed
         for seat, _, card in placed:
-            self.in_front[seat].append(card)
-            self.revealed[seat].append(card)
+            in_front[seat].append(card)
+            revealed[seat].append(card)
         events = [
             Event(
                 "vote_revealed",
                 {
-                    "voting_round": ROUND_NAMES[vr],
-                    "placed": [[seat, option_str(option), card_str(card)] for seat, option, card in placed],
-                    "totals": {option_str(o): t for o, t in outcome.totals.items()},
-                    "winner": option_str(outcome.winner),
+                    "voting_round": round_name,
+                    "placed": [list(entry) for entry in shown],  # the event's own lists, not the state's
+                    "totals": {OPTION_NAMES[o]: t for o, t in outcome.totals.items()},
+                    "winner": winner,
                     "reason": outcome.reason,
                 },
             )
@@ -386,7 +417,7 @@ class CardsState(State):
 
     def contract(self) -> dict[str, Any]:
         """What the three votes decided, in words (empty until the voting is over)."""
-        if len(self.chosen) < 3:
+        if len(self.chosen) < len(ROUND_NAMES):
             return {}
         return {
             "trump": option_str(self.chosen[TRUMP_ROUND]),
@@ -416,34 +447,18 @@ class CardsState(State):
         self._current = self.leader
         return [*events, Event("play_start", {"leader": self.leader, "hand_size": len(self.hands[0])})]
 
-    def _play(self, card: Card) -> list[Event]:
-        seat = self._current
-        assert seat is not None
-        self.hands[seat].remove(card)  # apply checked the move (_why_not)
-        trick = self.trick
-        trick.append((seat, card))
-        events = [Event("card_played", {"player": seat, "card": card_str(card)})]
-        if len(trick) < self.num_players:
-            self._current = (seat + 1) % self.num_players
-            return events
-        return events + self._finish_trick()
-
     def _finish_trick(self) -> list[Event]:
-        cards = [card for _, card in self.trick]
-        winner = self.trick[trick_winner_index(cards, self.main, self.under, self.high)][0]
+        trick = self.trick
+        cards = [card for _, card in trick]
+        leader = trick[0][0]
+        winner = trick[trick_winner_index(cards, self.main, self.under, self.high)][0]
         self.tricks_won[winner] += 1
-        self.trick_history.append((self.trick[0][0], tuple(cards)))
-        self.trick_history_json.append([self.trick[0][0], cards_str(cards)])
+        self.trick_history.append((leader, tuple(cards)))
         self.trick = []
         events = [
             Event(
                 "trick_won",
-                {
-                    "player": winner,
-                    "trick": len(self.trick_history),
-                    "cards": cards_str(cards),
-                    "leader": self.trick_history[-1][0],
-                },
+                {"player": winner, "trick": len(self.trick_history), "cards": cards_str(cards), "leader": leader},
             )
         ]
         if self.hands[winner]:
@@ -455,7 +470,7 @@ class CardsState(State):
         points = play_points(self.tricks_won, self.most_wins)
         for seat, p in enumerate(points):
             self.totals[seat] += p
-        self.past_rounds.append({"votes": self.vote_results_json, "tricks": self.trick_history_json})
+        self.past_rounds.append({"votes": self.vote_results_json, "tricks": tricks_json(self.trick_history)})
         self.round_log.append(
             {
                 "round": self.round_index + 1,
@@ -488,7 +503,7 @@ class CardsState(State):
         return Result(
             scores=tuple(float(t) for t in self.totals),
             winners=self.winners(),
-            details={"rounds": copy.deepcopy(self.round_log)},
+            details={"rounds": [copy_log_entry(entry) for entry in self.round_log]},
         )
 
     # --- copies and views -----------------------------------------------------------------
@@ -509,7 +524,6 @@ class CardsState(State):
         other.trick = list(self.trick)
         other.trick_history = list(self.trick_history)
         other.vote_results_json = list(self.vote_results_json)
-        other.trick_history_json = list(self.trick_history_json)
         other.tricks_won = list(self.tricks_won)
         return other
 

@@ -11,6 +11,7 @@ from ...core.terminal import MenuGroup
 from .cards import SPEC, card_str, parse_card, value_of
 from .moves import Discard, VoteCard, VoteDone
 from .narration import example_move
+from .phases import DISCARD, PLAY, VOTE
 from .voting import OPTION_NAMES, ROUND_NAMES, parse_option, trump_suits
 
 _SUITS = ", ".join(f"{letter} {name}" for letter, name in zip(SPEC.suit_letters, SPEC.suit_names, strict=True))
@@ -34,11 +35,11 @@ def option_meaning(name: str) -> str:
 def phase_help(view: View) -> str:
     phase = view["phase"]
     n = view["num_players"]
-    if phase == "vote":
+    if phase == VOTE:
         voting = view["voting"]
         options = "; ".join(f"{o} = {option_meaning(o)}" for o in voting["options"])
         return (
-            f"Vote {ROUND_NAMES.index(voting['round']) + 1} of 3 ({voting['round']}): {options}.\n"
+            f"Vote {ROUND_NAMES.index(voting['round']) + 1} of {len(ROUND_NAMES)} ({voting['round']}): {options}.\n"
             f"Put {SPEC.vote_cards_min} to {SPEC.vote_cards_max} hand cards face down by one voting card; the "
             "highest placed total wins (tie: more cards, then higher cards, then the earlier first card). "
             "Placed cards leave your hand.\n"
@@ -46,14 +47,14 @@ def phase_help(view: View) -> str:
             f"(smallest {n}, largest 1). Type '{example_move(view)}' (one card at a time) and 'done' to stop early. "
             + CARD_NOTATION
         )
-    if phase == "discard":
+    if phase == DISCARD:
         return (
             f"Discard: {SPEC.discard_count} of the cards you placed in the votes leave the game, in secret; "
             "the others go back to your hand for the tricks.\n"
             "Keep the cards that will win (or lose) tricks as the contract wants. "
             f"Type '{example_move(view)}', one card at a time. " + CARD_NOTATION
         )
-    if phase == "play":
+    if phase == PLAY:
         best = 2 * n
         return (
             "Tricks: follow the led suit if you can, else play any card. The highest main trump wins the "
@@ -70,14 +71,14 @@ def prompt_header(view: View) -> str:
     phase = view["phase"]
     where = f"Round {view['round']}/{view['rounds']}, {phase}"
     voting = view["voting"]
-    if phase == "vote" and voting["round"]:
+    if phase == VOTE and voting["round"]:
         where += f" on {voting['round']}"
         if voting["turn"]:
             where += f" (you have {voting['turn']['cards']} card(s) by {voting['turn']['option']})"
         where += f"; your placed total {placed_total(view)}: the smaller, the more voting points"
-    elif phase == "discard":
+    elif phase == DISCARD:
         where += f" ({SPEC.discard_count - len(view['my_discards'])} more of: {' '.join(view['my_placed'])})"
-    elif phase == "play":
+    elif phase == PLAY:
         trick = " ".join(f"P{seat + 1}:{card}" for seat, card in view["trick"]) or "you lead"
         where += f", trick {len(view['trick_history']) + 1}: {trick}"
     return f"[{where}]\nYour hand: {' '.join(view['hand']) or '(empty)'}"
@@ -112,7 +113,7 @@ def forced_move(view: View, legal_moves: Sequence[Move]) -> Move | None:
     if len(legal_moves) == 1:
         return legal_moves[0]
     must_go = SPEC.discard_count - len(view["my_discards"])
-    every_card_goes = view["phase"] == "discard" and len(legal_moves) == must_go
+    every_card_goes = view["phase"] == DISCARD and len(legal_moves) == must_go
     if every_card_goes and all(isinstance(m, Discard) for m in legal_moves):
         return legal_moves[0]
     return None

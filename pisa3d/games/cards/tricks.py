@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
-from .cards import VALUES_PER_SUIT, Card
+from .cards import NUM_CARDS, VALUES_PER_SUIT, Card
 
 
 def card_strength(card: Card, led_suit: int, main: int, under: int, high: bool) -> int:
@@ -17,12 +18,13 @@ def card_strength(card: Card, led_suit: int, main: int, under: int, high: bool) 
     return tier * VALUES_PER_SUIT + (value if high else VALUES_PER_SUIT - 1 - value)
 
 
+@cache
+def strengths(led_suit: int, main: int, under: int, high: bool) -> tuple[int, ...]:
+    """``card_strength`` of every card for one contract and led suit (a trick looks its cards up)."""
+    return tuple(card_strength(card, led_suit, main, under, high) for card in range(NUM_CARDS))
+
+
 def trick_winner_index(cards: Sequence[Card], main: int, under: int, high: bool) -> int:
     """Index (in play order) of the card that wins a trick whose first card was led."""
-    led = cards[0] // VALUES_PER_SUIT
-    best_index, best = 0, -1
-    for index, card in enumerate(cards):
-        strength = card_strength(card, led, main, under, high)
-        if strength > best:
-            best_index, best = index, strength
-    return best_index
+    strength = strengths(cards[0] // VALUES_PER_SUIT, main, under, high)
+    return cards.index(max(cards, key=strength.__getitem__))  # the cards of a trick differ

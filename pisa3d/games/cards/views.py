@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...core.state import View
-from .cards import card_str, cards_str
+from .cards import Card, card_str, cards_str
+from .phases import PLAY, VOTE
 from .voting import ROUND_NAMES, ROUND_OPTIONS, option_str
 
 if TYPE_CHECKING:
@@ -31,14 +32,20 @@ def copy_tricks(tricks: list[list[Any]]) -> list[list[Any]]:
     return [[leader, list(cards)] for leader, cards in tricks]
 
 
-def _copy_log_entry(entry: dict[str, Any]) -> dict[str, Any]:
+def tricks_json(tricks: list[tuple[int, tuple[Card, ...]]]) -> list[list[Any]]:
+    """Finished tricks ``(leader, cards)`` as a view shows them: ``[leader, ["R5", ...]]``."""
+    return [[leader, cards_str(cards)] for leader, cards in tricks]
+
+
+def copy_log_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A round-log entry with its own lists and dicts (their items are numbers and words)."""
     return {key: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v)
             for key, v in entry.items()}
 
 
 def public_view(state: CardsState) -> View:
     s = state
-    voting_open = s.phase == "vote"
+    voting_open = s.phase == VOTE
     current_round = s.vote_round if voting_open else None
     placed: list[list[Any]] = []
     if current_round is not None:
@@ -54,7 +61,7 @@ def public_view(state: CardsState) -> View:
         "current_player": s.current_player,
         "hand_sizes": [len(h) for h in s.hands],
         "totals": list(s.totals),
-        "round_log": [_copy_log_entry(e) for e in s.round_log],
+        "round_log": [copy_log_entry(e) for e in s.round_log],
         "past_rounds": [{"votes": copy_votes(r["votes"]), "tricks": copy_tricks(r["tricks"])} for r in s.past_rounds],
         "voting": {
             "round": ROUND_NAMES[current_round] if current_round is not None else None,
@@ -72,17 +79,17 @@ def public_view(state: CardsState) -> View:
         # Cards each seat placed and everyone saw; after the discard they are back in hands.
         "revealed": [cards_str(r) for r in s.revealed],
         "discard_counts": [len(d) for d in s.discarded],
-        "leader": s.leader if s.phase == "play" else None,
+        "leader": s.leader if s.phase == PLAY else None,
         "trick": [[seat, card_str(card)] for seat, card in s.trick],
         "tricks_won": list(s.tricks_won),
-        "trick_history": copy_tricks(s.trick_history_json),
+        "trick_history": tricks_json(s.trick_history),
     }
 
 
 def private_view(state: CardsState, player: int) -> View:
     s = state
     mine: list[str] = []
-    if s.phase == "vote":
+    if s.phase == VOTE:
         mine = [card_str(card) for seat, _, card in s.placements[s.vote_round] if seat == player]
     return {
         "seat": player,

@@ -6,10 +6,10 @@ so a vote move and its action id need no round number: the option names the roun
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ...core.errors import IllegalMoveError
-from .cards import NUM_SUITS, SPEC, Card, value_of
+from .cards import NUM_SUITS, SPEC, VALUE_OF, Card
 
 ROUND_NAMES: tuple[str, ...] = tuple(name for name, _ in SPEC.voting_rounds)
 OPTION_NAMES: tuple[str, ...] = SPEC.option_names
@@ -47,9 +47,9 @@ def high_beats_low(option: int) -> bool:
     return OPTION_NAMES[option] == "high"
 
 
-@dataclass(frozen=True)
-class VoteOutcome:
-    """How one voting round ended: the winning option, why, and each option's pile."""
+class VoteOutcome(NamedTuple):
+    """How one voting round ended: the winning option, why, and each option's pile (a named tuple:
+    made at every voting round of every rollout)."""
 
     winner: int
     reason: str
@@ -71,10 +71,11 @@ def resolve_vote(round_index: int, placements: list[tuple[int, int, Card]]) -> V
     values: dict[int, list[int]] = {opt: [] for opt in ROUND_OPTIONS[round_index]}
     first: dict[int, int] = {}
     for index, (_, option, card) in enumerate(placements):
-        values[option].append(value_of(card))
-        first.setdefault(option, index)
+        values[option].append(VALUE_OF[card])
+        if option not in first:
+            first[option] = index
     keys = {opt: _pile_key(vals, first.get(opt, len(placements))) for opt, vals in values.items()}
-    ranked = sorted(keys, key=lambda opt: keys[opt], reverse=True)
+    ranked = sorted(keys, key=keys.__getitem__, reverse=True)
     winner, runner_up = ranked[0], ranked[1]
     a, b = keys[winner], keys[runner_up]
     if a[0] != b[0]:

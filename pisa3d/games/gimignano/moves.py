@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from ...core.errors import IllegalMoveError
 from .hexgrid import PLOT_LETTERS, PLOTS_PER_TILE, TURNS, Hex, hex_index, hexes_within
@@ -40,6 +41,12 @@ class LayTile:
 
     def __str__(self) -> str:
         return f"T{self.tile} @ {self.hex[0]},{self.hex[1]} r{self.turn}"
+
+
+@cache
+def lay_tile_move(tile: int, h: Hex, turn: int) -> LayTile:
+    """The one shared LayTile value for these fields (legal moves are listed at every tile phase)."""
+    return LayTile(tile, h, turn)
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,11 @@ def connected_guild_sets(
     allowed_set = allowed if isinstance(allowed, set | frozenset) else set(allowed)
     if len({guild[p] for p in allowed_set}) < size:
         return  # too few guilds among the plots: no set can have them all different
+    # A set grows from its smallest plot, so seeds above every plot of ``must_touch`` yield nothing.
+    last_seed = max(must_touch, default=-1) if must_touch is not None else None
     for seed in sorted(allowed_set):
+        if last_seed is not None and seed > last_seed:
+            break
         spent = 0 if cost is None else cost[seed]
         if spent > budget and cost is not None:
             continue
@@ -64,6 +68,18 @@ def _extend(
     if len(members) == size:
         if must_touch is None or any(m in must_touch for m in members):
             yield tuple(sorted(members))
+        return
+    if len(members) == size - 1:
+        # The last plot: each candidate completes a set at once, so no deeper call (they are most
+        # of the calls). Same order as the general step below: from the end of the extension.
+        touched = must_touch is None or any(m in must_touch for m in members)
+        for w in reversed(extension):
+            if mask & (1 << guild[w]):
+                continue
+            if cost is not None and spent + cost[w] > budget:
+                continue
+            if touched or w in must_touch:  # type: ignore[operator]
+                yield tuple(sorted([*members, w]))
         return
     extension = list(extension)
     while extension:
@@ -111,9 +127,28 @@ def within(
 def quartets_through(
     plot: int, stone_plots: Collection[int], adjacency: Sequence[Sequence[int]], guild: Sequence[int]
 ) -> list[Quartet]:
-    """The quartets among ``stone_plots`` that contain ``plot``: all lie within three steps of it."""
-    local = within([plot], stone_plots, adjacency, QUARTET_SIZE - 1)
-    return list(connected_guild_sets(local, adjacency, guild, must_touch={plot}))
+    """The quartets among ``stone_plots`` that contain ``plot`` (in no particular order).
+
+    Grown from ``plot`` one neighbour at a time: every connected set can be built so (add its
+    plots in breadth-first order from ``plot``), each step keeps the guilds different, and a set
+    reached along several orders is kept once, as its sorted tuple. Runs at every stone placed
+    on a new plot, where the general search would try every seed below ``plot`` as well.
+    """
+    if plot not in stone_plots:
+        return []
+    grown: dict[Quartet, int] = {(plot,): 1 << guild[plot]}
+    for _ in range(QUARTET_SIZE - 1):
+        bigger: dict[Quartet, int] = {}
+        for members, mask in grown.items():
+            for member in members:
+                for n in adjacency[member]:
+                    bit = 1 << guild[n]
+                    if not mask & bit and n in stone_plots:  # a plot of a new guild (so not a member)
+                        key = tuple(sorted((*members, n)))
+                        if key not in bigger:
+                            bigger[key] = mask | bit
+        grown = bigger
+    return list(grown)
 
 
 def group_of(start: int, members: Collection[int], adjacency: Sequence[Sequence[int]]) -> set[int]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.events import Event
-from .hexgrid import TURNS
 from .options import GimignanoOptions
 from .state import NO_TOWER, GimignanoState
 from .tiles import PlayerSetup, TileSet
@@ -28,12 +27,12 @@ def deal(
     needed = len(seating.table) + num_players * seating.hand
     if needed > len(tileset.tiles):
         raise ValueError(f"set-up needs {needed} tiles but the tile set has {len(tileset.tiles)}")
-    pile = [tileset.tiles[i].id for i in rng.permutation(len(tileset.tiles))]
+    pile = [tileset.tiles[i].id for i in rng.permutation(len(tileset.tiles)).tolist()]
     state = GimignanoState(num_players, options, tileset)
     table = []
     for h in seating.table:
         for position, tile_id in enumerate(pile):
-            turns = [t for t in range(TURNS) if state.board.fits(tile_id, h, t, min_shared=0)]
+            turns = state.board.fitting_turns(tile_id, h)
             if turns:
                 turn = turns[int(rng.integers(len(turns)))]
                 pile.pop(position)

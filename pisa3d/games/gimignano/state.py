@@ -16,7 +16,7 @@ from ...core.events import Event
 from ...core.state import Result, State, View
 from .board import Board, PlotRef
 from .hexgrid import PLOT_LETTERS, PLOTS_PER_TILE
-from .moves import NOTATION_HELP, BuildTower, GimignanoMove, LayTile, NoTower, PlaceStone
+from .moves import NOTATION_HELP, BuildTower, GimignanoMove, LayTile, NoTower, PlaceStone, lay_tile_move
 from .options import GimignanoOptions
 from .quartets import Quartet, find_quartets, first_completable, group_of, quartets_through
 from .tiles import TileSet, setup_table
@@ -47,12 +47,20 @@ class GimignanoState(State):
         self.turn = 1
         self.end_reason: str | None = None
         self._board_final = False  # no tile in any hand can ever be laid again
+        self._board_checked_at: tuple[int, int] | None = None  # (tiles laid, tiles in hands) then
         # Derived, kept up to date move by move because the quartet search is the hot path:
         # each player's stone plots, and their quartets (None: not computed yet).
         self.own: list[set[int]] = [set() for _ in range(num_players)]
         self._quartets: list[list[Quartet] | None] = [None] * num_players
+        # Plots with room for a stone (no tower, fewer than two stones), in plot order; None: not
+        # worked out yet (set-up and ``from_view`` fill the lists first).
+        self._open: list[int] | None = None
         self._legal: list[GimignanoMove] | None = None
         self._legal_set: frozenset[GimignanoMove] | None = None
+        # ``could_still_build`` per player: the quartet found last time (tried first next time),
+        # or, when none was found, (plots then, supply then).
+        self._completable: list[Quartet | None] = [None] * num_players
+        self._hopeless: list[tuple[int, int] | None] = [None] * num_players
 
     # --- copying -------------------------------------------------------------------------------
     def clone(self) -> GimignanoState:
@@ -67,6 +75,9 @@ class GimignanoState(State):
         other.obligation = list(self.obligation)
         other.own = [set(o) for o in self.own]
         other._quartets = [None if q is None else list(q) for q in self._quartets]
+        other._open = None if self._open is None else list(self._open)
+        other._completable = list(self._completable)
+        other._hopeless = list(self._hopeless)
         return other
 
     # --- the protocol --------------------------------------------------------------------------
@@ -91,10 +102,16 @@ class GimignanoState(State):
         if self.is_over:
             raise IllegalMoveError(f"the game is over ({self.end_reason}); no more moves")
         legal = self.legal_moves()
-        if self._legal_set is None:
-            self._legal_set = frozenset(legal)
-        if move not in self._legal_set:
-            raise IllegalMoveError(self.refusal(move) or self._why_illegal(move))
+        # Moves usually come from ``legal_moves`` itself: an identity scan finds them without
+        # hashing every legal move (dataclass hashes are Python calls); others are looked up.
+        for m in legal:
+            if m is move:
+                break
+        else:
+            if self._legal_set is None:
+                self._legal_set = frozenset(legal)
+            if move not in self._legal_set:
+                raise IllegalMoveError(self.refusal(move) or self._why_illegal(move))
         events: list[Event] = []
         if isinstance(move, PlaceStone):
             self._place_stone(move, events)
@@ -228,22 +245,58 @@ class GimignanoState(State):
         """Is there a quartet ``player`` could complete with the stones in their supply?"""
         if self.quartets(player):  # complete already (and usually cached)
             return True
-        # cost of each open plot: 0 with the player's stone on it, 1 with room for one
-        cost = {
+        witness = self._completable[player]
+        if witness is not None and self._completes(player, witness):
+            return True  # the quartet found last time still fits: no need to search again
+        supply = self.supply[player]
+        if supply <= 0:
+            return False  # with no stone to place, only complete quartets count, and there are none
+        hopeless = self._hopeless[player]
+        if hopeless is not None and hopeless[0] == len(self.towers) and supply <= hopeless[1]:
+            # Nothing found last time, on these plots, with at least this supply, and no stone of
+            # theirs came back since (``_build`` forgets the answer then). Plots only filled up or
+            # got towers, and a stone placed costs one of the supply for at most one stone less
+            # needed: no quartet can have come within reach.
+            return False
+        found = first_completable(self.completion_costs(player), supply, self.board.adjacency, self.board.plot_guild)
+        self._completable[player] = found
+        self._hopeless[player] = None if found is not None else (len(self.towers), supply)
+        return found is not None
+
+    def completion_costs(self, player: int) -> dict[int, int]:
+        """Stones ``player`` still needs on each plot open to them: 0 with their stone on it, 1 with
+        room for one (plots with a tower or two other stones are left out)."""
+        return {
             pid: 0 if player in owners else 1
             for pid, (owners, tower) in enumerate(zip(self.stones, self.towers, strict=True))
             if tower == NO_TOWER and (player in owners or len(owners) < STONES_PER_PLOT)
         }
-        found = first_completable(cost, self.supply[player], self.board.adjacency, self.board.plot_guild)
-        return found is not None
+
+    def _completes(self, player: int, quartet: Quartet) -> bool:
+        """Could ``player`` still fill ``quartet`` (no tower on it, room or their stone on each plot,
+        enough stones for the plots without theirs)?"""
+        needed = 0
+        for pid in quartet:
+            owners = self.stones[pid]
+            if self.towers[pid] != NO_TOWER:
+                return False
+            if player not in owners:
+                if len(owners) >= STONES_PER_PLOT:
+                    return False
+                needed += 1
+        return needed <= self.supply[player]
 
     def board_is_final(self) -> bool:
         """No tile left in any hand can be laid now; laying tiles is the only way the board (and so
         the set of legal spots) changes, so then no tile can ever be laid again."""
         if not self._board_final:
-            spots = self.board.spots()
+            # The answer changes only when a tile is laid (from a hand onto the board).
+            checked_at = (len(self.board.tiles), sum(map(len, self.hands)))
+            if checked_at == self._board_checked_at:
+                return False
+            self._board_checked_at = checked_at
             self._board_final = not any(
-                next(self.board.placements(tile_id, spots), None) is not None
+                next(self.board.placements(tile_id), None) is not None
                 for hand in self.hands
                 for tile_id in dict.fromkeys(hand)
             )
@@ -262,22 +315,25 @@ class GimignanoState(State):
     def _stone_moves(self) -> list[GimignanoMove]:
         if self.supply[self.player] <= 0:
             return []
-        towers = self.towers
-        return [
-            move
-            for move, owners, tower in zip(self.board.stone_moves, self.stones, towers, strict=True)
-            if tower == NO_TOWER and len(owners) < STONES_PER_PLOT
-        ]
+        return list(map(self.board.stone_moves.__getitem__, self._open_plots()))
+
+    def _open_plots(self) -> list[int]:
+        """Plots with room for a stone, in plot order (kept up to date by the moves)."""
+        if self._open is None:
+            self._open = [
+                pid for pid, (owners, tower) in enumerate(zip(self.stones, self.towers, strict=True))
+                if tower == NO_TOWER and len(owners) < STONES_PER_PLOT
+            ]
+        return self._open
 
     def _tile_moves(self) -> list[GimignanoMove]:
         hand = self.hands[self.player]
         if not hand:
             return []
-        spots = self.board.spots()
         return [
-            LayTile(tile_id, h, turn)
+            lay_tile_move(tile_id, h, turn)
             for tile_id in sorted(set(hand))
-            for h, turn in self.board.placements(tile_id, spots)
+            for h, turn in self.board.placements(tile_id)
         ]
 
     def buildable_plots(self) -> tuple[list[int], bool]:
@@ -304,9 +360,12 @@ class GimignanoState(State):
 
     # --- applying moves ------------------------------------------------------------------------
     def _place_stone(self, move: PlaceStone, events: list[Event]) -> None:
-        pid = self.board.plot_id(PlotRef(move.hex, move.plot))
+        pid = self.board.plot_at(move.hex, move.plot)
         assert pid is not None
-        self.stones[pid].append(self.player)
+        owners = self.stones[pid]
+        owners.append(self.player)
+        if len(owners) >= STONES_PER_PLOT and self._open is not None:
+            self._open.remove(pid)
         self.supply[self.player] -= 1
         mine = self.own[self.player]
         if pid not in mine:  # a new plot for this player: new quartets, if any, pass through it
@@ -319,9 +378,11 @@ class GimignanoState(State):
 
     def _lay_tile(self, move: LayTile, events: list[Event]) -> None:
         self.hands[self.player].remove(move.tile)
-        self.board.lay(move.tile, move.hex, move.turn)
+        new_plots = self.board.lay(move.tile, move.hex, move.turn)
         self.stones.extend([] for _ in range(PLOTS_PER_TILE))
         self.towers.extend([NO_TOWER] * PLOTS_PER_TILE)
+        if self._open is not None:
+            self._open.extend(new_plots)
         self.turn_acted = True
         events.append(
             Event("tile", {"player": self.player, "tile": move.tile, "hex": list(move.hex), "turn": move.turn})
@@ -329,7 +390,7 @@ class GimignanoState(State):
 
     def _build(self, move: BuildTower, events: list[Event]) -> None:
         player = self.player
-        pid = self.board.plot_id(PlotRef(move.hex, move.plot))
+        pid = self.board.plot_at(move.hex, move.plot)
         assert pid is not None
         mine_before = self.own_plots(player)
         group = group_of(pid, mine_before, self.board.adjacency)
@@ -338,9 +399,12 @@ class GimignanoState(State):
             self.supply[owner] += 1
         for owner in set(returned):  # their quartets through this plot are gone
             self.own[owner].discard(pid)
+            self._hopeless[owner] = None  # a stone back in the supply may bring a quartet within reach
             cached = self._quartets[owner]
             if cached is not None:
                 self._quartets[owner] = [q for q in cached if pid not in q]
+        if self._open is not None and pid in self._open:
+            self._open.remove(pid)
         self.stones[pid] = []
         self.towers[pid] = player
         self.built[player] += 1

@@ -40,12 +40,19 @@ class TileSet:
         object.__setattr__(
             self, "_edge_guilds", {(t.id, turn): t.edge_guilds(turn) for t in self.tiles for turn in range(TURNS)}
         )
+        object.__setattr__(
+            self, "_by_turn", {t.id: tuple(t.edge_guilds(turn) for turn in range(TURNS)) for t in self.tiles}
+        )
 
     def tile(self, tile_id: int) -> TileDef:
         return self._by_id[tile_id]  # type: ignore[attr-defined]
 
     def edge_guilds(self, tile_id: int, turn: int) -> tuple[int, ...]:
         return self._edge_guilds[(tile_id, turn)]  # type: ignore[attr-defined]
+
+    def edge_guilds_by_turn(self, tile_id: int) -> tuple[tuple[int, ...], ...]:
+        """``edge_guilds(tile_id, turn)`` for turns 0..5, in one look-up (placement tries them all)."""
+        return self._by_turn[tile_id]  # type: ignore[attr-defined,no-any-return]
 
     @property
     def max_id(self) -> int:
