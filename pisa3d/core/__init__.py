@@ -1,7 +1,15 @@
 """The turn framework: knows no game and no physics."""
 
 from .agents import Agent, RandomAgent, TerminalAgent
-from .errors import IllegalMoveError, OptionsError, PisaError, RecordError, SeatError, UnknownAgentError
+from .errors import (
+    HiddenInformationError,
+    IllegalMoveError,
+    OptionsError,
+    PisaError,
+    RecordError,
+    SeatError,
+    UnknownAgentError,
+)
 from .events import Event
 from .game import Game
 from .match import MatchOutcome, play_match
@@ -12,7 +20,7 @@ from .rng import make_rng
 from .state import Move, Result, State, View
 
 __all__ = [
-    "Agent", "Event", "Game", "GameOptions", "GameRecord", "IllegalMoveError", "MatchOutcome",
+    "Agent", "Event", "Game", "GameOptions", "GameRecord", "HiddenInformationError", "IllegalMoveError", "MatchOutcome",
     "Move", "OptionsError", "PisaError", "RandomAgent", "RecordError", "Result", "SeatError", "State",
     "TerminalAgent", "UnknownAgentError", "VerifyReport", "View", "load_record", "make_rng", "narrate_record",
     "play_match", "save_record", "verify_record",

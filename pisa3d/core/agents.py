@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from .errors import OptionsError
+from .errors import HiddenInformationError, OptionsError
 from .state import Move, View
 from .terminal import HotSeat, TerminalAgent
 
@@ -26,6 +26,18 @@ class Agent(Protocol):
     name: str
 
     def choose(self, view: View, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move: ...
+
+
+def check_sight(game: Game, agent: object, seat: int) -> None:
+    """Refuse an agent that asks for the whole state (``wants_state = True``, for a referee-level
+    search bot) unless ``game`` is of perfect information: elsewhere the state holds what its
+    player may not see, so every agent gets its seat's view."""
+    if getattr(agent, "wants_state", False) and game.contract.information != "perfect":
+        name = getattr(agent, "name", type(agent).__name__)
+        raise HiddenInformationError(
+            f"agent {name!r} at seat {seat + 1} asks for the whole state (wants_state), but {game.id!r} is a "
+            f"game of {game.contract.information} information: its agents play on their seat's view "
+            f"(state.view(seat)) or on game.sample_state(view, seat, rng)")
 
 
 class RandomAgent:
@@ -69,4 +81,4 @@ def build_agents(
     return agents
 
 
-__all__ = ["Agent", "HotSeat", "RandomAgent", "TerminalAgent", "build_agents"]
+__all__ = ["Agent", "HotSeat", "RandomAgent", "TerminalAgent", "build_agents", "check_sight"]

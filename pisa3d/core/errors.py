@@ -26,6 +26,11 @@ class UnknownAgentError(OptionsError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class HiddenInformationError(OptionsError):
+    """An agent that asks for the whole state (``wants_state``) in a game where players do not see
+    everything: it would know what its player may not (the order of a stack, another hand)."""
+
+
 class SeatError(PisaError):
     """A player seat that the game does not have (views and observations of seat -1 or 99)."""
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.agent_specs import build_agent
-from ..core.agents import Agent
+from ..core.agents import Agent, check_sight
 from ..core.errors import IllegalMoveError
 from ..core.events import Event
 from ..core.match import AGENT_STREAM
@@ -86,6 +86,7 @@ def bot_move(state: State, agent_text: str, options_json: str, seed: int, move_n
     seat = state.current_player
     assert seat is not None
     agent = _agent(state.game_id, agent_text, seat, options_json)
+    check_sight(get_game(state.game_id), agent, seat)
     rng = make_rng(seed, AGENT_STREAM, seat, move_number)
     seen = state.clone() if getattr(agent, "wants_state", False) else state.view(seat)
     return str(agent.choose(seen, state.legal_moves(), rng))

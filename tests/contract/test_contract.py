@@ -13,8 +13,9 @@ import json
 import numpy as np
 import pytest
 
-from pisa3d.core import IllegalMoveError, OptionsError, SeatError, UnknownAgentError
+from pisa3d.core import HiddenInformationError, IllegalMoveError, OptionsError, SeatError, State, UnknownAgentError
 from pisa3d.core.agent_specs import agent_registry
+from pisa3d.core.match import play_match
 from tests.contract.helpers import Case, case_ids, cases, fingerprint, mutate_everything, play_out, walk
 from tests.contract.hidden import SWAPS
 from tests.processes import outputs_of_fresh_processes
@@ -295,3 +296,50 @@ def test_observation_shape_and_dtype_are_fixed(case: Case) -> None:
                 assert (info.observation_low <= obs).all() and (obs <= info.observation_high).all()
                 seen += 1
     assert seen > 20
+
+
+class _WholeStateAgent:
+    """Asks for the whole state (a referee-level search bot) and keeps what it was given."""
+
+    name = "seer"
+    wants_state = True
+
+    def __init__(self) -> None:
+        self.seen: list[object] = []
+
+    def choose(self, seen, legal_moves, rng):
+        self.seen.append(seen)
+        return legal_moves[0]
+
+
+def test_only_a_game_of_perfect_information_hands_an_agent_the_whole_state(case: Case) -> None:
+    game = case.game
+    perfect = game.contract.information == "perfect"
+    for name, spec in agent_registry(game.agents).items():  # the game's own bots play on views
+        agent = spec(0, case.options)
+        assert perfect or not getattr(agent, "wants_state", False), f"{game.id} agent {name!r} asks for the state"
+    seer = _WholeStateAgent()
+    agents = [seer] + [agent_registry(game.agents)["random"](seat, case.options) for seat in range(1, case.players)]
+    if not perfect:
+        refused = f"agent .seer. at seat 1 .*'{game.id}' is a game of imperfect"
+        with pytest.raises(HiddenInformationError, match=refused):
+            play_match(game, agents, seed=3, options=case.options, max_moves=1)
+        assert seer.seen == []  # refused before anything was dealt to it
+        return
+    with pytest.raises(OptionsError, match="did not end within 1 moves"):
+        play_match(game, agents, seed=3, options=case.options, max_moves=1)
+    assert len(seer.seen) == 1 and isinstance(seer.seen[0], State)
+
+
+def test_the_game_server_refuses_an_agent_that_asks_for_the_whole_state_alike(case: Case, monkeypatch) -> None:
+    from pisa3d.serve import work
+
+    seer = _WholeStateAgent()
+    monkeypatch.setattr(work, "_agent", lambda *args: seer)
+    state = case.start(3)
+    if case.game.contract.information == "perfect":
+        work.bot_move(state, "seer", json.dumps({}), 3, 0)
+        assert isinstance(seer.seen[0], State) and seer.seen[0] is not state
+    else:
+        with pytest.raises(HiddenInformationError, match=f"'{case.game.id}' is a game of imperfect"):
+            work.bot_move(state, "seer", json.dumps({}), 3, 0)
