@@ -21,8 +21,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pisa3d.dataset.schema import SCENE_SCHEMA
 from pisa3d.dataset.spec import validate_dataset_spec
-from pisa3d.dataset.store import SCENE_SCHEMA, build_trial
+from pisa3d.dataset.store import build_trial
 from pisa3d.experiments.trials import expand_trials
 from pisa3d.physics.pybullet_backend import PyBulletEngine
 

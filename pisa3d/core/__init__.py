@@ -1,6 +1,6 @@
 """The turn framework: knows no game and no physics."""
 
-from .agents import Agent, RandomAgent, TerminalAgent
+from .agents import Agent, RandomAgent
 from .errors import (
     HiddenInformationError,
     IllegalMoveError,
@@ -18,6 +18,7 @@ from .record import GameRecord, load_record, save_record
 from .replay import VerifyReport, narrate_record, verify_record
 from .rng import make_rng
 from .state import Move, Result, State, View
+from .terminal import TerminalAgent
 
 __all__ = [
     "Agent", "Event", "Game", "GameOptions", "GameRecord", "HiddenInformationError", "IllegalMoveError", "MatchOutcome",

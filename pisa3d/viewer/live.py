@@ -17,12 +17,13 @@ from typing import Any
 import numpy as np
 import pybullet as p
 
-from ..core.agents import TerminalAgent, build_agents
 from ..core.errors import PisaError
 from ..core.match import MatchOutcome, play_match
 from ..core.options import parse_option_assignments
 from ..core.record import GameRecord, MoveEntry, save_record
+from ..core.seating import build_agents
 from ..core.state import Move
+from ..core.terminal import TerminalAgent
 from ..games import get_game
 from ..games.tower.agents import planning_state
 from ..games.tower.moves import PASS, PlaceMove

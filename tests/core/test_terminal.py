@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pisa3d.cli import app
-from pisa3d.core.agents import build_agents
+from pisa3d.core.seating import build_agents
 from pisa3d.core.state import State
 from pisa3d.core.terminal import CLEAR_SCREEN, HotSeat, TerminalAgent
 from pisa3d.games import get_game

@@ -33,8 +33,8 @@ from ...core.state import Move, State, View
 from .fall_odds import DEFAULT_SAMPLES, fall_odds
 from .moves import PlaceMove
 from .planning import MAX_DEPTH, SlotScore, StaticsPlanner
+from .sampling import sample_state
 from .state import TowerState
-from .views import sample_state
 
 SPOILER_TILES_LEFT = 2
 

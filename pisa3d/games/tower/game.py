@@ -123,7 +123,7 @@ class TowerGame(Game):
 
     def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:
         """Everything is on the table except the order of the other stacks: see tower/views.py."""
-        from .views import sample_state
+        from .sampling import sample_state
 
         return sample_state(view, player, rng)
 
@@ -158,7 +158,7 @@ class TowerGame(Game):
         """A forced pass says why the tile fits no slot."""
         from .moves import PassMove
         from .refusals import why_no_fit
-        from .views import sample_state
+        from .sampling import sample_state
 
         if not isinstance(move, PassMove) or view.get("current_player") is None:
             return None
