@@ -87,6 +87,14 @@ class Game(ABC):
     @abstractmethod
     def move_from_action(self, action: int, num_players: int, options: GameOptions) -> Move: ...
 
+    def legal_action_mask(self, state: State) -> np.ndarray:
+        """Booleans over ``state``'s whole action space: True at the ids of its ``legal_moves()``."""
+        options = state.game_options
+        flags = bytearray(self.num_actions(state.num_players, options))  # item writes beat numpy's
+        for move in state.legal_moves():
+            flags[self.action_id(move, state.num_players, options)] = 1
+        return np.frombuffer(flags, dtype=bool)
+
     # --- the declared facts per (players, options) ------------------------------------------
     def utility_bounds(self, num_players: int, options: GameOptions) -> tuple[float, float]:
         """The least and the most a player's ``returns()`` entry can be."""

@@ -46,7 +46,7 @@ def apply_move(state: State, move_text: str, move_index: int = 0) -> Applied:
     move they refuse."""
     player = state.current_player
     assert player is not None
-    move = state.game.parse_move(move_text)
+    move = get_game(state.game_id).parse_move(move_text)
     events = state.apply(move)
     extras = state.take_record_extras()
     entry = MoveEntry(player, str(move), events, extras)
@@ -98,7 +98,7 @@ def move_details(state: State) -> dict[str, Any] | None:
     seat = state.current_player
     if seat is None:
         return None
-    return state.game.move_details(state.view(seat), state.legal_moves())
+    return get_game(state.game_id).move_details(state.view(seat), state.legal_moves())
 
 
 def rebuild(record: GameRecord) -> State:

@@ -80,6 +80,10 @@ class CardsGame(Game):
     def observation_layout(self, num_players: int, options: GameOptions) -> ObservationLayout:
         return observation_layout(num_players)
 
+    def legal_action_mask(self, state: State) -> np.ndarray:
+        assert isinstance(state, CardsState)
+        return state.legal_action_mask()  # the card state's own table of action ids
+
     def observation_shape(self, num_players: int, options: GameOptions) -> tuple[int, ...]:
         return observation_layout(num_players).shape
 

@@ -61,8 +61,7 @@ class GimignanoGame(Game):
 
     def action_space(self, num_players: int) -> ActionSpace:
         self.check_players(num_players)
-        hands = num_players * self.seating.by_players[num_players].hand
-        return ActionSpace(radius=1 + hands, max_tile_id=self.tileset.max_id)
+        return ActionSpace.for_table(num_players, self.seating.by_players[num_players].hand, self.tileset.max_id)
 
     def num_actions(self, num_players: int, options: GameOptions) -> int:
         return self.action_space(num_players).size

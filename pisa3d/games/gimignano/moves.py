@@ -97,6 +97,12 @@ class ActionSpace:
     radius: int
     max_tile_id: int
 
+    @classmethod
+    def for_table(cls, num_players: int, hand: int, max_tile_id: int) -> ActionSpace:
+        """The action space of ``num_players`` holding ``hand`` tiles each: every tile they lay
+        reaches at most one hex further out."""
+        return cls(radius=1 + num_players * hand, max_tile_id=max_tile_id)
+
     @property
     def num_hexes(self) -> int:
         return len(hexes_within(self.radius))
