@@ -18,6 +18,7 @@ from ...core.state import Move, Result, State, View
 from . import moves as notation
 from . import narration
 from .agents import AGENT_FACTORIES
+from .judges import EngineJudge
 from .observation import DISPLACEMENT_CLIP
 from .observation import layout as observation_layout
 from .options import TowerOptions
@@ -67,8 +68,9 @@ class TowerGame(Game):
             raise OptionsError(f"tile set {setup.tile_set.name!r} has {total} tiles: too few for {num_players} players")
         order = [int(t) for t in make_rng(seed, DEAL_STREAM).permutation(total)]
         stacks = [order[seat * per_player:(seat + 1) * per_player] for seat in range(num_players)]
-        state = TowerState(setup, num_players, seed, stacks)
-        engine = state.engine.describe()  # the record names the engine's version (options hold its parameters)
+        judge = EngineJudge(setup)  # the state is given its physics
+        state = TowerState(setup, num_players, seed, stacks, judge)
+        engine = judge.engine.describe()  # the record names the engine's version (options hold its parameters)
         event = Event("deal", {"players": num_players, "tiles_each": per_player,
                                "left_out": total - per_player * num_players, "tile_set": setup.tile_set.name,
                                "physics": f"{engine['name']} {engine['version']}"})
