@@ -4,11 +4,14 @@ from .agents import Agent, RandomAgent
 from .errors import (
     HiddenInformationError,
     IllegalMoveError,
+    NotationError,
     OptionsError,
     PisaError,
+    RecordedOutcomeError,
     RecordError,
     SeatError,
     UnknownAgentError,
+    ViewError,
 )
 from .events import Event
 from .game import Game
@@ -21,8 +24,33 @@ from .state import Move, Result, State, View
 from .terminal import TerminalAgent
 
 __all__ = [
-    "Agent", "Event", "Game", "GameOptions", "GameRecord", "HiddenInformationError", "IllegalMoveError", "MatchOutcome",
-    "Move", "OptionsError", "PisaError", "RandomAgent", "RecordError", "Result", "SeatError", "State",
-    "TerminalAgent", "UnknownAgentError", "VerifyReport", "View", "load_record", "make_rng", "narrate_record",
-    "play_match", "save_record", "verify_record",
+    "Agent",
+    "Event",
+    "Game",
+    "GameOptions",
+    "GameRecord",
+    "HiddenInformationError",
+    "IllegalMoveError",
+    "MatchOutcome",
+    "Move",
+    "NotationError",
+    "OptionsError",
+    "PisaError",
+    "RandomAgent",
+    "RecordError",
+    "RecordedOutcomeError",
+    "Result",
+    "SeatError",
+    "State",
+    "TerminalAgent",
+    "UnknownAgentError",
+    "VerifyReport",
+    "View",
+    "ViewError",
+    "load_record",
+    "make_rng",
+    "narrate_record",
+    "play_match",
+    "save_record",
+    "verify_record",
 ]

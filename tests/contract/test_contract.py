@@ -13,7 +13,16 @@ import json
 import numpy as np
 import pytest
 
-from pisa3d.core import HiddenInformationError, IllegalMoveError, OptionsError, SeatError, State, UnknownAgentError
+from pisa3d.core import (
+    HiddenInformationError,
+    IllegalMoveError,
+    NotationError,
+    OptionsError,
+    SeatError,
+    State,
+    UnknownAgentError,
+    ViewError,
+)
 from pisa3d.core.agent_specs import agent_registry
 from pisa3d.core.match import play_match
 from tests.contract.helpers import Case, case_ids, cases, fingerprint, mutate_everything, play_out, walk
@@ -281,6 +290,18 @@ def test_sample_state_reproduces_the_view(case: Case) -> None:
                 assert [str(m) for m in sample.legal_moves()] == [str(m) for m in state.legal_moves()]
         sampled += 1
     assert sampled > 3
+
+
+def test_errors_say_what_they_are_and_are_still_illegal_moves(case: Case) -> None:
+    with pytest.raises(NotationError, match="@@ no move @@"):
+        case.game.parse_move("@@ no move @@")  # the notation is wrong, whatever the position
+    with pytest.raises(NotationError):
+        case.game.parse_move("")
+    state = case.start(1)
+    foreign = {**state.view(0), "game": f"not-{case.game.id}"}
+    with pytest.raises(ViewError, match=f"not a {case.game.id}|not a view of the card game"):
+        case.game.sample_state(foreign, 0, np.random.default_rng(0))
+    assert issubclass(NotationError, IllegalMoveError) and issubclass(ViewError, IllegalMoveError)
 
 
 def test_observation_shape_and_dtype_are_fixed(case: Case) -> None:

@@ -7,7 +7,7 @@ import pytest
 
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
-from pisa3d.games.tower.agents import CarefulAgent, CautiousAgent, SpoilerAgent, Trial
+from pisa3d.games.tower.agents import CarefulAgent, CautiousAgent, SpoilerAgent, TriedPlacement
 from pisa3d.games.tower.moves import PASS, PlaceMove
 from tests.tower.outcomes import told_outcome
 from tests.tower.tile_sets import uniform_tile_set
@@ -15,10 +15,10 @@ from tests.tower.tile_sets import uniform_tile_set
 GAME = get_game("tower")
 
 
-def trial(text: str, falls: int, disturbance: float) -> Trial:
+def trial(text: str, falls: int, disturbance: float) -> TriedPlacement:
     move = GAME.parse_move(text)
     assert isinstance(move, PlaceMove)
-    return Trial(move, falls, disturbance)
+    return TriedPlacement(move, falls, disturbance)
 
 
 TRIALS = [trial("W1N r0", 0, 0.4), trial("W1E r0", 2, 3.0), trial("W1S r0", 0, 0.1), trial("W1W r0", 1, 5.0)]

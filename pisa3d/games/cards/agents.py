@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...core.agent_specs import AgentRegistry, AgentSpec, random_spec
-from ...core.errors import IllegalMoveError
+from ...core.errors import ViewError
 from ...core.mcts import mcts_spec
 from ...core.state import Move, State, View
 from .cards import NUM_SUITS, VALUES_PER_SUIT, Card, parse_card, value_of
@@ -125,7 +125,7 @@ class ThisRoundOnlyCards:
 
     def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:
         if view.get("game") != "cards":
-            raise IllegalMoveError("not a view of the card game")
+            raise ViewError("not a view of the card game")
         state = sample_state(view, player, rng)
         state.num_rounds = min(state.num_rounds, state.round_index + 1)
         return state

@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...core.contract import GameContract, as_action_id
-from ...core.errors import IllegalMoveError, OptionsError
+from ...core.errors import OptionsError, ViewError
 from ...core.events import Event
 from ...core.game import AgentFactory, Game
 from ...core.observation import ObservationLayout
@@ -119,5 +119,5 @@ class CardsGame(Game):
         from .sampling import sample_state
 
         if view.get("game") != "cards":
-            raise IllegalMoveError("not a view of the card game")
+            raise ViewError("not a view of the card game")
         return sample_state(view, player, rng)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...core.errors import IllegalMoveError
+from ...core.errors import NotationError
 from .cards import NUM_SUITS, SPEC, Card, value_of
 
 ROUND_NAMES: tuple[str, ...] = tuple(name for name, _ in SPEC.voting_rounds)
@@ -29,7 +29,7 @@ def option_str(option: int) -> str:
 def parse_option(text: str) -> int:
     option = _OPTION_BY_NAME.get(text.strip().lower())
     if option is None:
-        raise IllegalMoveError(f"{text!r} is not a voting card; voting cards are {', '.join(OPTION_NAMES)}")
+        raise NotationError(f"{text!r} is not a voting card; voting cards are {', '.join(OPTION_NAMES)}")
     return option
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...core.agent_specs import AgentRegistry, AgentSpec, random_spec
 from ...core.contract import GameContract, as_action_id
-from ...core.errors import IllegalMoveError, OptionsError
+from ...core.errors import IllegalMoveError, ViewError
 from ...core.events import Event
 from ...core.game import AgentFactory, Game
 from ...core.mcts import mcts_spec
@@ -116,7 +116,7 @@ class GimignanoGame(Game):
     def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:
         """Perfect information: the view holds the whole position, so the rebuild is exact."""
         if view.get("game") != self.id:
-            raise OptionsError(f"not a {self.id} view")
+            raise ViewError(f"not a {self.id} view")
         return GimignanoState.from_view(view, self.tileset)
 
     # --- presentation --------------------------------------------------------------------------

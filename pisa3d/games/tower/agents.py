@@ -40,7 +40,9 @@ SPOILER_TILES_LEFT = 2
 
 
 @dataclass(frozen=True)
-class Trial:
+class TriedPlacement:
+    """One placement the cautious bot tried in the physics engine, and how its tries went."""
+
     move: PlaceMove
     falls: int  # how many of the tries toppled the tower
     disturbance: float  # worst try's largest displacement or rotation, as a fraction of its threshold
@@ -174,7 +176,7 @@ class CautiousAgent(CarefulAgent):
 
     def trials(
         self, state: TowerState, moves: Sequence[tuple[PlaceMove, float]], rng: np.random.Generator
-    ) -> list[Trial]:
+    ) -> list[TriedPlacement]:
         """Each (move, statics score) tried with a steady hand and ``hand_samples - 1`` shaky ones."""
         thresholds = state.setup.thresholds
         out = []
@@ -186,10 +188,10 @@ class CautiousAgent(CarefulAgent):
                 falls += verdict.fell
                 worst = max(worst, verdict.max_displacement / thresholds.distance,
                             verdict.max_rotation_deg / thresholds.angle_deg)
-            out.append(Trial(move, falls, worst, score))
+            out.append(TriedPlacement(move, falls, worst, score))
         return out
 
-    def pick(self, state: TowerState, trials: list[Trial]) -> Trial:
+    def pick(self, state: TowerState, trials: list[TriedPlacement]) -> TriedPlacement:
         return min(trials, key=lambda t: (t.falls, -t.score, t.disturbance))
 
     def choose(self, view: View, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
@@ -269,7 +271,7 @@ def _mcts_search_game() -> Game:
     return get_game("tower")
 
 
-AGENT_FACTORIES = AgentRegistry.of(
+AGENTS = AgentRegistry.of(
     random_spec(),
     AgentSpec.from_class("careful", CarefulAgent,
                          "statics only (no simulation): the placement with the best margins now and for the next"),

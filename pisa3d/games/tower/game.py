@@ -17,7 +17,7 @@ from ...core.rng import make_rng
 from ...core.state import Move, Result, State, View
 from . import moves as notation
 from . import narration
-from .agents import AGENT_FACTORIES
+from .agents import AGENTS
 from .judges import EngineJudge
 from .observation import DISPLACEMENT_CLIP
 from .observation import layout as observation_layout
@@ -121,7 +121,7 @@ class TowerGame(Game):
     # --- agents and presentation -----------------------------------------------------------------
     @property
     def agents(self) -> Mapping[str, AgentFactory]:
-        return AGENT_FACTORIES
+        return AGENTS
 
     def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:
         """Everything is on the table except the order of the other stacks: see tower/views.py."""

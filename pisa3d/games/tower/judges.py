@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ...core.errors import IllegalMoveError
+from ...core.errors import RecordedOutcomeError
 from ...core.events import Event
 from ...core.rng import make_rng
 from ...physics import PhysicsEngine, Trajectory, Verdict, shared_engine
@@ -78,22 +78,23 @@ class RecordedJudge:
     def settle(self, states: np.ndarray, release: np.ndarray, target: np.ndarray, aftermath: bool = False) -> Verdict:
         placed, extras = self.placed, self.extras
         if placed is None:
-            raise IllegalMoveError("the rules place a tile here, but the record has no 'placed' event")
+            raise RecordedOutcomeError("the rules place a tile here, but the record has no 'placed' event")
         fell = placed.data.get("fell")
         if not isinstance(fell, bool):
-            raise IllegalMoveError(f"the placed event's 'fell' must be true or false, got {fell!r:.40}")
+            raise RecordedOutcomeError(f"the placed event's 'fell' must be true or false, got {fell!r:.40}")
         tiles = len(states) + 1
         poses = np.vstack([states[:, :7].reshape(-1, 7), target])  # no trajectory: as if it settled on target
         if extras is not None and "trajectory" in extras:
             try:
                 poses = np.asarray(extras["trajectory"]["frames"][-1], dtype=np.float64)
             except (KeyError, IndexError, TypeError, ValueError):
-                raise IllegalMoveError("the recorded trajectory has no readable last frame") from None
+                raise RecordedOutcomeError("the recorded trajectory has no readable last frame") from None
             if poses.shape != (tiles, 7) or not np.all(np.isfinite(poses)):
-                raise IllegalMoveError(f"the recorded trajectory's last frame must hold {tiles} finite poses")
+                raise RecordedOutcomeError(f"the recorded trajectory's last frame must hold {tiles} finite poses")
             norms = np.linalg.norm(poses[:, 3:], axis=1, keepdims=True)
             if not np.all(np.abs(norms - 1.0) < 1e-3):
-                raise IllegalMoveError("the recorded trajectory's last frame holds a quaternion that is not a rotation")
+                raise RecordedOutcomeError(
+                    "the recorded trajectory's last frame holds a quaternion that is not a rotation")
             poses[:, 3:] /= norms  # stored rounded: make them exact unit quaternions again
         states_after = np.hstack([poses, np.zeros((tiles, 6))])  # at rest: a rules-only replay never steps them
         return Verdict(fell=fell, max_displacement=0.0, max_rotation_deg=0.0, worst_tile=tiles - 1, steps=0,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.errors import IllegalMoveError
+from ...core.errors import ViewError
 from ...core.state import View
 from .geometry import Side
 from .options import TowerOptions
@@ -29,7 +29,7 @@ def _slot(text: str) -> Slot:
 def sample_state(view: View, player: int, rng: np.random.Generator) -> TowerState:
     """A full state consistent with ``player``'s view (see the module's docstring)."""
     if view.get("game") != "tower" or view.get("player") != player:
-        raise IllegalMoveError(f"not a tower view of player {player + 1}")
+        raise ViewError(f"not a tower view of player {player + 1}")
     options = TowerOptions.model_validate(view["options"])
     setup = build_setup(options)
     n = int(view["num_players"])
