@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from .contract import GameContract, GameInfo
+from .contract import GameContract, GameInfo, GameParts
 from .errors import OptionsError, PisaError
 from .events import Event
 from .options import GameOptions, validate_options
@@ -33,6 +33,8 @@ class Game(ABC):
     options_model: ClassVar[type[GameOptions]]
     contract: ClassVar[GameContract]
     """Chance, information, default agent: declared next to each game's class."""
+    parts: ClassVar[GameParts] = GameParts()
+    """Its web scene, CLI extras and experiment rows, named for the layers that use them."""
 
     # --- set-up -----------------------------------------------------------------------------
     def options(self, values: Mapping[str, Any] | GameOptions | None = None) -> GameOptions:

@@ -7,10 +7,12 @@ the only column that differs between two runs of the same trial.
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..core.game import Game
 from ..core.match import MatchOutcome
 
 TIMING_COLUMNS = ("wall_s",)
@@ -87,6 +89,17 @@ def placement_kind(structure: Any, slot: Any) -> str:
         neighbouring = (int(sides[0]) - int(sides[1])) % 2 == 1
         return "ceiling_on_2_neighbouring" if neighbouring else "ceiling_on_2_opposite"
     return f"ceiling_on_{len(sides)}"
+
+
+def detail_rows(game: Game, trial: Mapping[str, Any], outcome: MatchOutcome) -> list[dict[str, Any]]:
+    """The trial's detail rows (the placements table), by the function ``game`` names
+    (``game.parts.detail_rows``); none for a game that names none."""
+    target = game.parts.detail_rows
+    if target is None:
+        return []
+    module, _, name = target.partition(":")
+    rows: list[dict[str, Any]] = getattr(importlib.import_module(module), name)(trial, outcome)
+    return rows
 
 
 def placement_rows(trial: Mapping[str, Any], outcome: MatchOutcome) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ hiding what they must) and their samples, the observation tensor, returns and re
 
 from __future__ import annotations
 
+import inspect
 import json
 
 import numpy as np
@@ -364,3 +365,25 @@ def test_the_game_server_refuses_an_agent_that_asks_for_the_whole_state_alike(ca
     else:
         with pytest.raises(HiddenInformationError, match=f"'{case.game.id}' is a game of imperfect"):
             work.bot_move(state, "seer", json.dumps({}), 3, 0)
+
+
+def test_the_parts_a_game_names_exist_and_the_layers_find_them_there(case: Case) -> None:
+    import importlib
+
+    from pisa3d.cli.play import make_play_command
+    from pisa3d.export.web_scene import build_scene
+
+    parts = case.game.parts
+    for target in (parts.web_scene, parts.detail_rows):
+        if target is not None:
+            module, _, name = target.partition(":")
+            assert callable(getattr(importlib.import_module(module), name)), target
+    if parts.cli_extras is not None:
+        extras = importlib.import_module(parts.cli_extras)
+        names = {p.name for p in getattr(extras, "EXTRAS", [])}
+        assert names <= set(inspect.signature(make_play_command(case.game.id)).parameters)
+    record = play_match(case.game, [agent_registry(case.game.agents)["random"](s, case.options)
+                                    for s in range(case.players)], seed=1, options=case.options,
+                        max_moves=10**6).record if case.budget is None else None
+    if record is not None:
+        assert build_scene(case.game, record)["kind"] == (case.game.id if parts.web_scene else "text")

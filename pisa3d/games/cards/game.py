@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...core.contract import GameContract, as_action_id
+from ...core.contract import GameContract, GameParts, as_action_id
 from ...core.errors import OptionsError, ViewError
 from ...core.events import Event
 from ...core.game import AgentFactory, Game
@@ -37,6 +37,8 @@ class CardsGame(Game):
     # The deal is drawn from the seed inside the state; hands are hidden.
     contract: ClassVar[GameContract] = GameContract(chance="sampled", information="imperfect",
                                                     default_agent="heuristic")
+    parts: ClassVar[GameParts] = GameParts(web_scene="pisa3d.export.web_cards:cards_scene",
+                                           cli_extras="pisa3d.cli.play_cards")
 
     def _start(self, num_players: int, seed: int, options: GameOptions) -> tuple[State, list[Event]]:
         assert isinstance(options, CardsOptions)

@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...core.agent_specs import AgentRegistry, AgentSpec, random_spec
-from ...core.contract import GameContract, as_action_id
+from ...core.contract import GameContract, GameParts, as_action_id
 from ...core.errors import IllegalMoveError, ViewError
 from ...core.events import Event
 from ...core.game import AgentFactory, Game
@@ -43,6 +43,8 @@ class GimignanoGame(Game):
     # The tiles are dealt from the seed at set-up; after that every hand and plot is open.
     contract: ClassVar[GameContract] = GameContract(chance="sampled", information="perfect",
                                                     default_agent="greedy")
+    parts: ClassVar[GameParts] = GameParts(web_scene="pisa3d.export.web_gimignano:gimignano_scene",
+                                           cli_extras="pisa3d.cli.play_gimignano")
 
     def __init__(self) -> None:
         self.tileset = default_tileset()

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ...core.contract import GameContract, as_action_id
+from ...core.contract import GameContract, GameParts, as_action_id
 from ...core.errors import OptionsError
 from ...core.events import Event
 from ...core.game import AgentFactory, Game
@@ -49,6 +49,9 @@ class TowerGame(Game):
     # breaks the rules is the rules' penalty (RULES.md section 1), not a refusal.
     contract: ClassVar[GameContract] = GameContract(chance="sampled", information="imperfect",
                                                     default_agent="random", illegal_attempts="penalised")
+    parts: ClassVar[GameParts] = GameParts(web_scene="pisa3d.export.web_tower:tower_scene",
+                                           cli_extras="pisa3d.cli.play_tower",
+                                           detail_rows="pisa3d.experiments.rows:placement_rows")
 
     def divergence_note(self, header: Mapping[str, Any]) -> str | None:
         made_by = str(header.get("pisa3d_version", ""))
