@@ -51,6 +51,11 @@ class GameParts:
     """cli: a module with ``EXTRAS`` (more ``play GAME`` options), ``run`` and ``HELP``."""
     detail_rows: str | None = None
     """experiments: (trial, outcome) -> one row per detail worth a table (the tower's placements)."""
+    row_figures: str | None = None
+    """experiments: outcome -> the game row's columns the game fills in itself (rows.OWN_COLUMNS)."""
+    report: str | None = None
+    """experiments: a module with ``cell_figures(group)`` (summary.csv) and ``sections(games,
+    placements, summary, axes, out, name)`` (report.md) of the game's own."""
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ import numpy as np
 from ..core.match import play_match
 from ..core.rng import make_rng
 from ..experiments.agents import parse_agent
-from ..experiments.rows import game_row, placement_kind
+from ..experiments.rows import game_row
+from ..experiments.tower import placement_kind
 from ..games import get_game
 from ..games.tower.moves import PlaceMove
 from ..games.tower.state import TowerState

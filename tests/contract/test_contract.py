@@ -374,10 +374,13 @@ def test_the_parts_a_game_names_exist_and_the_layers_find_them_there(case: Case)
     from pisa3d.export.web_scene import build_scene
 
     parts = case.game.parts
-    for target in (parts.web_scene, parts.detail_rows):
+    for target in (parts.web_scene, parts.detail_rows, parts.row_figures):
         if target is not None:
             module, _, name = target.partition(":")
             assert callable(getattr(importlib.import_module(module), name)), target
+    if parts.report is not None:
+        report = importlib.import_module(parts.report)
+        assert callable(report.cell_figures) and callable(report.sections)
     if parts.cli_extras is not None:
         extras = importlib.import_module(parts.cli_extras)
         names = {p.name for p in getattr(extras, "EXTRAS", [])}

@@ -51,7 +51,9 @@ class TowerGame(Game):
                                                     default_agent="random", illegal_attempts="penalised")
     parts: ClassVar[GameParts] = GameParts(web_scene="pisa3d.export.web_tower:tower_scene",
                                            cli_extras="pisa3d.cli.play_tower",
-                                           detail_rows="pisa3d.experiments.rows:placement_rows")
+                                           detail_rows="pisa3d.experiments.tower:placement_rows",
+                                           row_figures="pisa3d.experiments.tower:row_figures",
+                                           report="pisa3d.experiments.tower")
 
     def divergence_note(self, header: Mapping[str, Any]) -> str | None:
         made_by = str(header.get("pisa3d_version", ""))
