@@ -50,7 +50,7 @@ def library_rl_loop(game_id: str, episodes: int, rng: np.random.Generator) -> in
         state, _ = game.new_game(game.default_players, seed, options)
         while not state.is_over:
             state.observation(state.current_player)  # type: ignore[arg-type]
-            ids = np.flatnonzero(state.legal_action_mask())
+            ids = np.flatnonzero(game.legal_action_mask(state))
             action = int(ids[int(rng.integers(len(ids)))])
             state.apply(game.move_from_action(action, state.num_players, options))
             decisions += 1

@@ -27,8 +27,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pisa3d.dataset import labels
+from pisa3d.dataset.schema import SCENE_SCHEMA
 from pisa3d.dataset.spec import apply_dataset_overrides, validate_dataset_spec
-from pisa3d.dataset.store import SCENE_SCHEMA, build_trial
+from pisa3d.dataset.store import build_trial
 from pisa3d.experiments.spec import read_spec_file
 from pisa3d.experiments.trials import expand_trials, resolve_cells
 from pisa3d.physics.pybullet_backend import PyBulletEngine

@@ -90,7 +90,7 @@ def play_game(hand: str, table: str, seed: int, engines: dict, pybullet: dict[st
     out: list[Placement] = []
     while not state.is_over:
         player = state.current_player
-        move = agents[player].choose(state.clone(), state.legal_moves(), rngs[player])
+        move = agents[player].choose(state.view(player), state.legal_moves(), rngs[player])
         if not isinstance(move, PlaceMove):
             state.apply(move)
             continue

@@ -76,7 +76,7 @@ def play_game(hand: str, table: str, seed: int) -> dict[str, list]:
     while not state.is_over:
         player = state.current_player
         legal = state.legal_moves()
-        move = agents[player].choose(state.clone(), legal, rngs[player])
+        move = agents[player].choose(state.view(player), legal, rngs[player])
         if not isinstance(move, PlaceMove):
             state.apply(move)
             continue
@@ -263,7 +263,7 @@ def forty_eight_tile_position():
     bots = [build_agent(GAME, "careful", seat, options) for seat in range(2)]
     rng = make_rng(0, 1)
     while len(state.placements) < 48:
-        state.apply(bots[state.current_player].choose(state, state.legal_moves(), rng))
+        state.apply(bots[state.current_player].choose(state.view(state.current_player), state.legal_moves(), rng))
     return state
 
 

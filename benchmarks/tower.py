@@ -63,7 +63,7 @@ def verdict_time_by_size(repeats: int) -> None:
             agents = _agents("builder", 4, options)
             while not state.is_over:
                 player = state.current_player
-                move = agents[player].choose(state.clone(), state.legal_moves(), None)
+                move = agents[player].choose(state.view(player), state.legal_moves(), None)
                 start = time.perf_counter()
                 events = state.apply(move)
                 elapsed = time.perf_counter() - start

@@ -31,7 +31,7 @@ from pisa3d.core.agent_specs import build_agent
 from pisa3d.core.errors import OptionsError
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
-from pisa3d.games.tower.agents import CautiousAgent
+from pisa3d.games.tower.agents import CautiousAgent, planning_state
 from pisa3d.games.tower.moves import PlaceMove
 from pisa3d.games.tower.options import proportional_noise
 
@@ -64,7 +64,8 @@ class PhysicsOnlyAgent(CautiousAgent):
         if len(places) > self.max_candidates:
             picks = sorted(rng.choice(len(places), size=self.max_candidates, replace=False).tolist())
             places = [places[i] for i in picks]
-        return self.pick(view, self.trials(view, [(m, 0.0) for m in places], rng)).move
+        state = planning_state(self, view)
+        return self.pick(state, self.trials(state, [(m, 0.0) for m in places], rng)).move
 
 
 BASELINES = {"physics-only": PhysicsOnlyAgent}
@@ -114,11 +115,11 @@ def play(tables: list[str], sigmas: list[float], games: int, out: Path) -> None:
 
 
 class Timed:
-    """An agent whose decisions are timed (the state clone the referee makes is not counted)."""
+    """An agent whose decisions are timed (the view the referee makes is not counted; the bot's
+    rebuilding of the tower from it is)."""
 
     def __init__(self, agent) -> None:
         self.agent, self.name, self.times = agent, agent.name, []
-        self.wants_state = getattr(agent, "wants_state", False)
 
     def choose(self, view, legal_moves, rng):
         start = time.process_time()

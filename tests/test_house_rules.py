@@ -1,5 +1,6 @@
 """House rules of the code base, checked on the source itself: layers only import downwards
-(the viewer never imports the command line), and demos write only into the git-ignored out/."""
+(the viewer never imports the command line), no module imports one that imports it back, and
+demos write only into the git-ignored out/."""
 
 from __future__ import annotations
 
@@ -22,11 +23,25 @@ FORBIDDEN = {
 }
 
 
-def _imports(path: Path) -> set[str]:
-    """Absolute names of every module ``path`` imports (relative imports resolved), anywhere in it."""
+def _type_checking_only(tree: ast.AST) -> set[int]:
+    """Ids of the nodes under ``if TYPE_CHECKING:``: imports for type hints, never run."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(inner) for statement in node.body for inner in ast.walk(statement))
+    return skipped
+
+
+def _imports(path: Path, run_only: bool = False) -> set[str]:
+    """Absolute names of every module ``path`` imports (relative imports resolved), anywhere in it
+    (inside functions too); ``run_only`` leaves out those under ``if TYPE_CHECKING:``."""
     package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = _type_checking_only(tree) if run_only else set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -56,7 +71,55 @@ def test_layers_import_only_downwards(layer: str) -> None:
 def test_the_import_check_sees_relative_imports() -> None:
     """The check above would pass vacuously if it missed ``from ..cli.common import x``."""
     names = _imports(PACKAGE / "viewer" / "live.py")
-    assert "pisa3d.core.agents.build_agents" in names and "pisa3d.games.tower.replay" in names
+    assert "pisa3d.core.seating.build_agents" in names and "pisa3d.games.tower.replay" in names
+
+
+def _module_graph(package: Path) -> dict[str, set[str]]:
+    """Module name -> the package's modules it imports when run (an imported name is taken to the
+    longest module it names: ``pisa3d.core.agents.build_agents`` is ``pisa3d.core.agents``)."""
+    files = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+
+    def module_of(name: str) -> str | None:
+        while name and name not in files:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    return {module: {target for name in _imports(path, run_only=True)
+                     if (target := module_of(name)) is not None and target != module}
+            for module, path in files.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each group of modules that import one another, directly or round a loop (the strongly
+    connected components of more than one module), sorted."""
+    reach = {module: set() for module in graph}
+    for start in graph:
+        todo = list(graph[start])
+        while todo:
+            module = todo.pop()
+            if module not in reach[start]:
+                reach[start].add(module)
+                todo.extend(graph.get(module, ()))
+    groups = {frozenset({m, *(o for o in reach[m] if m in reach[o])}) for m in graph}
+    return sorted(sorted(group) for group in groups if len(group) > 1)
+
+
+def test_no_module_imports_one_that_imports_it_back() -> None:
+    assert _cycles(_module_graph(PACKAGE)) == []
+
+
+def test_the_cycle_check_sees_imports_inside_functions_and_loops() -> None:
+    """The check above would pass vacuously if it missed a lazy import or a loop of three."""
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"f"}, "f": {"e"}}
+    assert _cycles(graph) == [["a", "b", "c"], ["e", "f"]]
+    names = _imports(PACKAGE / "games" / "tower" / "state.py", run_only=True)
+    assert "pisa3d.games.tower.views.public_view" in names  # imported inside a method
+    hinted = _imports(PACKAGE / "games" / "tower" / "views.py")
+    assert "pisa3d.games.tower.state" in hinted  # for type hints only:
+    assert "pisa3d.games.tower.state" not in _imports(PACKAGE / "games" / "tower" / "views.py", run_only=True)
 
 
 def test_the_live_viewer_loads_without_the_command_line() -> None:

@@ -162,7 +162,7 @@ class PisaSpielState(pyspiel.State):
     def _legal_actions(self, player: int) -> list[int]:
         state = self.pisa_state
         assert state is not None and player == state.current_player
-        return np.flatnonzero(state.legal_action_mask()).tolist()
+        return np.flatnonzero(self._game.pisa.legal_action_mask(state)).tolist()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         p = 1.0 / self._game.num_seeds

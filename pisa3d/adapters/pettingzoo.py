@@ -9,7 +9,7 @@
         e.step(action)
 
 Agents are ``player_0 .. player_{n-1}`` (seats). Observations are ``{"observation": Box,
-"action_mask": int8}`` from ``state.observation(seat)`` and ``state.legal_action_mask()`` (all
+"action_mask": int8}`` from ``state.observation(seat)`` and ``game.legal_action_mask(state)`` (all
 zeros for an agent whose turn it is not); actions are the game's dense action ids. Rewards come
 once, at the end: each seat's ``state.returns()`` entry (cards: points; tower: 1 win, 0 loss, 0.5
 draw; gimignano: towers, ties broken by stones). ``reset(seed=s)`` starts the game with seed s, so
@@ -98,7 +98,7 @@ class PisaAECEnv(AECEnv):
         assert self.game_state is not None, "call reset() first"
         seat = self._seat[agent]
         state = self.game_state
-        mask = state.legal_action_mask().view(np.int8) if state.current_player == seat else self._no_moves
+        mask = self.game.legal_action_mask(state).view(np.int8) if state.current_player == seat else self._no_moves
         return {"observation": state.observation(seat), "action_mask": mask}
 
     def step(self, action: Any) -> None:

@@ -8,11 +8,11 @@ from typing import Any, NoReturn
 
 import typer
 
-from ..core.agents import build_agents
 from ..core.game import Game
 from ..core.match import EventCallback, MatchOutcome, play_match
 from ..core.options import parse_option_assignments
 from ..core.record import GameRecord, save_record
+from ..core.seating import build_agents
 from .outputs import check_output_file
 
 SEED_HELP = "Seed of all randomness: the same seed, options and moves give the same game."

@@ -2,8 +2,8 @@
 
 The options every game shares (players, seed, agents, people, record, ``--set key=value``) are
 declared once here; their help comes from the game (player range, agent kinds with their
-parameters, the options model with its defaults). A game may add a module
-``pisa3d.cli.play_<id>`` with ``EXTRAS`` (more typer options, e.g. tower --gui, gimignano --svg),
+parameters, the options model with its defaults). A game may name a module in its declaration
+(``parts.cli_extras``) with ``EXTRAS`` (more typer options, e.g. tower --gui, gimignano --svg),
 ``HELP`` (the command's text) and ``run(match, **extras)`` (its own way of showing the game);
 without one the game is narrated from its events. A fourth game gets a command by registering.
 """
@@ -84,13 +84,10 @@ def narrate(match: PlayMatch) -> None:
     typer.echo(match.game.summarize(outcome.result, match.players))
 
 
-def _extras_module(game_id: str) -> ModuleType | None:
-    try:
-        return importlib.import_module(f"pisa3d.cli.play_{game_id}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"pisa3d.cli.play_{game_id}":
-            raise
-        return None
+def _extras_module(game: Game) -> ModuleType | None:
+    """The module of the game's extra ``play`` options, as its declaration names it."""
+    name = game.parts.cli_extras
+    return importlib.import_module(name) if name is not None else None
 
 
 def _bots_help(game: Game) -> str:
@@ -141,7 +138,7 @@ def _panel_rank(param: inspect.Parameter) -> int:
 def make_play_command(game_id: str) -> Callable[..., None]:
     """The ``play GAME`` command: shared options plus the game's extras, as one typer signature."""
     game = get_game(game_id)
-    extras = _extras_module(game_id)
+    extras = _extras_module(game)
     extra_params: list[inspect.Parameter] = list(getattr(extras, "EXTRAS", []))
     run: Callable[..., None] = getattr(extras, "run", None) or (lambda match: narrate(match))
     shared = {p.name for p in _shared_parameters(game)}

@@ -1,7 +1,18 @@
 """The turn framework: knows no game and no physics."""
 
-from .agents import Agent, RandomAgent, TerminalAgent
-from .errors import IllegalMoveError, OptionsError, PisaError, RecordError, SeatError, UnknownAgentError
+from .agents import Agent, RandomAgent
+from .errors import (
+    HiddenInformationError,
+    IllegalMoveError,
+    NotationError,
+    OptionsError,
+    PisaError,
+    RecordedOutcomeError,
+    RecordError,
+    SeatError,
+    UnknownAgentError,
+    ViewError,
+)
 from .events import Event
 from .game import Game
 from .match import MatchOutcome, play_match
@@ -10,10 +21,36 @@ from .record import GameRecord, load_record, save_record
 from .replay import VerifyReport, narrate_record, verify_record
 from .rng import make_rng
 from .state import Move, Result, State, View
+from .terminal import TerminalAgent
 
 __all__ = [
-    "Agent", "Event", "Game", "GameOptions", "GameRecord", "IllegalMoveError", "MatchOutcome",
-    "Move", "OptionsError", "PisaError", "RandomAgent", "RecordError", "Result", "SeatError", "State",
-    "TerminalAgent", "UnknownAgentError", "VerifyReport", "View", "load_record", "make_rng", "narrate_record",
-    "play_match", "save_record", "verify_record",
+    "Agent",
+    "Event",
+    "Game",
+    "GameOptions",
+    "GameRecord",
+    "HiddenInformationError",
+    "IllegalMoveError",
+    "MatchOutcome",
+    "Move",
+    "NotationError",
+    "OptionsError",
+    "PisaError",
+    "RandomAgent",
+    "RecordError",
+    "RecordedOutcomeError",
+    "Result",
+    "SeatError",
+    "State",
+    "TerminalAgent",
+    "UnknownAgentError",
+    "VerifyReport",
+    "View",
+    "ViewError",
+    "load_record",
+    "make_rng",
+    "narrate_record",
+    "play_match",
+    "save_record",
+    "verify_record",
 ]

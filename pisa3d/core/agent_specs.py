@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .agents import Agent, RandomAgent
 from .errors import OptionsError, UnknownAgentError
 
 if TYPE_CHECKING:
-    from .agents import Agent
     from .game import Game
     from .options import GameOptions
 
@@ -202,6 +202,4 @@ def describe_agents(game: Game) -> list[str]:
 
 def random_spec() -> AgentSpec:
     """The ``random`` kind every game has."""
-    from .agents import RandomAgent
-
     return AgentSpec("random", lambda seat, options: RandomAgent(), "a uniformly random legal move")

@@ -40,6 +40,25 @@ class GameContract:
 
 
 @dataclass(frozen=True)
+class GameParts:
+    """Where the layers above the core find a game's own parts, each as ``"module:name"`` (or a
+    module), imported only by the layer that uses it: the game never imports the layers above it,
+    and they know no game. None: the game has no such part (the layer's plain default)."""
+
+    web_scene: str | None = None
+    """export: builds the replay page's scene from (game, record); None: narration only."""
+    cli_extras: str | None = None
+    """cli: a module with ``EXTRAS`` (more ``play GAME`` options), ``run`` and ``HELP``."""
+    detail_rows: str | None = None
+    """experiments: (trial, outcome) -> one row per detail worth a table (the tower's placements)."""
+    row_figures: str | None = None
+    """experiments: outcome -> the game row's columns the game fills in itself (rows.OWN_COLUMNS)."""
+    report: str | None = None
+    """experiments: a module with ``cell_figures(group)`` (summary.csv) and ``sections(games,
+    placements, summary, axes, out, name)`` (report.md) of the game's own."""
+
+
+@dataclass(frozen=True)
 class GameInfo:
     """What a game is for a number of players and options: fixed for the whole game."""
 

@@ -14,6 +14,21 @@ class IllegalMoveError(PisaError):
     """A move that is malformed, or not allowed in the current position."""
 
 
+class NotationError(IllegalMoveError):
+    """Text that is no move of the game in any position (it cannot be read): the notation is wrong,
+    not the move. An IllegalMoveError too, so code catching bad moves catches it."""
+
+
+class ViewError(IllegalMoveError):
+    """A view handed to a game (to rebuild a state from it) that is not one of this game's, or not
+    of the seat asked about."""
+
+
+class RecordedOutcomeError(IllegalMoveError):
+    """A record's move whose recorded outcome the rules cannot take in a rules-only replay (a
+    placement without its 'placed' event, an unreadable trajectory)."""
+
+
 class OptionsError(PisaError):
     """An unknown option, or a value of the wrong type or out of range."""
 
@@ -24,6 +39,11 @@ class UnknownAgentError(OptionsError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
+
+
+class HiddenInformationError(OptionsError):
+    """An agent that asks for the whole state (``wants_state``) in a game where players do not see
+    everything: it would know what its player may not (the order of a stack, another hand)."""
 
 
 class SeatError(PisaError):

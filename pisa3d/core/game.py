@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from .contract import GameContract, GameInfo
+from .contract import GameContract, GameInfo, GameParts
 from .errors import OptionsError, PisaError
 from .events import Event
 from .options import GameOptions, validate_options
@@ -33,6 +33,8 @@ class Game(ABC):
     options_model: ClassVar[type[GameOptions]]
     contract: ClassVar[GameContract]
     """Chance, information, default agent: declared next to each game's class."""
+    parts: ClassVar[GameParts] = GameParts()
+    """Its web scene, CLI extras and experiment rows, named for the layers that use them."""
 
     # --- set-up -----------------------------------------------------------------------------
     def options(self, values: Mapping[str, Any] | GameOptions | None = None) -> GameOptions:
@@ -86,6 +88,14 @@ class Game(ABC):
 
     @abstractmethod
     def move_from_action(self, action: int, num_players: int, options: GameOptions) -> Move: ...
+
+    def legal_action_mask(self, state: State) -> np.ndarray:
+        """Booleans over ``state``'s whole action space: True at the ids of its ``legal_moves()``."""
+        options = state.game_options
+        flags = bytearray(self.num_actions(state.num_players, options))  # item writes beat numpy's
+        for move in state.legal_moves():
+            flags[self.action_id(move, state.num_players, options)] = 1
+        return np.frombuffer(flags, dtype=bool)
 
     # --- the declared facts per (players, options) ------------------------------------------
     def utility_bounds(self, num_players: int, options: GameOptions) -> tuple[float, float]:

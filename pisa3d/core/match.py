@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .agents import Agent
+from .agents import Agent, check_sight
 from .errors import IllegalMoveError, OptionsError
 from .events import Event
 from .game import Game
@@ -45,14 +45,16 @@ def play_match(
 ) -> MatchOutcome:
     """Play ``game`` to the end with one agent per seat.
 
-    An agent with ``wants_state = True`` (a referee-level search bot in a game of perfect
-    information) gets a clone of the state instead of a view; one with ``reads_view = False`` (a
-    random bot) gets an empty view, so no view is built for it. ``on_move`` gets each move's
-    record entry as it is written, extras (the tower's trajectory) included: a live viewer
-    animates from it. ``on_start`` gets the record as soon as it exists; it grows move by move,
+    An agent with ``wants_state = True`` (a referee-level search bot) gets a clone of the state
+    instead of a view; only a game of perfect information allows one (HiddenInformationError). One
+    with ``reads_view = False`` (a random bot) gets an empty view, so no view is built for it.
+    ``on_move`` gets each move's record entry as it is written, extras (the tower's trajectory)
+    included: a live viewer animates from it. ``on_start`` gets the record as soon as it exists; it grows move by move,
     so a caller stopped mid-game (Ctrl-C, end of input) still holds every finished move.
     """
     num_players = len(agents)
+    for seat, agent in enumerate(agents):
+        check_sight(game, agent, seat)
     opts = game.options(options)
     state, setup_events = game.new_game(num_players, seed, opts)
     rngs = agent_rngs(seed, num_players)

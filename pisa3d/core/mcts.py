@@ -23,7 +23,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
@@ -33,12 +33,23 @@ from .state import Move, Result, State, View
 if TYPE_CHECKING:
     from .agent_specs import AgentSpec
     from .agents import Agent
-    from .game import Game
 
 RewardKind = Literal["scaled", "win"]
 Evaluator = Callable[[State], Sequence[float]]
 """Estimates a position that is not over: one reward in [0, 1] per player, like a result's."""
 REWARD_KINDS: tuple[str, ...] = ("scaled", "win")
+
+
+
+class SearchGame(Protocol):
+    """What the search asks of a game (a Game, or a stand-in that shortens its playouts): its id,
+    and determinizations of a seat's view."""
+
+    @property
+    def id(self) -> str: ...
+
+    def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State: ...
+
 
 DEFAULT_ITERATIONS = 400
 DEFAULT_EXPLORATION = 0.7
@@ -106,7 +117,7 @@ class MCTSAgent:
 
     def __init__(
         self,
-        game: Game,
+        game: SearchGame,
         seat: int,
         iterations: int | None = DEFAULT_ITERATIONS,
         exploration: float = DEFAULT_EXPLORATION,
@@ -278,7 +289,7 @@ def _check_root_moves(game_id: str, seat: int, sampled: dict[str, Move], real: d
 
 
 def mcts_spec(
-    search_game: Callable[[], Game], iterations: int = DEFAULT_ITERATIONS, help: str = "", **fixed: object
+    search_game: Callable[[], SearchGame], iterations: int = DEFAULT_ITERATIONS, help: str = "", **fixed: object
 ) -> AgentSpec:
     """The ``mcts`` agent kind of a game, with its parameters declared for code and command line
     (``--agent mcts:iterations=200,exploration=1.0``). ``search_game`` gives the Game the search

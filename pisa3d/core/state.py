@@ -19,7 +19,6 @@ from .errors import GameNotOverError, SeatError
 from .events import Event
 
 if TYPE_CHECKING:
-    from .game import Game
     from .options import GameOptions
 
 
@@ -75,14 +74,8 @@ class State(ABC):
 
     num_players: int
     game_id: ClassVar[str] = ""
-    """The registered id of this state's game (see ``game``)."""
-
-    @property
-    def game(self) -> Game:
-        """The registered Game this state belongs to."""
-        from .registry import get_game
-
-        return get_game(self.game_id)
+    """The registered id of this state's game (a state holds what its rules need and never looks
+    its game up; the mask over the action space is ``Game.legal_action_mask(state)``)."""
 
     @property
     def game_options(self) -> GameOptions:
@@ -158,14 +151,6 @@ class State(ABC):
         """``player``'s view as a float32 vector of the shape ``game.observation_shape`` declares
         (games check the seat with ``check_seat``)."""
         raise NotImplementedError(f"{type(self).__name__} has no observation tensor")
-
-    def legal_action_mask(self) -> np.ndarray:
-        """Booleans over the whole action space: True at the ids of ``legal_moves()``."""
-        game, options = self.game, self.game_options
-        flags = bytearray(game.num_actions(self.num_players, options))  # item writes beat numpy's
-        for move in self.legal_moves():
-            flags[game.action_id(move, self.num_players, options)] = 1
-        return np.frombuffer(flags, dtype=bool)
 
     def returns(self) -> np.ndarray:
         """One number per player at the end, ordering the players as the winners are chosen (a

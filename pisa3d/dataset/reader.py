@@ -24,8 +24,8 @@ import pyarrow.parquet as pq
 from ..core.errors import OptionsError
 from ..experiments.storage import committed_parts, is_experiment_dir, load_stored_spec
 from .render import decode_png, depth_from_png
+from .schema import IMAGE_COLUMNS, SCENE_SCHEMA, SCENES
 from .spec import SPLITS
-from .store import IMAGE_COLUMNS, SCENE_SCHEMA, SCENES
 
 
 def check_dataset_dir(root: Path) -> dict[str, Any]:

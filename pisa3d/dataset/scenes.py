@@ -1,9 +1,9 @@
 """A tower game played to the end, each placement caught as a scene: the standing tower and the
 new tile at its release pose (the hand's noise applied), with the game's verdict as labels.
 
-The release is computed from a copy of the state as it stood before the move, the same way the
-game's own ``_settle`` does (the same seeded hand, the same clearance): the scene shows exactly
-the pose the engine was given.
+The release is computed from a copy of the state as it stood before the move, by the state's own
+``release_of`` (the same seeded hand, the same clearance as the move): the scene shows exactly the
+pose the engine was given.
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ import numpy as np
 from ..core.match import play_match
 from ..core.rng import make_rng
 from ..experiments.agents import parse_agent
-from ..experiments.rows import game_row, placement_kind
+from ..experiments.rows import game_row
+from ..experiments.tower import placement_kind
 from ..games import get_game
 from ..games.tower.moves import PlaceMove
-from ..games.tower.state import NOISE_STREAM, TowerState
+from ..games.tower.state import TowerState
 from .labels import scene_labels
 from .spec import DatasetSettings
 
@@ -97,8 +98,7 @@ def _scene(prior: TowerState, after: TowerState, player: int, move: PlaceMove, i
            placed: Mapping[str, Any]) -> Scene:
     face = prior.face_of(player)
     _, target = prior.intended_pose(move.slot, face, move.rotation)
-    hand = make_rng(prior.seed, NOISE_STREAM, player, len(prior.placements))  # as TowerState._settle
-    release = prior._release_for(player, target, hand)
+    release = prior.release_of(player, target)  # the seeded hand's release, as the move made
     return Scene(
         index=index, move=-1, player=player, tile=int(placed["tile"]), slot=str(move.slot),
         kind=placement_kind(prior.structure, move.slot), floor=move.slot.floor,

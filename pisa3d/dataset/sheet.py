@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .store import IMAGE_COLUMNS
+from .schema import IMAGE_COLUMNS
 
 GAP = 4
 LABEL_LINES = 5

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 from rich.console import Console
 
 from ..core.errors import OptionsError
@@ -30,31 +29,11 @@ from ..games import get_game
 from ..games.tower.setup import build_setup
 from .render import Appearance, SceneRenderer, depth_to_png, encode_png, random_appearance
 from .scenes import PlayedGame, Scene, play_scenes
+from .schema import IMAGE_COLUMNS, SCENE_SCHEMA, SCENES
 from .spec import DatasetSettings, DatasetSpec
 
-SCENES = "scenes"
 APPEARANCE_STREAM = 26  # RNG stream of a scene's random colours and light (seed, placement index)
 BATCH_TRIALS = 8  # games per stored part: a part holds some hundred scenes of PNGs
-
-_f64 = pa.float64()
-SCENE_SCHEMA = pa.schema([
-    ("scene", pa.string()), ("key", pa.string()), ("cell", pa.string()), ("seed", pa.int64()),
-    ("split", pa.string()), ("index", pa.int64()), ("move", pa.int64()), ("player", pa.int64()),
-    ("agent", pa.string()), ("tile", pa.int64()), ("slot", pa.string()), ("kind", pa.string()),
-    ("floor", pa.int64()), ("tiles", pa.int64()),
-    ("fell", pa.bool_()), ("max_displacement_mm", _f64), ("max_rotation_deg", _f64), ("worst_tile", pa.int64()),
-    ("steps", pa.int64()), ("height_mm", _f64), ("static_margin_mm", _f64), ("target_margin_mm", _f64),
-    ("hand_offset_mm", _f64), ("hand_turn_deg", _f64),
-    ("poses", pa.list_(pa.list_(_f64, 7))), ("target_pose", pa.list_(_f64, 7)),
-    ("settled_poses", pa.list_(pa.list_(_f64, 7))),
-    ("tile_margins_mm", pa.list_(_f64)), ("level_margins_mm", pa.list_(_f64)), ("fall_odds", _f64),
-    ("observed_hands", pa.int64()), ("observed_falls", pa.int64()), ("observed_fall_rate", _f64),
-    ("second_engine", pa.string()), ("second_fell", pa.bool_()), ("second_max_displacement_mm", _f64),
-    ("second_max_rotation_deg", _f64),
-    ("params", pa.string()), ("options", pa.string()),
-    ("rgb", pa.list_(pa.binary())), ("depth", pa.list_(pa.binary())), ("segmentation", pa.list_(pa.binary())),
-])
-IMAGE_COLUMNS = ("rgb", "depth", "segmentation")
 
 _renderers: dict[str, SceneRenderer] = {}  # per process: one renderer per drawing set-up
 

@@ -7,6 +7,7 @@ is censored at its last placement, since its tower might have fallen later).
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import warnings
@@ -18,18 +19,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .rows import PLACEMENT_KINDS
+from ..games import get_game
 from .storage import GAMES, METADATA_FILE, PLACEMENTS, load_stored_spec, read_table
 
 CONFIDENCE = 0.95
 MAX_CURVES = 10  # survival and bar plots stay readable with at most this many cells
-KIND_LABELS = {
-    "wall_on_table": "wall on the table", "wall_on_wall": "wall on a wall", "wall_on_ceiling": "wall on a ceiling",
-    "ceiling_on_2_neighbouring": "ceiling on 2 neighbouring walls",
-    "ceiling_on_2_opposite": "ceiling on 2 opposite walls",
-    "ceiling_on_3": "ceiling on 3 walls", "ceiling_on_4": "ceiling on 4 walls",
-}
-OUTCOME_LABELS = {"fall": "fall", "last_tile": "emptied stack", "draw": "draw"}
+
 
 
 # --- statistics -------------------------------------------------------------------------------------
@@ -103,29 +98,28 @@ def _short(value: Any) -> str:
 
 def cell_summary(games: pd.DataFrame, placements: pd.DataFrame, axes: Sequence[str]) -> pd.DataFrame:
     rows = []
-    tower = bool(len(games)) and (games["game"] == "tower").all()
+    own = game_report(games)
     for cell, group in games.groupby("cell", sort=False):
         row: dict[str, Any] = {"cell": cell, "label": group["label"].iloc[0]}
         row.update({axis: group[axis].iloc[0] for axis in axes})
-        row["games"] = n = len(group)
-        if tower:
-            for outcome, name in OUTCOME_LABELS.items():
-                k = int((group["outcome"] == outcome).sum())
-                share, low, high = wilson(k, n)
-                key = name.replace(" ", "_")
-                row.update({f"{key}s": k, f"{key}_share": share, f"{key}_low": low, f"{key}_high": high})
-            q1, median, q3 = np.percentile(group["placements"], [25, 50, 75])
-            row.update(placements_median=median, placements_q1=q1, placements_q3=q3)
-            placed = int(group["placements"].sum())
-            falls = int(group["fell"].sum())
-            rate, low, high = wilson(falls, placed)
-            row.update(placements_total=placed, falls_per_placement=rate, fpp_low=low, fpp_high=high)
-            row.update(height_mm_median=float(group["height_mm"].median()))
+        row["games"] = len(group)
+        if own is not None:
+            row.update(own.cell_figures(group))
         else:
             row.update(moves_median=float(group["moves"].median()))
         row["wall_s_mean"] = float(group["wall_s"].mean())
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def game_report(games: pd.DataFrame) -> Any:
+    """The module of the report's own figures and sections that the games' game names
+    (``parts.report``: ``cell_figures(group)`` and ``sections(...)``), when every game is of it."""
+    ids = set(games["game"]) if len(games) else set()
+    if len(ids) != 1:
+        return None
+    name = get_game(ids.pop()).parts.report
+    return importlib.import_module(name) if name is not None else None
 
 
 def hazard_table(placements: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
@@ -138,16 +132,6 @@ def hazard_table(placements: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
         rows.append({**dict(zip(keys, values, strict=True)), "placements": n, "falls": falls, "hazard": share,
                      "low": low, "high": high})
     return pd.DataFrame(rows)
-
-
-def hazard_by_kind(placements: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
-    """Falls per placement of each kind (optionally per value of ``by``), kinds in report order."""
-    table = hazard_table(placements, [by, "kind"] if by else ["kind"])
-    if len(table):
-        order = {k: i for i, k in enumerate(PLACEMENT_KINDS)}
-        table["order"] = table["kind"].map(lambda k: order.get(k, len(order)))
-        table = table.sort_values([*([by] if by else []), "order"], kind="stable").drop(columns="order")
-    return table.reset_index(drop=True)
 
 
 def win_rates(games: pd.DataFrame, by_seat: bool) -> pd.DataFrame:
@@ -348,8 +332,9 @@ def _write_report(root: Path, out: Path) -> Path:
              f"pisa3d {meta.get('pisa3d_version', '?')}{_engine_text(meta)}. "
              f"Made by `pisa3d experiment report {root}`; "
              "intervals are 95% (Wilson for shares, Kaplan-Meier for survival).", ""]
-    if spec["game"] == "tower":
-        lines += _tower_sections(games, placements, summary, axes, out, name)
+    own = game_report(games)
+    if own is not None:
+        lines += own.sections(games, placements, summary, axes, out, name)
     lines += _win_sections(games, out, name)
     lines += ["", "Files: `summary.csv` (one row per cell, every figure above with its interval)."]
     path = out / "report.md"
@@ -360,115 +345,6 @@ def _write_report(root: Path, out: Path) -> Path:
 def _engine_text(meta: dict[str, Any]) -> str:
     engine = meta.get("engine")
     return f", {engine['name']} {engine['version']}" if engine else ""
-
-
-def _tower_sections(games: pd.DataFrame, placements: pd.DataFrame, summary: pd.DataFrame, axes: Sequence[str],
-                    out: Path, name: str) -> list[str]:
-    summary = summary.assign(
-        fall=_pct_texts(summary, "fall_share", "fall_low", "fall_high"),
-        emptied=_pct_texts(summary, "emptied_stack_share", "emptied_stack_low", "emptied_stack_high"),
-        draw=_pct_texts(summary, "draw_share", "draw_low", "draw_high"),
-        to_end=[f"{m:g} ({a:g}-{b:g})" for m, a, b in summary[["placements_median", "placements_q1",
-                                                                "placements_q3"]].to_numpy()],
-        fpp=[f"{r:.3f} [{a:.3f}, {b:.3f}]" for r, a, b in summary[["falls_per_placement", "fpp_low", "fpp_high"]]
-             .to_numpy()],
-    )
-    lines = ["## Outcomes per cell", "",
-             markdown_table(summary, {"label": "cell", "games": "games", "fall": "fall", "emptied": "emptied stack",
-                                      "draw": "draw", "to_end": "placements to the end, median (IQR)",
-                                      "fpp": "falls per placement"}), ""]
-    plotted: list[str] = []
-    for axis in numeric_axes(games, axes):
-        if any(_zipped(games, axis, earlier) for earlier in plotted):
-            continue  # an axis stepping with one already plotted would draw the same curve again
-        plotted.append(axis)
-        others = [a for a in axes if a != axis and summary[a].nunique() > 1 and not _zipped(games, axis, a)]
-        png = f"fall_rate_vs_{_file_safe(axis)}.png"
-        plot_fall_rate(summary, axis, others, out / png, f"{name}: fall rate against {axis}")
-        per_placement = f"falls_per_placement_vs_{_file_safe(axis)}.png"
-        plot_fall_rate(summary, axis, others, out / per_placement, f"{name}: falls per placement against {axis}",
-                       ("falls_per_placement", "fpp_low", "fpp_high"), "placements that fell (%)")
-        lines += [f"## Fall rate against {axis}", "", f"![fall rate against {axis}]({png})", "",
-                  f"![falls per placement against {axis}]({per_placement})", ""]
-    cells = list(summary["cell"])[:MAX_CURVES]
-    curves = {}
-    for cell in cells:
-        group = games[games["cell"] == cell]
-        curves[group["label"].iloc[0]] = survival_curve(group["placements"], group["fell"])
-    plot_survival(curves, out / "survival.png", f"{name}: towers standing after k placements")
-    lines += ["## Survival", "",
-              "Share of towers still standing after k placements (Kaplan-Meier; a game that ended without a "
-              "fall is censored at its last placement)"
-              + (f"; the first {MAX_CURVES} cells" if len(summary) > MAX_CURVES else "") + ".", "",
-              "![survival](survival.png)", ""]
-    half = {label: curve[curve["survival"] <= 0.5]["k"].min() for label, curve in curves.items()}
-    lines += ["Placements until half the towers have fallen (median survival): "
-              + "; ".join(f"{label}: {'not reached' if pd.isna(k) else int(k)}" for label, k in half.items()), ""]
-    if len(placements):
-        placements = placements.merge(games[["key", "label"]], on="key")
-        overall = hazard_by_kind(placements)
-        overall["text"] = _pct_texts(overall)
-        overall["what"] = overall["kind"].map(lambda k: KIND_LABELS.get(k, k))
-        by_cell = hazard_by_kind(placements, by="label") if 1 < len(summary) <= MAX_CURVES else overall
-        plot_bars(by_cell, "kind", "hazard", "label" if by_cell is not overall else None, out / "hazard_by_kind.png",
-                  f"{name}: falls per placement by kind", "placement kind", "placements that fell (%)", KIND_LABELS)
-        lines += ["## Hazard by placement kind", "",
-                  "Falls per placement of each kind, all cells together (each placement is one try):", "",
-                  markdown_table(overall, {"what": "placement", "placements": "placements", "falls": "falls",
-                                           "text": "falls per placement"}), "",
-                  "![hazard by kind](hazard_by_kind.png)", ""]
-        hazard_by_kind(placements, by="label").to_csv(out / "hazard_by_kind.csv", index=False)
-        on_ceilings = walls_on_ceilings(placements)
-        if len(on_ceilings):
-            table = hazard_by_kind(on_ceilings.assign(kind=on_ceilings["ceiling_kind"]))
-            table["what"] = table["kind"].map(lambda k: KIND_LABELS.get(k, k))
-            table["text"] = _pct_texts(table)
-            first = on_ceilings[on_ceilings["first_on_floor"]]
-            later = on_ceilings[~on_ceilings["first_on_floor"]]
-            lines += ["Walls on a ceiling, by what holds that ceiling up:", "",
-                      markdown_table(table, {"what": "the ceiling below", "placements": "walls", "falls": "falls",
-                                             "text": "falls per placement"}), "",
-                      f"The first wall on a ceiling (standing alone on it) fell in "
-                      f"{_pct(*wilson(int(first['fell'].sum()), len(first)))} of {len(first)} placements; later "
-                      f"walls on a ceiling (beside a wall already there) in "
-                      f"{_pct(*wilson(int(later['fell'].sum()), len(later)))} of {len(later)}.", ""]
-        lines += _mixed_table_sections(games, placements)
-        floors = hazard_table(placements, ["floor"])
-        floors["text"] = _pct_texts(floors)
-        lines += ["Falls per placement by floor (0 = on the table):", "",
-                  markdown_table(floors, {"floor": "floor", "placements": "placements", "falls": "falls",
-                                          "text": "falls per placement"}), ""]
-    return lines
-
-
-def _mixed_table_sections(games: pd.DataFrame, placements: pd.DataFrame) -> list[str]:
-    """In games with different agents at one table: who placed the tiles that toppled the tower."""
-    mixed_keys = games.loc[[len(set(agents)) > 1 for agents in games["seating"]], "key"]
-    mixed = placements[placements["key"].isin(mixed_keys)]
-    if not len(mixed):
-        return []
-    table = hazard_table(mixed, ["label", "agent"])
-    table["text"] = _pct_texts(table)
-    return ["Tables with different agents: falls per placement of each agent (the agent that placed the "
-            "toppling tile caused the fall):", "",
-            markdown_table(table, {"label": "cell", "agent": "agent", "placements": "placements",
-                                   "falls": "falls caused", "text": "falls per placement"}), ""]
-
-
-def walls_on_ceilings(placements: pd.DataFrame) -> pd.DataFrame:
-    """Every wall placed on a ceiling, with the kind of that ceiling's placement and whether the
-    wall was the first on its floor (standing alone on the ceiling)."""
-    rows = []
-    for _, game in placements.groupby("key", sort=False):
-        kind_of = dict(zip(game["slot"], game["kind"], strict=True))
-        seen_floors: set[int] = set()
-        for _, p in game.sort_values("index").iterrows():
-            if p["slot"].startswith("W"):
-                if p["kind"] == "wall_on_ceiling":
-                    rows.append({"ceiling_kind": kind_of.get(f"C{p['floor'] - 1}", "?"), "fell": bool(p["fell"]),
-                                 "first_on_floor": p["floor"] not in seen_floors})
-                seen_floors.add(int(p["floor"]))
-    return pd.DataFrame(rows)
 
 
 def _zipped(games: pd.DataFrame, a: str, b: str) -> bool:

@@ -22,7 +22,7 @@ from ..core.match import play_match
 from ..core.record import save_record
 from ..games import get_game
 from .agents import parse_agent
-from .rows import game_row, placement_rows
+from .rows import detail_rows, game_row
 
 TrialJson = dict[str, Any]
 RowsJson = dict[str, Any]  # {"key", "game": row, "placements": [rows]}
@@ -51,7 +51,7 @@ def play_trial(trial: TrialJson, records_dir: str | None = None) -> RowsJson:
     rows = {
         "key": trial["key"],
         "game": game_row(trial, outcome, wall_s),
-        "placements": placement_rows(trial, outcome) if trial["game"] == "tower" else [],
+        "placements": detail_rows(game, trial, outcome),
     }
     if records_dir is not None:
         save_record(outcome.record, Path(records_dir) / f"{trial['key']}.json.gz")

@@ -13,15 +13,10 @@ from typing import Any
 from ..core.game import Game
 from ..core.record import GameRecord
 
-_BUILDERS = {
-    "tower": "pisa3d.export.web_tower:tower_scene",
-    "cards": "pisa3d.export.web_cards:cards_scene",
-    "gimignano": "pisa3d.export.web_gimignano:gimignano_scene",
-}
-
 
 def build_scene(game: Game, record: GameRecord) -> dict[str, Any]:
-    target = _BUILDERS.get(record.game_id)
+    """The scene of ``record``, by the builder ``game`` names (``game.parts.web_scene``)."""
+    target = game.parts.web_scene
     if target is None:
         return {"kind": "text"}
     module, _, name = target.partition(":")

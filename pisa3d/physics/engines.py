@@ -13,6 +13,7 @@ import json
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import OptionsError
@@ -59,30 +60,40 @@ def _require_mujoco() -> None:
         raise OptionsError("physics engine 'mujoco' needs the MuJoCo package: pip install 'pisa3d[mujoco]'")
 
 
-_FACTORIES: dict[str, EngineFactory] = {"pybullet": _pybullet, "mujoco": _mujoco}
-_RESOLVERS: dict[str, ParamsResolver] = {"pybullet": _pybullet_params, "mujoco": _mujoco_params}
+@dataclass(frozen=True)
+class EngineBackend:
+    """How to make an engine (``make(tile, overrides)``) and how to resolve its parameters
+    (``resolve_params(overrides)``: every parameter, defaults filled in, as JSON data)."""
+
+    make: EngineFactory
+    resolve_params: ParamsResolver
+
+
+_BACKENDS: dict[str, EngineBackend] = {
+    "pybullet": EngineBackend(_pybullet, _pybullet_params),
+    "mujoco": EngineBackend(_mujoco, _mujoco_params),
+}
 
 
 def register_engine(name: str, factory: EngineFactory, resolve_params: ParamsResolver) -> None:
     """Make ``make_engine(name, ...)`` build engines with ``factory(tile, overrides)``;
     ``resolve_params(overrides)`` returns every parameter (defaults filled in) as JSON data, or
     raises OptionsError naming an unknown or bad one."""
-    _FACTORIES[name] = factory
-    _RESOLVERS[name] = resolve_params
+    _BACKENDS[name] = EngineBackend(factory, resolve_params)
 
 
 def resolve_engine_params(name: str, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Every parameter of engine ``name`` with ``overrides`` applied, as JSON data (what a record
     keeps so that it replays with these numbers on any machine)."""
-    return _RESOLVERS[check_engine_name(name)](dict(overrides or {}))
+    return _BACKENDS[check_engine_name(name)].resolve_params(dict(overrides or {}))
 
 
 def engine_names() -> list[str]:
-    return sorted(_FACTORIES)
+    return sorted(_BACKENDS)
 
 
 def check_engine_name(name: str) -> str:
-    if name not in _FACTORIES:
+    if name not in _BACKENDS:
         raise OptionsError(f"unknown physics engine {name!r}; known engines: {', '.join(engine_names())}")
     return name
 
@@ -91,7 +102,7 @@ def make_engine(name: str = DEFAULT_ENGINE, tile: TileSpec | None = None,
                 params: Mapping[str, Any] | None = None) -> PhysicsEngine:
     """A new engine ``name`` for ``tile`` with its default parameters overridden by ``params``
     (unknown names or bad values: one line naming them and what is allowed)."""
-    return _FACTORIES[check_engine_name(name)](tile if tile is not None else TileSpec(), dict(params or {}))
+    return _BACKENDS[check_engine_name(name)].make(tile if tile is not None else TileSpec(), dict(params or {}))
 
 
 _pool: OrderedDict[str, PhysicsEngine] = OrderedDict()

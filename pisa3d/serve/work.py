@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.agent_specs import build_agent
-from ..core.agents import Agent
+from ..core.agents import Agent, check_sight
 from ..core.errors import IllegalMoveError
 from ..core.events import Event
 from ..core.match import AGENT_STREAM
@@ -50,7 +50,7 @@ def apply_move(state: State, move_text: str, move_index: int = 0) -> Applied:
     move they refuse."""
     player = state.current_player
     assert player is not None
-    move = state.game.parse_move(move_text)
+    move = get_game(state.game_id).parse_move(move_text)
     before = poses_of(state)
     events = state.apply(move)
     extras = state.take_record_extras()
@@ -93,6 +93,7 @@ def bot_move(state: State, agent_text: str, options_json: str, seed: int, move_n
     seat = state.current_player
     assert seat is not None
     agent = _agent(state.game_id, agent_text, seat, options_json)
+    check_sight(get_game(state.game_id), agent, seat)
     rng = make_rng(seed, AGENT_STREAM, seat, move_number)
     seen = state.clone() if getattr(agent, "wants_state", False) else state.view(seat)
     return str(agent.choose(seen, state.legal_moves(), rng))
@@ -104,7 +105,7 @@ def move_details(state: State, figures: bool = True) -> dict[str, Any] | None:
     seat = state.current_player
     if seat is None:
         return None
-    return state.game.move_details(state.view(seat), state.legal_moves(), figures)
+    return get_game(state.game_id).move_details(state.view(seat), state.legal_moves(), figures)
 
 
 def rebuild(record: GameRecord) -> State:

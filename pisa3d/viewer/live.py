@@ -17,13 +17,15 @@ from typing import Any
 import numpy as np
 import pybullet as p
 
-from ..core.agents import TerminalAgent, build_agents
 from ..core.errors import PisaError
 from ..core.match import MatchOutcome, play_match
 from ..core.options import parse_option_assignments
 from ..core.record import GameRecord, MoveEntry, save_record
+from ..core.seating import build_agents
 from ..core.state import Move
+from ..core.terminal import TerminalAgent
 from ..games import get_game
+from ..games.tower.agents import planning_state
 from ..games.tower.moves import PASS, PlaceMove
 from ..games.tower.replay import move_caption, move_trajectory, placed_slots, placed_tiles
 from ..games.tower.setup import build_setup
@@ -124,16 +126,17 @@ class LiveTable:
 
 
 class GuiHumanAgent:
-    """A person choosing placements in the window. Gets the state itself (the tower is in plain
-    sight) to place the ghost where the rules would put the tile."""
+    """A person choosing placements in the window. Gets their seat's view, like every player, and
+    rebuilds the tower from it (``planning_state``) to place the ghost where the rules would put
+    the tile."""
 
     name = "human"
-    wants_state = True
 
     def __init__(self, table: LiveTable, seat: int) -> None:
         self.table, self.seat = table, seat
 
-    def choose(self, state: Any, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
+    def choose(self, view: Any, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
+        state = planning_state(self, view)
         placements = tuple(m for m in legal_moves if isinstance(m, PlaceMove))
         tile = state.top_tile(self.seat)
         face = state.face_of(self.seat)

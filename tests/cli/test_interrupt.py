@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from pisa3d.cli import app
-from pisa3d.core.agents import TerminalAgent
 from pisa3d.core.record import load_record
 from pisa3d.core.replay import check_record, verify_record
+from pisa3d.core.terminal import TerminalAgent
 from pisa3d.games import get_game
 from tests.viewer.test_gui_smoke import display  # noqa: F401  (the Xvfb fixture)
 

@@ -8,13 +8,24 @@ hiding what they must) and their samples, the observation tensor, returns and re
 
 from __future__ import annotations
 
+import inspect
 import json
 
 import numpy as np
 import pytest
 
-from pisa3d.core import IllegalMoveError, OptionsError, SeatError, UnknownAgentError
+from pisa3d.core import (
+    HiddenInformationError,
+    IllegalMoveError,
+    NotationError,
+    OptionsError,
+    SeatError,
+    State,
+    UnknownAgentError,
+    ViewError,
+)
 from pisa3d.core.agent_specs import agent_registry
+from pisa3d.core.match import play_match
 from tests.contract.helpers import Case, case_ids, cases, fingerprint, mutate_everything, play_out, walk
 from tests.contract.hidden import SWAPS
 from tests.processes import outputs_of_fresh_processes
@@ -86,7 +97,7 @@ def test_legal_moves_and_the_mask_agree_at_every_step(case: Case) -> None:
     steps = 0
     for seed in (1, 2):
         for state in walk(case, seed):
-            mask = state.legal_action_mask()
+            mask = case.game.legal_action_mask(state)
             assert mask.dtype == np.bool_ and mask.shape == (size,)
             ids = [case.id_of(m) for m in state.legal_moves()]
             assert len(set(ids)) == len(ids), "two legal moves share an action id"
@@ -105,7 +116,7 @@ def test_every_legal_move_applies_and_every_other_id_is_refused_unchanged(case: 
         if state.is_over:
             continue
         before = fingerprint(state)
-        legal = set(np.flatnonzero(state.legal_action_mask()).tolist())
+        legal = set(np.flatnonzero(case.game.legal_action_mask(state)).tolist())
         tried_legal = sorted(legal) if case.budget is None else sorted(legal)[:2]  # physics is slow
         for action in tried_legal:
             state.clone().apply(case.move_of(action))
@@ -282,6 +293,18 @@ def test_sample_state_reproduces_the_view(case: Case) -> None:
     assert sampled > 3
 
 
+def test_errors_say_what_they_are_and_are_still_illegal_moves(case: Case) -> None:
+    with pytest.raises(NotationError, match="@@ no move @@"):
+        case.game.parse_move("@@ no move @@")  # the notation is wrong, whatever the position
+    with pytest.raises(NotationError):
+        case.game.parse_move("")
+    state = case.start(1)
+    foreign = {**state.view(0), "game": f"not-{case.game.id}"}
+    with pytest.raises(ViewError, match=f"not a {case.game.id}|not a view of the card game"):
+        case.game.sample_state(foreign, 0, np.random.default_rng(0))
+    assert issubclass(NotationError, IllegalMoveError) and issubclass(ViewError, IllegalMoveError)
+
+
 def test_observation_shape_and_dtype_are_fixed(case: Case) -> None:
     shape = case.game.observation_shape(case.players, case.options)
     info = case.game.info(case.players, case.options)
@@ -295,3 +318,75 @@ def test_observation_shape_and_dtype_are_fixed(case: Case) -> None:
                 assert (info.observation_low <= obs).all() and (obs <= info.observation_high).all()
                 seen += 1
     assert seen > 20
+
+
+class _WholeStateAgent:
+    """Asks for the whole state (a referee-level search bot) and keeps what it was given."""
+
+    name = "seer"
+    wants_state = True
+
+    def __init__(self) -> None:
+        self.seen: list[object] = []
+
+    def choose(self, seen, legal_moves, rng):
+        self.seen.append(seen)
+        return legal_moves[0]
+
+
+def test_only_a_game_of_perfect_information_hands_an_agent_the_whole_state(case: Case) -> None:
+    game = case.game
+    perfect = game.contract.information == "perfect"
+    for name, spec in agent_registry(game.agents).items():  # the game's own bots play on views
+        agent = spec(0, case.options)
+        assert perfect or not getattr(agent, "wants_state", False), f"{game.id} agent {name!r} asks for the state"
+    seer = _WholeStateAgent()
+    agents = [seer] + [agent_registry(game.agents)["random"](seat, case.options) for seat in range(1, case.players)]
+    if not perfect:
+        refused = f"agent .seer. at seat 1 .*'{game.id}' is a game of imperfect"
+        with pytest.raises(HiddenInformationError, match=refused):
+            play_match(game, agents, seed=3, options=case.options, max_moves=1)
+        assert seer.seen == []  # refused before anything was dealt to it
+        return
+    with pytest.raises(OptionsError, match="did not end within 1 moves"):
+        play_match(game, agents, seed=3, options=case.options, max_moves=1)
+    assert len(seer.seen) == 1 and isinstance(seer.seen[0], State)
+
+
+def test_the_game_server_refuses_an_agent_that_asks_for_the_whole_state_alike(case: Case, monkeypatch) -> None:
+    from pisa3d.serve import work
+
+    seer = _WholeStateAgent()
+    monkeypatch.setattr(work, "_agent", lambda *args: seer)
+    state = case.start(3)
+    if case.game.contract.information == "perfect":
+        work.bot_move(state, "seer", json.dumps({}), 3, 0)
+        assert isinstance(seer.seen[0], State) and seer.seen[0] is not state
+    else:
+        with pytest.raises(HiddenInformationError, match=f"'{case.game.id}' is a game of imperfect"):
+            work.bot_move(state, "seer", json.dumps({}), 3, 0)
+
+
+def test_the_parts_a_game_names_exist_and_the_layers_find_them_there(case: Case) -> None:
+    import importlib
+
+    from pisa3d.cli.play import make_play_command
+    from pisa3d.export.web_scene import build_scene
+
+    parts = case.game.parts
+    for target in (parts.web_scene, parts.detail_rows, parts.row_figures):
+        if target is not None:
+            module, _, name = target.partition(":")
+            assert callable(getattr(importlib.import_module(module), name)), target
+    if parts.report is not None:
+        report = importlib.import_module(parts.report)
+        assert callable(report.cell_figures) and callable(report.sections)
+    if parts.cli_extras is not None:
+        extras = importlib.import_module(parts.cli_extras)
+        names = {p.name for p in getattr(extras, "EXTRAS", [])}
+        assert names <= set(inspect.signature(make_play_command(case.game.id)).parameters)
+    record = play_match(case.game, [agent_registry(case.game.agents)["random"](s, case.options)
+                                    for s in range(case.players)], seed=1, options=case.options,
+                        max_moves=10**6).record if case.budget is None else None
+    if record is not None:
+        assert build_scene(case.game, record)["kind"] == (case.game.id if parts.web_scene else "text")

@@ -43,7 +43,7 @@ def test_the_seed_chance_node_plays_the_librarys_game(game_id: str) -> None:
     for _ in range(6):
         player = state.current_player()
         assert player == reference.current_player
-        assert state.legal_actions() == np.flatnonzero(reference.legal_action_mask()).tolist()
+        assert state.legal_actions() == np.flatnonzero(pisa.legal_action_mask(reference)).tolist()
         assert np.array_equal(np.asarray(state.observation_tensor(player)), reference.observation(player))
         shown = reference.public_view() if pisa.contract.information == "perfect" else reference.view(player)
         assert json.loads(state.observation_string(player)) == shown  # the information state: see

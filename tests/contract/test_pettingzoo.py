@@ -50,7 +50,7 @@ def test_a_seeded_episode_is_the_librarys_game_and_pays_its_returns(game_id: str
         seat = int(agent.split("_")[1])
         assert seat == reference.current_player
         assert np.array_equal(obs["observation"], reference.observation(seat))
-        assert np.array_equal(obs["action_mask"].astype(bool), reference.legal_action_mask())
+        assert np.array_equal(obs["action_mask"].astype(bool), game.legal_action_mask(reference))
         action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
         reference.apply(game.move_from_action(action, reference.num_players, game.options()))
         e.step(np.int64(action))

@@ -164,7 +164,7 @@ def test_tower_check_trusts_the_recorded_physics_and_never_simulates(records, mo
 
     state, _ = get_game("tower").new_game(2, 1)
     assert isinstance(state, TowerState)
-    engine_type = type(state.engine)
+    engine_type = type(state.judge.engine)
     with monkeypatch.context() as patch:
         patch.setattr(engine_type, "settle", no_physics)
         assert _checked(obj).ok

@@ -100,7 +100,7 @@ def test_report_of_an_empty_or_missing_experiment_is_one_line(tmp_path):
 
 
 def test_walls_on_ceilings_know_their_ceiling_and_whether_they_stood_alone():
-    from pisa3d.experiments.report import walls_on_ceilings
+    from pisa3d.experiments.tower import walls_on_ceilings
 
     slots = [("W0N", "wall_on_table"), ("W0E", "wall_on_table"), ("C0", "ceiling_on_2_neighbouring"),
              ("W1S", "wall_on_ceiling"), ("W1W", "wall_on_ceiling"), ("W0S", "wall_on_table")]

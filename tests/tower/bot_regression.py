@@ -29,7 +29,7 @@ from pisa3d.core.errors import OptionsError
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
 from pisa3d.games.tower import state as tower_state
-from pisa3d.games.tower.agents import CarefulAgent
+from pisa3d.games.tower.agents import CarefulAgent, planning_state
 from pisa3d.games.tower.options import proportional_noise
 
 GAME = get_game("tower")
@@ -74,11 +74,11 @@ class _Watched:
 
     def __init__(self, agent: Any, digests: list[str]) -> None:
         self.agent, self.digests = agent, digests
-        self.name, self.wants_state = agent.name, getattr(agent, "wants_state", False)
+        self.name = agent.name
 
     def choose(self, view, legal_moves, rng):
         if isinstance(self.agent, CarefulAgent):
-            ranked, _ = self.agent.ranked(view, legal_moves)
+            ranked, _ = self.agent.ranked(planning_state(self, view), legal_moves)
             text = ";".join(f"{s.slot}|{s.margin.hex()}|{s.future.hex()}|{s.score.hex()}" for s in ranked)
             self.digests.append(hashlib.sha256(text.encode()).hexdigest()[:16])
         return self.agent.choose(view, legal_moves, rng)

@@ -38,7 +38,7 @@ def seeded_position(seed: int, placements: int):
     bot = GAME.agents["careful"](0, state.options)
     rng = np.random.default_rng(seed)
     while len(state.placements) < placements:
-        state.apply(bot.choose(state, state.legal_moves(), rng))
+        state.apply(bot.choose(state.view(state.current_player), state.legal_moves(), rng))
         assert not state.is_over
     return state
 
@@ -86,7 +86,7 @@ state, _ = game.new_game(4, 3, {"record_trajectories": False})
 bot = game.agents["careful"](0, state.options)
 rng = np.random.default_rng(3)
 while len(state.placements) < 9:
-    state.apply(bot.choose(state, state.legal_moves(), rng))
+    state.apply(bot.choose(state.view(state.current_player), state.legal_moves(), rng))
 print(json.dumps({str(m): o.odds.hex() for m, o in fall_odds(state, "casual").items()}))
 """
 

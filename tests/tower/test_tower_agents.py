@@ -7,7 +7,7 @@ import pytest
 
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
-from pisa3d.games.tower.agents import CarefulAgent, CautiousAgent, SpoilerAgent, Trial
+from pisa3d.games.tower.agents import CarefulAgent, CautiousAgent, SpoilerAgent, TriedPlacement
 from pisa3d.games.tower.moves import PASS, PlaceMove
 from tests.tower.outcomes import told_outcome
 from tests.tower.tile_sets import uniform_tile_set
@@ -15,10 +15,10 @@ from tests.tower.tile_sets import uniform_tile_set
 GAME = get_game("tower")
 
 
-def trial(text: str, falls: int, disturbance: float) -> Trial:
+def trial(text: str, falls: int, disturbance: float) -> TriedPlacement:
     move = GAME.parse_move(text)
     assert isinstance(move, PlaceMove)
-    return Trial(move, falls, disturbance)
+    return TriedPlacement(move, falls, disturbance)
 
 
 TRIALS = [trial("W1N r0", 0, 0.4), trial("W1E r0", 2, 3.0), trial("W1S r0", 0, 0.1), trial("W1W r0", 1, 5.0)]
@@ -32,11 +32,11 @@ def test_cautious_picks_the_least_disturbing_placement():
 def test_spoiler_switches_only_when_another_player_is_about_to_win():
     state, _ = GAME.new_game(4, 1)
     spoiler = SpoilerAgent(0)
-    assert not spoiler.spoiling(state)
+    assert not spoiler.spoiling(state.view(0))
     state.stacks[2] = state.stacks[2][:2]  # player 3 holds 2 tiles: close to winning alone
-    assert spoiler.spoiling(state)
+    assert spoiler.spoiling(state.view(0))
     state.stacks[0] = state.stacks[0][:1]  # but the spoiler itself is closer still
-    assert not spoiler.spoiling(state)
+    assert not spoiler.spoiling(state.view(0))
 
 
 def test_look_ahead_bots_play_legal_moves_and_leave_the_game_alone(tmp_path):
@@ -46,7 +46,7 @@ def test_look_ahead_bots_play_legal_moves_and_leave_the_game_alone(tmp_path):
     before = state.poses.copy()
     for agent in (CautiousAgent(0, max_candidates=2, hand_samples=2, trust_mm=50.0),
                   SpoilerAgent(0, max_candidates=2, trust_mm=50.0), CarefulAgent(0)):
-        move = agent.choose(state.clone(), state.legal_moves(), np.random.default_rng(0))
+        move = agent.choose(state.view(0), state.legal_moves(), np.random.default_rng(0))
         assert move in state.legal_moves()
     assert np.array_equal(state.poses, before) and len(state.placements) == 4
 
@@ -55,7 +55,7 @@ def test_look_ahead_bot_passes_when_it_must(tmp_path):
     state, _ = GAME.new_game(2, 4, {"tile_set": uniform_tile_set(tmp_path, 8, "0000", "1111")})
     state.apply(GAME.parse_move("W0N"))
     state.apply(GAME.parse_move("W0S"))
-    assert CautiousAgent(0).choose(state.clone(), state.legal_moves(), np.random.default_rng(0)) == PASS
+    assert CautiousAgent(0).choose(state.view(0), state.legal_moves(), np.random.default_rng(0)) == PASS
 
 
 class ClumsyAgent:
@@ -99,3 +99,13 @@ def test_cautious_outlasts_random_over_seeded_games():
         falls[kind] = sum(r.details["outcome"] == "fall" for r in results)
     assert placed["cautious"] > 1.3 * placed["random"], placed
     assert falls["cautious"] / placed["cautious"] < falls["random"] / placed["random"]
+
+
+@pytest.mark.parametrize("kind", ["careful", "safest", "cautious", "spoiler", "builder"])
+def test_bots_play_on_their_seats_view_and_refuse_the_state(kind):
+    state, _ = GAME.new_game(2, 1)
+    agent = GAME.agents[kind](0, GAME.options())
+    assert not getattr(agent, "wants_state", False)
+    with pytest.raises(TypeError, match=f"{kind} plays on its seat's tower view .*got TowerState"):
+        agent.choose(state.clone(), state.legal_moves(), np.random.default_rng(0))
+    assert agent.choose(state.view(0), state.legal_moves(), np.random.default_rng(0)) in state.legal_moves()

@@ -14,6 +14,7 @@ from pisa3d.core.match import play_match
 from pisa3d.games import get_game
 from pisa3d.games.tower.agents import CarefulAgent, CautiousAgent, SpoilerAgent
 from pisa3d.games.tower.planning import StaticsPlanner
+from pisa3d.games.tower.state import TowerState
 from tests.processes import outputs_of_fresh_processes
 from tests.tower.tile_sets import uniform_tile_set
 
@@ -44,49 +45,48 @@ def test_careful_sees_the_two_neighbour_ceiling_trap(tmp_path):
     assert 1.2 < trap.margin * 1000 < 1.37  # stands by itself (1.36 mm nominal; the walls settled)...
     assert trap.future < -0.005  # ...but a wall on its far side would topple it
     assert all(ranked[w].future > 0 and ranked[w].margin > 0.0019 for w in ("W1S", "W1W"))
-    move = CarefulAgent(0).choose(state.clone(), legal, np.random.default_rng(0))
+    move = CarefulAgent(0).choose(state.view(state.current_player), legal, np.random.default_rng(0))
     assert str(move.slot) in {"W1S", "W1W"}
 
 
 def test_careful_builds_over_the_walls_of_a_thin_ceiling_and_the_spoiler_topples_it(tmp_path):
     state = tower(tmp_path, [*BASE, "W1N", "W1E", "C1"])
     legal = state.legal_moves()
-    careful = CarefulAgent(0).choose(state.clone(), legal, np.random.default_rng(0))
+    careful = CarefulAgent(0).choose(state.view(state.current_player), legal, np.random.default_rng(0))
     assert str(careful.slot) in {"W2N", "W2E"}
     ranked = StaticsPlanner(future_weight=10.0).rank(state, legal)  # however much the future weighs,
     standing = [s.margin > 0 for s in ranked]  # a placement that falls now ranks below every other
     assert standing == sorted(standing, reverse=True) and standing.count(False) == 2
     spoiler = SpoilerAgent(state.current_player)
     state.stacks[1 - state.current_player] = state.stacks[1 - state.current_player][:1]  # about to win alone
-    assert spoiler.spoiling(state)
-    spoiled = spoiler.choose(state.clone(), legal, np.random.default_rng(0))
+    assert spoiler.spoiling(state.view(state.current_player))
+    spoiled = spoiler.choose(state.view(state.current_player), legal, np.random.default_rng(0))
     assert str(spoiled.slot) in {"W2S", "W2W"}
     assert state.clone().apply(spoiled)[0].data["fell"]
 
 
 class Counting:
-    """Counts the physics look-ahead calls a bot makes on a real state."""
+    """Counts the physics look-ahead calls bots make (on the states they rebuild from their views)."""
 
-    def __init__(self, state) -> None:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls = 0
-        self.real = state.preview
-        state.preview = self
+        real = TowerState.preview
 
-    def __call__(self, *args, **kwargs):
-        self.calls += 1
-        return self.real(*args, **kwargs)
+        def counted(state, *args, **kwargs):
+            self.calls += 1
+            return real(state, *args, **kwargs)
+
+        monkeypatch.setattr(TowerState, "preview", counted)
 
 
-def test_cautious_simulates_only_when_statics_is_unsure(tmp_path):
+def test_cautious_simulates_only_when_statics_is_unsure(tmp_path, monkeypatch):
     state = tower(tmp_path, [*BASE, "W1N"])
     legal = state.legal_moves()
-    sure = state.clone()
-    counter = Counting(sure)
-    CautiousAgent(0).choose(sure, legal, np.random.default_rng(0))  # best margin 2 mm >= 1 mm
+    counter = Counting(monkeypatch)
+    view = state.view(state.current_player)
+    CautiousAgent(0).choose(view, legal, np.random.default_rng(0))  # best margin 2 mm >= 1 mm
     assert counter.calls == 0
-    unsure = state.clone()
-    counter = Counting(unsure)
-    move = CautiousAgent(0, max_candidates=2, hand_samples=2, trust_mm=5.0).choose(unsure, legal,
+    move = CautiousAgent(0, max_candidates=2, hand_samples=2, trust_mm=5.0).choose(view, legal,
                                                                                 np.random.default_rng(0))
     assert counter.calls == 4 and move in legal
 
@@ -135,7 +135,8 @@ def test_a_deeper_look_ahead_still_avoids_what_depth_one_sees(tmp_path):
     for depth in (2, 3):
         ranked = StaticsPlanner(depth=depth).rank(state, legal)
         assert str(ranked[-1].slot) == "C1" and ranked[-1].future < -0.005 < 0 < ranked[0].future
-        assert str(CarefulAgent(0, depth=depth).choose(state.clone(), legal, np.random.default_rng(0)).slot) != "C1"
+        view = state.view(state.current_player)
+        assert str(CarefulAgent(0, depth=depth).choose(view, legal, np.random.default_rng(0)).slot) != "C1"
 
 
 def test_deeper_look_ahead_keeps_the_shallower_sequences_and_is_pessimistic(tmp_path):
@@ -155,7 +156,8 @@ def test_careful_games_are_the_same_across_processes():
             "state, _ = g.new_game(3, 4, o); agents = [g.agents['careful'](s, o) for s in range(3)]\n"
             "rng = np.random.default_rng(5)\n"
             "for _ in range(10):\n"
-            "    state.apply(agents[state.current_player].choose(state.clone(), state.legal_moves(), rng))\n"
+            "    seat = state.current_player\n"
+            "    state.apply(agents[seat].choose(state.view(seat), state.legal_moves(), rng))\n"
             "print(state.history, state.poses.tolist())")
     first, second = outputs_of_fresh_processes(code)
     assert first == second and "W0" in first

@@ -7,10 +7,10 @@ import importlib.util
 
 import pytest
 
-from pisa3d.core.agents import build_agents
 from pisa3d.core.match import play_match
 from pisa3d.core.registry import get_game
 from pisa3d.core.replay import check_record
+from pisa3d.core.seating import build_agents
 
 GAME = get_game("tower")
 ENGINES = ["pybullet", pytest.param("mujoco", marks=[pytest.mark.slow, pytest.mark.skipif(

@@ -10,6 +10,8 @@ import json
 import numpy as np
 import pytest
 
+from pisa3d.core.errors import IllegalMoveError, RecordedOutcomeError
+from pisa3d.core.events import Event
 from pisa3d.core.match import play_match
 from pisa3d.core.record import MAX_DEPTH, MAX_FILE_BYTES, MAX_JSON_BYTES, load_record, nesting_depth, save_record
 from pisa3d.core.replay import verify_record
@@ -71,6 +73,8 @@ def test_verify_catches_an_edited_trajectory(tmp_path):
 
 _SUBPROCESS_GAME = """
 import hashlib, json, sys
+from pisa3d.core.errors import IllegalMoveError, RecordedOutcomeError
+from pisa3d.core.events import Event
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
 g = get_game("tower")
@@ -142,3 +146,17 @@ def test_a_fall_is_recorded_with_two_seconds_of_aftermath():
     # the tower keeps moving after the verdict (2 s = 60 frames before the end): it comes down
     assert np.abs(last.frames[-1] - last.frames[-61]).max() > 0.001
     assert verify_record(GAME, outcome.record).ok
+
+
+def test_a_record_whose_outcome_the_rules_cannot_take_is_named_so_and_simulates_nothing(monkeypatch):
+    state, _ = GAME.new_game(2, 1)
+    monkeypatch.setattr(type(state.judge), "settle", lambda *args, **kwargs: pytest.fail("simulated"))
+    move = GAME.parse_move("W0N")
+    with pytest.raises(RecordedOutcomeError, match="the record has no 'placed' event"):
+        state.apply_recorded(move, [], None)
+    placed = Event("placed", {"fell": "no"})
+    with pytest.raises(RecordedOutcomeError, match="'fell' must be true or false"):
+        state.apply_recorded(move, [placed], None)
+    events = state.apply_recorded(move, [Event("placed", {"fell": False, "steps": 7})], None)
+    assert events[0].data["steps"] == 7 and state.poses[0].tolist() == state.targets[0].tolist()
+    assert isinstance(RecordedOutcomeError("x"), IllegalMoveError)  # code catching bad moves still does

@@ -16,12 +16,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...core.agent_specs import AgentRegistry, AgentSpec, random_spec
+from ...core.errors import ViewError
 from ...core.mcts import mcts_spec
 from ...core.state import Move, State, View
 from .cards import NUM_SUITS, VALUES_PER_SUIT, Card, parse_card, value_of
-from .game import CardsGame
 from .moves import Discard, PlayCard, VoteCard, VoteDone
-from .state import CardsState
+from .sampling import sample_state
 from .tricks import card_strength, trick_winner_index
 from .voting import parse_option, trump_suits
 
@@ -113,16 +113,20 @@ class HeuristicAgent:
         return legal_moves[cards.index(pick)]
 
 
-class ThisRoundOnlyCards(CardsGame):
-    """The card game as the search sees it: a sampled state ends with the current round.
+class ThisRoundOnlyCards:
+    """The card game as the search sees it (core/mcts.py's SearchGame): a sampled state ends with
+    the current round.
 
     Each round is a fresh deal and no decision carries over, so playing later rounds out only
     adds noise; stopping at the round's end makes every search playout about four times shorter.
     """
 
+    id = "cards"
+
     def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:
-        state = super().sample_state(view, player, rng)
-        assert isinstance(state, CardsState)
+        if view.get("game") != "cards":
+            raise ViewError("not a view of the card game")
+        state = sample_state(view, player, rng)
         state.num_rounds = min(state.num_rounds, state.round_index + 1)
         return state
 

@@ -12,7 +12,7 @@ from functools import cache
 from typing import Any
 
 from ...assets import load_json_asset
-from ...core.errors import IllegalMoveError
+from ...core.errors import NotationError
 
 Card = int
 """``suit * VALUES_PER_SUIT + value``; suit 0..3 (R, Y, G, B), value 0..13."""
@@ -103,5 +103,5 @@ def parse_card(text: str) -> Card:
     """``R5`` -> the card; raises IllegalMoveError explaining the notation."""
     card = _TEXT_CARD.get(text.strip().upper())
     if card is None:
-        raise IllegalMoveError(f"{text!r} is not a card: {CARD_FORM}")
+        raise NotationError(f"{text!r} is not a card: {CARD_FORM}")
     return card

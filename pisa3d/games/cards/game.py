@@ -7,8 +7,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...core.contract import GameContract, as_action_id
-from ...core.errors import IllegalMoveError, OptionsError
+from ...core.contract import GameContract, GameParts, as_action_id
+from ...core.errors import OptionsError, ViewError
 from ...core.events import Event
 from ...core.game import AgentFactory, Game
 from ...core.observation import ObservationLayout
@@ -39,6 +39,8 @@ class CardsGame(Game):
     # The deal is drawn from the seed inside the state; hands are hidden.
     contract: ClassVar[GameContract] = GameContract(chance="sampled", information="imperfect",
                                                     default_agent="heuristic")
+    parts: ClassVar[GameParts] = GameParts(web_scene="pisa3d.export.web_cards:cards_scene",
+                                           cli_extras="pisa3d.cli.play_cards")
 
     def _start(self, num_players: int, seed: int, options: GameOptions) -> tuple[State, list[Event]]:
         assert isinstance(options, CardsOptions)
@@ -82,6 +84,10 @@ class CardsGame(Game):
     def observation_layout(self, num_players: int, options: GameOptions) -> ObservationLayout:
         return observation_layout(num_players)
 
+    def legal_action_mask(self, state: State) -> np.ndarray:
+        assert isinstance(state, CardsState)
+        return state.legal_action_mask()  # the card state's own table of action ids
+
     def observation_shape(self, num_players: int, options: GameOptions) -> tuple[int, ...]:
         return observation_layout(num_players).shape
 
@@ -117,5 +123,5 @@ class CardsGame(Game):
         from .sampling import sample_state
 
         if view.get("game") != "cards":
-            raise IllegalMoveError("not a view of the card game")
+            raise ViewError("not a view of the card game")
         return sample_state(view, player, rng)

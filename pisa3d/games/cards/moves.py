@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...core.errors import IllegalMoveError
+from ...core.errors import IllegalMoveError, NotationError
 from .cards import NUM_CARDS, card_str, parse_card
 from .voting import NUM_OPTIONS, OPTION_NAMES, option_str, parse_option
 
@@ -114,10 +114,10 @@ ACTION_OF: dict[CardsMove, int] = {move_of(action): action for action in range(N
 def parse_move(text: str) -> CardsMove:
     """The move written as ``text`` (case and extra spaces do not matter)."""
     if not isinstance(text, str):
-        raise IllegalMoveError(f"{text!r} is not a move; {MOVE_FORMS}")
+        raise NotationError(f"{text!r} is not a move; {MOVE_FORMS}")
     words = text.split()
     if not words:
-        raise IllegalMoveError(f"empty move; {MOVE_FORMS}")
+        raise NotationError(f"empty move; {MOVE_FORMS}")
     verb = words[0].lower()
     try:
         if verb == "done" and len(words) == 1:
@@ -129,5 +129,5 @@ def parse_move(text: str) -> CardsMove:
         if verb == "play" and len(words) == 2:
             return PLAY_MOVES[parse_card(words[1])]
     except IllegalMoveError as exc:
-        raise IllegalMoveError(f"{text!r}: {exc}") from None
-    raise IllegalMoveError(f"{text!r} is not a move; {MOVE_FORMS}")
+        raise NotationError(f"{text!r}: {exc}") from None
+    raise NotationError(f"{text!r} is not a move; {MOVE_FORMS}")

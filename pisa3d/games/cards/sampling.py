@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core.errors import IllegalMoveError
+from ...core.errors import ViewError
 from .cards import NUM_CARDS, VALUES_PER_SUIT, Card, parse_card
 from .phases import DISCARD, PLAY, VOTE
 from .state import CardsOptions, CardsState
@@ -67,13 +67,13 @@ def _deal_with_voids(
             shuffled = [c for c in shuffled if c not in taken]
         if ok:
             return dealt, shuffled
-    raise IllegalMoveError("the view is inconsistent: not enough hidden cards to deal")
+    raise ViewError("the view is inconsistent: not enough hidden cards to deal")
 
 
 def sample_state(view: dict[str, Any], player: int, rng: np.random.Generator) -> CardsState:
     n = int(view["num_players"])
     if view["seat"] != player:
-        raise IllegalMoveError(f"view of seat {view['seat'] + 1} cannot be sampled for player {player + 1}")
+        raise ViewError(f"view of seat {view['seat'] + 1} cannot be sampled for player {player + 1}")
     options = CardsOptions.model_validate(view["options"])
     state = CardsState(n, options, np.random.default_rng(int(rng.integers(2**63))))
     state.round_index = view["round"] - 1

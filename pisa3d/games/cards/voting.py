@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ...core.errors import IllegalMoveError
+from ...core.errors import NotationError
 from .cards import NUM_SUITS, SPEC, VALUE_OF, Card
 
 ROUND_NAMES: tuple[str, ...] = tuple(name for name, _ in SPEC.voting_rounds)
@@ -29,7 +29,7 @@ def option_str(option: int) -> str:
 def parse_option(text: str) -> int:
     option = _OPTION_BY_NAME.get(text.strip().lower())
     if option is None:
-        raise IllegalMoveError(f"{text!r} is not a voting card; voting cards are {', '.join(OPTION_NAMES)}")
+        raise NotationError(f"{text!r} is not a voting card; voting cards are {', '.join(OPTION_NAMES)}")
     return option
 
 

@@ -8,8 +8,8 @@ from typing import ClassVar
 import numpy as np
 
 from ...core.agent_specs import AgentRegistry, AgentSpec, random_spec
-from ...core.contract import GameContract, as_action_id
-from ...core.errors import IllegalMoveError, OptionsError
+from ...core.contract import GameContract, GameParts, as_action_id
+from ...core.errors import IllegalMoveError, ViewError
 from ...core.events import Event
 from ...core.game import AgentFactory, Game
 from ...core.mcts import mcts_spec
@@ -43,6 +43,8 @@ class GimignanoGame(Game):
     # The tiles are dealt from the seed at set-up; after that every hand and plot is open.
     contract: ClassVar[GameContract] = GameContract(chance="sampled", information="perfect",
                                                     default_agent="greedy")
+    parts: ClassVar[GameParts] = GameParts(web_scene="pisa3d.export.web_gimignano:gimignano_scene",
+                                           cli_extras="pisa3d.cli.play_gimignano")
 
     def __init__(self) -> None:
         self.tileset = default_tileset()
@@ -61,8 +63,7 @@ class GimignanoGame(Game):
 
     def action_space(self, num_players: int) -> ActionSpace:
         self.check_players(num_players)
-        hands = num_players * self.seating.by_players[num_players].hand
-        return ActionSpace(radius=1 + hands, max_tile_id=self.tileset.max_id)
+        return ActionSpace.for_table(num_players, self.seating.by_players[num_players].hand, self.tileset.max_id)
 
     def num_actions(self, num_players: int, options: GameOptions) -> int:
         return self.action_space(num_players).size
@@ -117,7 +118,7 @@ class GimignanoGame(Game):
     def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:
         """Perfect information: the view holds the whole position, so the rebuild is exact."""
         if view.get("game") != self.id:
-            raise OptionsError(f"not a {self.id} view")
+            raise ViewError(f"not a {self.id} view")
         return GimignanoState.from_view(view, self.tileset)
 
     # --- presentation --------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from ...core.errors import IllegalMoveError
+from ...core.errors import IllegalMoveError, NotationError
 from .hexgrid import PLOT_LETTERS, PLOTS_PER_TILE, TURNS, Hex, hex_index, hexes_within
 
 NOTATION_HELP = (
@@ -74,7 +74,7 @@ _TILE_MOVE = re.compile(rf"^T\s*(\d+)\s*@\s*{_HEX}\s*(?:r\s*(-?\d+))?$", re.IGNO
 
 def parse_move(text: str) -> GimignanoMove:
     if not isinstance(text, str):
-        raise IllegalMoveError(f"a move must be text, got {type(text).__name__}; {NOTATION_HELP}")
+        raise NotationError(f"a move must be text, got {type(text).__name__}; {NOTATION_HELP}")
     cleaned = text.strip()
     if cleaned.lower() == "done":
         return NoTower()
@@ -82,15 +82,15 @@ def parse_move(text: str) -> GimignanoMove:
         kind, q, r, letter = match.groups()
         plot = PLOT_LETTERS.find(letter.lower())
         if plot < 0:
-            raise IllegalMoveError(f"{text!r}: plot letter must be a, b or c, got {letter!r}")
+            raise NotationError(f"{text!r}: plot letter must be a, b or c, got {letter!r}")
         cls = PlaceStone if kind.upper() == "S" else BuildTower
         return cls((int(q), int(r)), plot)
     if match := _TILE_MOVE.match(cleaned):
         tile, q, r, turn = (int(g) if g is not None else 0 for g in match.groups())
         if not 0 <= turn < TURNS:
-            raise IllegalMoveError(f"{text!r}: a tile's turn runs from r0 to r5, got r{turn}")
+            raise NotationError(f"{text!r}: a tile's turn runs from r0 to r5, got r{turn}")
         return LayTile(tile, (q, r), turn)
-    raise IllegalMoveError(f"cannot read move {text!r}; {NOTATION_HELP}")
+    raise NotationError(f"cannot read move {text!r}; {NOTATION_HELP}")
 
 
 # --- dense action ids ---------------------------------------------------------------------------
@@ -103,6 +103,12 @@ def parse_move(text: str) -> GimignanoMove:
 class ActionSpace:
     radius: int
     max_tile_id: int
+
+    @classmethod
+    def for_table(cls, num_players: int, hand: int, max_tile_id: int) -> ActionSpace:
+        """The action space of ``num_players`` holding ``hand`` tiles each: every tile they lay
+        reaches at most one hex further out."""
+        return cls(radius=1 + num_players * hand, max_tile_id=max_tile_id)
 
     @property
     def num_hexes(self) -> int:

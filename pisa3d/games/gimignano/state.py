@@ -16,7 +16,7 @@ from ...core.events import Event
 from ...core.state import Result, State, View
 from .board import Board, PlotRef
 from .hexgrid import PLOT_LETTERS, PLOTS_PER_TILE
-from .moves import NOTATION_HELP, BuildTower, GimignanoMove, LayTile, NoTower, PlaceStone, lay_tile_move
+from .moves import NOTATION_HELP, ActionSpace, BuildTower, GimignanoMove, LayTile, NoTower, PlaceStone, lay_tile_move
 from .options import GimignanoOptions
 from .quartets import Quartet, find_quartets, first_completable, group_of, quartets_through
 from .tiles import TileSet, setup_table
@@ -154,7 +154,9 @@ class GimignanoState(State):
     def observation(self, player: int) -> np.ndarray:
         from .observation import observe
 
-        return observe(self, self.check_seat(player), self.game.action_space(self.num_players).radius)  # type: ignore[attr-defined]
+        n = self.num_players
+        space = ActionSpace.for_table(n, setup_table().by_players[n].hand, self.tileset.max_id)
+        return observe(self, self.check_seat(player), space.radius)
 
     def private_view(self, player: int) -> View:
         """Nothing is private (hands are open): only who is looking."""

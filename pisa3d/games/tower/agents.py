@@ -1,12 +1,15 @@
-"""Tower bots: random, careful (statics only), safest (the lowest fall odds, fall_odds.py),
-cautious (statics, then physics for the doubtful few), spoiler (topples the tower on purpose
-when another player is about to win alone), builder.
+"""Tower bots: random, careful (statics only), safest (the lowest fall odds, fall_odds.py), cautious
+(statics, then physics for the doubtful few), spoiler (topples the tower on purpose when another
+player is about to win alone), builder.
 
-The tower is in plain sight, so these bots ask for the state (``wants_state``): they get a clone.
-Statics comes from planning.py (statics.py's judge); the physics look-ahead uses ``preview``,
-which changes nothing (verdicts are history-free, so the tries cannot change what the real move
-will do), releasing the tile with a steady hand and with shaky hands drawn from the bot's own
-generator: a bot cannot know how its hand will shake.
+The tower is a game of imperfect information (the order of the other stacks is hidden), so these
+bots get their seat's view like every player, and plan on a state rebuilt from it (``sample_state``
+with a fixed generator): everything they read is in the view (the tower's poses and structure, the
+stacks' sizes, their own tile); the order it deals the other stacks in is never read. Statics comes
+from planning.py (statics.py's judge); the physics look-ahead uses ``preview``, which changes
+nothing (verdicts are history-free, so the tries cannot change what the real move will do),
+releasing the tile with a steady hand and with shaky hands drawn from the bot's own generator: a bot
+cannot know how its hand will shake.
 
 Every bot's parameters are keyword arguments of its constructor with defaults (declared through
 ``AgentSpec.from_class``: ``game.agents["careful"](seat, options, cap_mm=1.5)`` in code,
@@ -30,24 +33,36 @@ from ...core.state import Move, State, View
 from .fall_odds import DEFAULT_SAMPLES, fall_odds
 from .moves import PlaceMove
 from .planning import MAX_DEPTH, SlotScore, StaticsPlanner
+from .sampling import sample_state
 from .state import TowerState
 
 SPOILER_TILES_LEFT = 2
 
 
 @dataclass(frozen=True)
-class Trial:
+class TriedPlacement:
+    """One placement the cautious bot tried in the physics engine, and how its tries went."""
+
     move: PlaceMove
     falls: int  # how many of the tries toppled the tower
     disturbance: float  # worst try's largest displacement or rotation, as a fraction of its threshold
     score: float = 0.0  # the statics planner's score (higher is safer), breaks ties
 
 
-def _tower_state(agent: object, view: View) -> TowerState:
-    if not isinstance(view, TowerState):
+def seat_view(agent: object, view: View) -> View:
+    """``view`` if it is a seat's tower view; TypeError naming the agent otherwise (a state, say)."""
+    if not isinstance(view, dict) or view.get("game") != "tower" or "player" not in view:
         name = getattr(agent, "name", agent)
-        raise TypeError(f"{name} needs the tower state (wants_state), got {type(view).__name__}")
+        raise TypeError(f"{name} plays on its seat's tower view (state.view(seat)), got {type(view).__name__}")
     return view
+
+
+def planning_state(agent: object, view: View) -> TowerState:
+    """The tower as ``view``'s player sees it, rebuilt to plan on. The hidden order of the other
+    stacks is dealt by a fixed generator (not the bot's own, which stays for its choices): no bot
+    reads it, so every deal plans alike."""
+    seat_view(agent, view)
+    return sample_state(view, int(view["player"]), np.random.default_rng(0))
 
 
 def _check(agent: str, name: str, value: float, low: float, high: float | None = None, integer: bool = False) -> None:
@@ -68,7 +83,6 @@ class CarefulAgent:
     weighs their worst margin; ``cap_mm`` is the margin beyond which a placement counts as safe."""
 
     name = "careful"
-    wants_state = True
 
     def __init__(self, seat: int, depth: int = 1, future_weight: float = 1.0, cap_mm: float = 2.0) -> None:
         _check(self.name, "depth", depth, 0, MAX_DEPTH, integer=True)
@@ -93,7 +107,7 @@ class CarefulAgent:
         return moves[int(rng.integers(len(moves)))] if rng is not None and len(moves) > 1 else moves[0]
 
     def choose(self, view: View, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
-        state = _tower_state(self, view)
+        state = planning_state(self, view)
         ranked, places = self.ranked(state, legal_moves)
         if not ranked:
             return legal_moves[0]  # pass: no placement is legal
@@ -122,7 +136,7 @@ class SafestAgent(CarefulAgent):
         return {"samples": self.samples, "tolerance": self.tolerance, **super().params}
 
     def choose(self, view: View, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
-        state = _tower_state(self, view)
+        state = planning_state(self, view)
         ranked, places = self.ranked(state, legal_moves)
         if not ranked:
             return legal_moves[0]
@@ -162,7 +176,7 @@ class CautiousAgent(CarefulAgent):
 
     def trials(
         self, state: TowerState, moves: Sequence[tuple[PlaceMove, float]], rng: np.random.Generator
-    ) -> list[Trial]:
+    ) -> list[TriedPlacement]:
         """Each (move, statics score) tried with a steady hand and ``hand_samples - 1`` shaky ones."""
         thresholds = state.setup.thresholds
         out = []
@@ -174,14 +188,14 @@ class CautiousAgent(CarefulAgent):
                 falls += verdict.fell
                 worst = max(worst, verdict.max_displacement / thresholds.distance,
                             verdict.max_rotation_deg / thresholds.angle_deg)
-            out.append(Trial(move, falls, worst, score))
+            out.append(TriedPlacement(move, falls, worst, score))
         return out
 
-    def pick(self, state: TowerState, trials: list[Trial]) -> Trial:
+    def pick(self, state: TowerState, trials: list[TriedPlacement]) -> TriedPlacement:
         return min(trials, key=lambda t: (t.falls, -t.score, t.disturbance))
 
     def choose(self, view: View, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
-        state = _tower_state(self, view)
+        state = planning_state(self, view)
         ranked, places = self.ranked(state, legal_moves)
         if not ranked:
             return legal_moves[0]
@@ -212,15 +226,16 @@ class SpoilerAgent(CautiousAgent):
     def params(self) -> dict[str, Any]:
         return {"tiles_left": self.tiles_left, **super().params}
 
-    def spoiling(self, state: TowerState) -> bool:
-        sizes = [len(s) for s in state.stacks]
+    def spoiling(self, view: View) -> bool:
+        """Whether another player is about to win alone, by the stacks' sizes in ``view``."""
+        sizes = view["stack_sizes"]
         others = [n for seat, n in enumerate(sizes) if seat != self.seat]
         return min(others) <= self.tiles_left and sizes[self.seat] > min(others)
 
     def choose(self, view: View, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
-        state = _tower_state(self, view)
-        if not self.spoiling(state):
-            return super().choose(state, legal_moves, rng)
+        if not self.spoiling(seat_view(self, view)):
+            return super().choose(view, legal_moves, rng)
+        state = planning_state(self, view)
         ranked, places = self.ranked(state, legal_moves)
         if not ranked:
             return legal_moves[0]
@@ -234,10 +249,9 @@ class BuilderAgent:
     the first legal move. Deterministic; used for the tall-tower checks and the benchmarks."""
 
     name = "builder"
-    wants_state = True
 
     def choose(self, view: View, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
-        state = _tower_state(self, view)
+        state = planning_state(self, view)
         structure = state.structure
         places = [m for m in legal_moves if isinstance(m, PlaceMove)]
         ceilings = [m for m in places if m.slot.side is None and len(structure.walls(m.slot.floor)) == 4]
@@ -257,7 +271,7 @@ def _mcts_search_game() -> Game:
     return get_game("tower")
 
 
-AGENT_FACTORIES = AgentRegistry.of(
+AGENTS = AgentRegistry.of(
     random_spec(),
     AgentSpec.from_class("careful", CarefulAgent,
                          "statics only (no simulation): the placement with the best margins now and for the next"),

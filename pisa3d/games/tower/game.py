@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ...core.contract import GameContract, as_action_id
+from ...core.contract import GameContract, GameParts, as_action_id
 from ...core.errors import OptionsError
 from ...core.events import Event
 from ...core.game import AgentFactory, Game
@@ -17,7 +17,8 @@ from ...core.rng import make_rng
 from ...core.state import Move, Result, State, View
 from . import moves as notation
 from . import narration
-from .agents import AGENT_FACTORIES
+from .agents import AGENTS
+from .judges import EngineJudge
 from .observation import DISPLACEMENT_CLIP
 from .observation import layout as observation_layout
 from .options import TowerOptions
@@ -52,6 +53,11 @@ class TowerGame(Game):
     # breaks the rules is the rules' penalty (RULES.md section 1), not a refusal.
     contract: ClassVar[GameContract] = GameContract(chance="sampled", information="imperfect",
                                                     default_agent="random", illegal_attempts="penalised")
+    parts: ClassVar[GameParts] = GameParts(web_scene="pisa3d.export.web_tower:tower_scene",
+                                           cli_extras="pisa3d.cli.play_tower",
+                                           detail_rows="pisa3d.experiments.tower:placement_rows",
+                                           row_figures="pisa3d.experiments.tower:row_figures",
+                                           report="pisa3d.experiments.tower")
 
     def divergence_note(self, header: Mapping[str, Any]) -> str | None:
         made_by = str(header.get("pisa3d_version", ""))
@@ -78,8 +84,9 @@ class TowerGame(Game):
             raise OptionsError(f"tile set {setup.tile_set.name!r} has {total} tiles: too few for {num_players} players")
         order = [int(t) for t in make_rng(seed, DEAL_STREAM).permutation(total)]
         stacks = [order[seat * per_player:(seat + 1) * per_player] for seat in range(num_players)]
-        state = TowerState(setup, num_players, seed, stacks)
-        engine = state.engine.describe()  # the record names the engine's version (options hold its parameters)
+        judge = EngineJudge(setup)  # the state is given its physics
+        state = TowerState(setup, num_players, seed, stacks, judge)
+        engine = judge.engine.describe()  # the record names the engine's version (options hold its parameters)
         event = Event("deal", {"players": num_players, "tiles_each": per_player,
                                "left_out": total - per_player * num_players, "tile_set": setup.tile_set.name,
                                "physics": f"{engine['name']} {engine['version']}"})
@@ -130,11 +137,11 @@ class TowerGame(Game):
     # --- agents and presentation -----------------------------------------------------------------
     @property
     def agents(self) -> Mapping[str, AgentFactory]:
-        return AGENT_FACTORIES
+        return AGENTS
 
     def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:
         """Everything is on the table except the order of the other stacks: see tower/views.py."""
-        from .views import sample_state
+        from .sampling import sample_state
 
         return sample_state(view, player, rng)
 
@@ -169,7 +176,7 @@ class TowerGame(Game):
         """A forced pass says why the tile fits no slot."""
         from .moves import PassMove
         from .refusals import why_no_fit
-        from .views import sample_state
+        from .sampling import sample_state
 
         if not isinstance(move, PassMove) or view.get("current_player") is None:
             return None

@@ -19,7 +19,7 @@ from ...core.state import Move, View
 from .fall_odds import fall_odds
 from .moves import PlaceMove
 from .planning import MM, SlotScore, StaticsPlanner
-from .views import sample_state
+from .sampling import sample_state
 
 RISKY_MM = 1.0  # under this margin the hand's noise topples some placements (docs/tower.md)
 

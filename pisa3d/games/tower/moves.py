@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ...core.errors import IllegalMoveError
+from ...core.errors import IllegalMoveError, NotationError
 from .geometry import Side
 from .structure import Slot
 
@@ -47,15 +47,15 @@ PASS = PassMove()
 
 def parse_move(text: str) -> TowerMove:
     if not isinstance(text, str):
-        raise IllegalMoveError(f"a tower move is text; {NOTATION_HELP}")
+        raise NotationError(f"a tower move is text; {NOTATION_HELP}")
     if text.strip().lower() == "pass":
         return PASS
     match = _PATTERN.match(text)
     if match is None:
-        raise IllegalMoveError(f"cannot read tower move {text!r}: {NOTATION_HELP}")
+        raise NotationError(f"cannot read tower move {text!r}: {NOTATION_HELP}")
     rotation = int(match["rot"]) if match["rot"] is not None else 0
     if not 0 <= rotation < ROTATIONS:
-        raise IllegalMoveError(f"rotation r{rotation} in {text!r} is out of range; rotations are r0 to r3")
+        raise NotationError(f"rotation r{rotation} in {text!r} is out of range; rotations are r0 to r3")
     if match["wall"]:
         return PlaceMove(Slot(int(match["wfloor"]), Side[match["side"].upper()]), rotation)
     return PlaceMove(Slot(int(match["cfloor"])), rotation)

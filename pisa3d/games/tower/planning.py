@@ -16,10 +16,11 @@ drags below zero, ranked the ceiling trap level with the walls and let it be bui
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
+from .geometry import Layout
 from .moves import PlaceMove
 from .state import TowerState
 from .statics import TowerStatics
@@ -28,6 +29,19 @@ from .tiles import Face
 
 MM = 1000.0
 MAX_DEPTH = 3  # placements looked ahead at most: each level multiplies the judged towers by about 5
+
+
+_NOMINAL_POSES: dict[int, tuple[Layout, dict[tuple[Slot, float], np.ndarray]]] = {}
+
+
+def nominal_poses(layout: Layout) -> dict[tuple[Slot, float], np.ndarray]:
+    """The process's store of ``layout``'s nominal slot poses by (slot, floor base height), filled
+    as the look-ahead meets them: a layout's poses cost more to make than to copy, and they never
+    change (layouts are frozen, and kept alive here so that their ids stay theirs)."""
+    kept = _NOMINAL_POSES.get(id(layout))
+    if kept is None or kept[0] is not layout:
+        kept = _NOMINAL_POSES[id(layout)] = (layout, {})
+    return kept[1]
 
 
 @dataclass(frozen=True)
@@ -49,9 +63,6 @@ class StaticsPlanner:
     depth: int = 1
     future_weight: float = 1.0
     cap_mm: float = 2.0
-    # Nominal poses of the next placements by (slot, floor base height), kept from one decision to
-    # the next (the layout's poses cost more to make than to copy), for the one layout they came from.
-    _layout_poses: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.depth, bool) or not isinstance(self.depth, int) or not 0 <= self.depth <= MAX_DEPTH:
@@ -74,10 +85,6 @@ class StaticsPlanner:
         hypotheticals = [[(slot, aims[slot][1])] for slot in slots]
         follow_ups: dict[Slot, list[int]] = {slot: [] for slot in slots}
         if self.depth:
-            layout = state.setup.layout
-            if self._layout_poses.get("layout") is not layout:
-                self._layout_poses.clear()
-                self._layout_poses["layout"] = layout
             structure = Structure(state.placements)  # one copy: each tile is added, then taken back
             shifts = state.poses[:, :3] - np.asarray(state.nominal_poses).reshape(-1, 7)[:, :3]
             index = {p.slot: i for i, p in enumerate(state.placements)}
@@ -123,7 +130,7 @@ class StaticsPlanner:
         structure.add(Placement(-1, Face.WHITE, slot, 0, -1, (0, 0, 0, 0)))
         index[slot] = len(shifts)
         moved = np.vstack([shifts, shift])
-        for nxt, pose, nxt_shift in self._next_placements(state, structure, index, moved, self._layout_poses):
+        for nxt, pose, nxt_shift in self._next_placements(state, structure, index, moved):
             longer = [*sequence, (nxt, pose)]
             out.append(longer)
             if depth > 1:
@@ -133,12 +140,13 @@ class StaticsPlanner:
 
     @staticmethod
     def _next_placements(
-        state: TowerState, structure: Structure, index: dict[Slot, int], shifts: np.ndarray, layout_poses: dict
+        state: TowerState, structure: Structure, index: dict[Slot, int], shifts: np.ndarray
     ) -> list[tuple[Slot, np.ndarray, np.ndarray]]:
         """Slots the rules would allow next on ``structure`` (any tile), each with its nominal pose
         moved as far as its support has moved (``shifts`` per placement; the supports' small turns
         are left out: this is a look-ahead, not the placement itself), and that shift."""
         layout = state.setup.layout
+        layout_poses = nominal_poses(layout)
         bases = layout.floor_base_heights(structure.ceilings(), structure.num_floors + 2)
         out = []
         for nxt in structure.candidate_slots():

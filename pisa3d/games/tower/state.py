@@ -1,11 +1,12 @@
 """A tower game in progress: plain data (stacks, placements, every tile's pose and velocity) plus
 the rules that advance it.
 
-The physics engine is a service, never part of the state: each placement asks the process's
-shared engine (``pisa3d.physics.shared_engine``) to settle the release from ``self.states``, and
-verdicts are history-free (pisa3d/physics/contract.py), so a clone, a state rebuilt in another
-process, or one whose look-ahead (``preview``) judged other releases continues bit for bit like
-the original. A state holds no engine, so neither does a finished game or its outcome.
+What a released tile does is decided by the judge the state is given when it is made
+(judges.py): the engine's by default, which asks the process's shared engine to settle the release
+from ``self.states``; verdicts are history-free (pisa3d/physics/contract.py), so a clone, a state
+rebuilt in another process, or one whose look-ahead (``preview``) judged other releases continues
+bit for bit like the original. A state holds no engine, so neither does a finished game or its
+outcome. A rules-only replay (``apply_recorded``) hands each move the record's judge instead.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from ...core.errors import IllegalMoveError
 from ...core.events import Event
 from ...core.rng import make_rng
 from ...core.state import Move, Result, State, View
-from ...physics import PhysicsEngine, Trajectory, Verdict, box_corners, pose_differences, shared_engine
+from ...physics import Verdict, box_corners, pose_differences
 from .geometry import visible_bits
-from .hand import apply_hand_noise, lowered_release
+from .judges import EngineJudge, PlacementJudge, RecordedJudge
 from .moves import PASS, PassMove, PlaceMove, TowerMove, max_floors
 from .options import TowerOptions
 from .placement import intended_pose
@@ -49,8 +50,12 @@ def _mm_or_none(metres: float) -> float | None:
 class TowerState(State):
     game_id = "tower"
 
-    def __init__(self, setup: TowerSetup, num_players: int, seed: int, stacks: list[list[int]]) -> None:
+    def __init__(
+        self, setup: TowerSetup, num_players: int, seed: int, stacks: list[list[int]],
+        judge: PlacementJudge | None = None,
+    ) -> None:
         self.setup = setup
+        self.judge: PlacementJudge = judge if judge is not None else EngineJudge(setup)
         self.num_players = num_players
         self.seed = seed
         self.stacks = stacks  # per seat, index 0 is the top tile
@@ -65,7 +70,6 @@ class TowerState(State):
         self._current: int | None = 0
         self._extras: dict[str, Any] | None = None
         self._legal: list[TowerMove] | None = None
-        self._recorded_placement: tuple[Event | None, dict[str, Any] | None] | None = None  # apply_recorded
         self.tiles_in_play = sum(len(s) for s in stacks)
         # Per stack: how many tiles at its top nobody has seen yet (a pass or penalty shows one).
         self.unseen = [len(s) for s in stacks]
@@ -77,7 +81,7 @@ class TowerState(State):
     # --- copies ---------------------------------------------------------------------------------
     def clone(self) -> TowerState:
         """An independent copy sharing nothing mutable (there is no engine to copy)."""
-        other = TowerState(self.setup, self.num_players, self.seed, [list(s) for s in self.stacks])
+        other = TowerState(self.setup, self.num_players, self.seed, [list(s) for s in self.stacks], self.judge)
         other.structure = Structure(self.structure.placements)
         other.nominal_poses = [p.copy() for p in self.nominal_poses]
         other.targets = [p.copy() for p in self.targets]
@@ -94,17 +98,10 @@ class TowerState(State):
     def __deepcopy__(self, memo: dict) -> TowerState:
         return self.clone()
 
-    # --- the physics service --------------------------------------------------------------------
     @property
     def poses(self) -> np.ndarray:
         """(N, 7) settled poses, placement order."""
         return self.states[:, :7]
-
-    @property
-    def engine(self) -> PhysicsEngine:
-        """The process's engine for this game's physics (asked for at each use, never kept)."""
-        setup = self.setup
-        return shared_engine(setup.physics, setup.tile_spec, setup.physics_params)
 
     # --- turn order -------------------------------------------------------------------------------
     @property
@@ -201,6 +198,9 @@ class TowerState(State):
 
     # --- applying moves -----------------------------------------------------------------------------
     def apply(self, move: Move) -> list[Event]:
+        return self._apply(move, self.judge)
+
+    def _apply(self, move: Move, judge: PlacementJudge) -> list[Event]:
         if self.is_over:
             raise IllegalMoveError("the game is over; no more moves")
         player = self.current_player
@@ -219,7 +219,7 @@ class TowerState(State):
             self._tile_to_bottom(player)
             self.skip_next[player] = True
             return events + self._after_non_placement(player)
-        return self._place(player, tower_move)
+        return self._place(player, tower_move, judge)
 
     def _tile_to_bottom(self, player: int) -> None:
         stack = self.stacks[player]
@@ -243,25 +243,21 @@ class TowerState(State):
         """(nominal slot pose from the layout, target pose carried by the tower as it stands)."""
         return intended_pose(self.setup.layout, self.structure, self.nominal_poses, self.poses, slot, face, rotation)
 
-    def _release_for(
-        self, player: int, target: np.ndarray, hand: np.random.Generator | None, noise_scale: float = 1.0
-    ) -> np.ndarray:
-        """Release pose with the hand noise drawn from ``hand`` (None: a steady hand)."""
-        setup = self.setup
-        if hand is not None:
-            rng = hand
-            sigma_pos, sigma_yaw, sigma_tilt = (noise_scale * s for s in setup.noise)
-        else:
-            rng = make_rng(0)
-            sigma_pos = sigma_yaw = sigma_tilt = 0.0
-        noisy = apply_hand_noise(target, rng, sigma_pos, sigma_yaw, sigma_tilt)
-        return lowered_release(self.engine, self.states, noisy, setup.clearance, setup.drop)
+    def release_of(self, player: int, target: np.ndarray) -> np.ndarray:
+        """Where ``player``'s seated hand lets go of the current tile meant for ``target`` (the
+        noise of this placement, drawn from the game's seed: the release ``apply`` makes)."""
+        return self.judge.release(self.states, target, self._hand(player))
 
-    def _place(self, player: int, move: PlaceMove) -> list[Event]:
+    def _hand(self, player: int) -> np.random.Generator:
+        return make_rng(self.seed, NOISE_STREAM, player, len(self.placements))
+
+    def _place(self, player: int, move: PlaceMove, judge: PlacementJudge) -> list[Event]:
         tile = self.top_tile(player)
         face = self.face_of(player)
         nominal, target = self.intended_pose(move.slot, face, move.rotation)
-        release, verdict = self._settle(player, target)
+        release = judge.release(self.states, target, self._hand(player))
+        aftermath = self.setup.options.record_trajectories  # frames of the tower coming down, for replays
+        verdict = judge.settle(self.states, release, target, aftermath=aftermath)
         standing = self.height()  # the tower before this tile: what stands if it brings it down
         aimed, released = (self.static_margin(move.slot, pose) for pose in (target, release))
         self.stacks[player].pop(0)
@@ -308,16 +304,6 @@ class TowerState(State):
         slots = [p.slot for p in self.placements]
         return placement_margin(slots, self.poses, slot, pose, self.setup.tile_spec.half_extents)
 
-    def _settle(self, player: int, target: np.ndarray) -> tuple[np.ndarray, Verdict]:
-        """(release pose, verdict) of the current tile meant for ``target``: simulated with the
-        player's seeded hand, or taken from the record in a rules-only replay (apply_recorded)."""
-        if self._recorded_placement is not None:
-            return self._recorded_verdict(target, *self._recorded_placement)
-        hand = make_rng(self.seed, NOISE_STREAM, player, len(self.placements))
-        release = self._release_for(player, target, hand)
-        aftermath = self.setup.options.record_trajectories  # frames of the tower coming down, for replays
-        return release, self.engine.settle(self.states, release, target, self.setup.thresholds, aftermath=aftermath)
-
     # --- rules-only replay of a record ------------------------------------------------------------
     def apply_recorded(self, move: Move, events: list[Event], extras: dict[str, Any] | None) -> list[Event]:
         """Apply ``move`` trusting the record's physics: whether the tower fell and the settled
@@ -325,41 +311,11 @@ class TowerState(State):
         its figures (displacement, rotation, steps, height) are copied into the placed event.
         The rules still decide turn order, legality, penalties and the end. Nothing is simulated."""
         placed = next((event for event in events if event.kind == "placed"), None)
-        self._recorded_placement = (placed, extras)
-        try:
-            produced = self.apply(move)
-        finally:
-            self._recorded_placement = None
+        produced = self._apply(move, RecordedJudge(placed, extras))
         if placed is None:
             return produced
         trusted = {key: placed.data[key] for key in RECORDED_PHYSICS if key in placed.data}
         return [Event(e.kind, {**e.data, **trusted}) if e.kind == "placed" else e for e in produced]
-
-    def _recorded_verdict(
-        self, target: np.ndarray, placed: Event | None, extras: dict[str, Any] | None
-    ) -> tuple[np.ndarray, Verdict]:
-        if placed is None:
-            raise IllegalMoveError("the rules place a tile here, but the record has no 'placed' event")
-        fell = placed.data.get("fell")
-        if not isinstance(fell, bool):
-            raise IllegalMoveError(f"the placed event's 'fell' must be true or false, got {fell!r:.40}")
-        tiles = len(self.placements) + 1
-        poses = np.vstack([self.poses.reshape(-1, 7), target])  # no trajectory: as if it settled on target
-        if extras is not None and "trajectory" in extras:
-            try:
-                poses = np.asarray(extras["trajectory"]["frames"][-1], dtype=np.float64)
-            except (KeyError, IndexError, TypeError, ValueError):
-                raise IllegalMoveError("the recorded trajectory has no readable last frame") from None
-            if poses.shape != (tiles, 7) or not np.all(np.isfinite(poses)):
-                raise IllegalMoveError(f"the recorded trajectory's last frame must hold {tiles} finite poses")
-            norms = np.linalg.norm(poses[:, 3:], axis=1, keepdims=True)
-            if not np.all(np.abs(norms - 1.0) < 1e-3):
-                raise IllegalMoveError("the recorded trajectory's last frame holds a quaternion that is not a rotation")
-            poses[:, 3:] /= norms  # stored rounded: make them exact unit quaternions again
-        states = np.hstack([poses, np.zeros((tiles, 6))])  # at rest: a rules-only replay never steps them
-        verdict = Verdict(fell=fell, max_displacement=0.0, max_rotation_deg=0.0, worst_tile=tiles - 1, steps=0,
-                          settled=True, states=states, trajectory=Trajectory(hz=1.0, frames=poses[None]))
-        return target, verdict
 
     def preview(
         self, move: PlaceMove, hand: np.random.Generator | None = None, noise_scale: float = 1.0
@@ -372,8 +328,8 @@ class TowerState(State):
         if player is None or self.rule_check(move) is not None:
             raise IllegalMoveError(f"cannot preview {move}: not a legal placement now")
         _, target = self.intended_pose(move.slot, self.face_of(player), move.rotation)
-        release = self._release_for(player, target, hand, noise_scale)
-        return self.engine.settle(self.states, release, target, self.setup.thresholds)
+        release = self.judge.release(self.states, target, hand, noise_scale)
+        return self.judge.settle(self.states, release, target)
 
     # --- reporting ------------------------------------------------------------------------------------
     def take_record_extras(self) -> dict[str, Any] | None:
