@@ -28,10 +28,11 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import minimize
+from scipy.optimize import isotonic_regression, minimize
 
 from pisa3d.assets import asset_path
 from pisa3d.core.agent_specs import build_agent
@@ -40,7 +41,9 @@ from pisa3d.games import get_game
 from pisa3d.games.tower.fall_odds import (
     DEFAULT_SAMPLES,
     DEFAULT_SEED,
+    Recalibration,
     ResponseModel,
+    default_model,
     fall_odds,
     hand_sigmas,
     slot_margins,
@@ -54,9 +57,11 @@ TABLES = {"random": ["random"], "careful+random": ["careful", "random"], "carefu
 BINS = [0.0, 0.01, 0.03, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.97, 1.0]
 REFERENCE_SIGMA_MM = 0.5  # the default hand's: the model's midpoint and width are quoted there
 PREVIEW_STREAM = 77  # the referee's seeded hand for the previewed slot, and which slot
+MIDDLE = 0.4  # the previewed slot besides the random one: the shipped odds nearest this
+MIDDLE_RANGE = (0.03, 0.97)  # ... and judged with --middle-hands hands when its odds are within this
 
 
-def play_game(hand: str, table: str, seed: int) -> dict[str, list]:
+def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[str, list]:
     """One seeded game; the rows of every referee verdict in it."""
     options = GAME.options({"hand": hand, "record_trajectories": False})
     state, _ = GAME.new_game(4, seed, options)
@@ -64,6 +69,7 @@ def play_game(hand: str, table: str, seed: int) -> dict[str, list]:
     agents = [build_agent(GAME, kinds[(seat + seed) % len(kinds)], seat, options) for seat in range(4)]
     rngs = [make_rng(seed, 1, seat) for seat in range(4)]
     sigmas = hand_sigmas(state, None)
+    curve = default_model().at(sigmas[0] * 1000.0)
     rows: dict[str, list] = {k: [] for k in ("hand", "table", "seed", "placed", "kind", "slot", "fell", "margins",
                                              "aimed_mm", "released_mm")}
 
@@ -86,13 +92,18 @@ def play_game(hand: str, table: str, seed: int) -> dict[str, list]:
         played = slots.index(move.slot)
         others = [k for k in range(len(slots)) if k != played]
         pick = make_rng(seed, PREVIEW_STREAM, len(state.placements))
-        previewed = set()
-        if others:  # one other slot at random, and the one statics rates worst (the risky end of the table)
-            previewed.add(others[int(pick.integers(len(others)))])
-            previewed.add(min(others, key=lambda k: (np.median(sampled[k]), k)))
+        previewed = {}
+        if others:  # one other slot at random, and the one the shipped curve is least sure of (the middle)
+            previewed[others[int(pick.integers(len(others)))]] = 1
+            odds = curve(sampled).mean(axis=1)
+            middle = min(others, key=lambda k: (abs(odds[k] - MIDDLE), k))
+            # the middle of the odds is rare: a slot there is judged with several hands
+            hands_there = middle_hands if MIDDLE_RANGE[0] <= odds[middle] <= MIDDLE_RANGE[1] else 1
+            previewed[middle] = max(previewed.get(middle, 0), hands_there)
         for k in sorted(previewed):
-            verdict = state.preview(next(m for m in places if m.slot == slots[k]), pick)
-            add("preview", slots[k], bool(verdict.fell), sampled[k], aimed[k], np.nan)
+            for _ in range(previewed[k]):
+                fell, released = preview(state, next(m for m in places if m.slot == slots[k]), pick)
+                add("preview", slots[k], fell, sampled[k], aimed[k], released)
         placed = state.apply(move)[0].data
         released = placed["static_margin_mm"]
         add("played", move.slot, bool(placed["fell"]), sampled[played], aimed[played],
@@ -100,20 +111,31 @@ def play_game(hand: str, table: str, seed: int) -> dict[str, list]:
     return rows
 
 
-def play(out: Path, games: dict[str, int], first_seed: int, hands: list[str], backwards: bool = False) -> None:
+def preview(state, move: PlaceMove, hand: np.random.Generator) -> tuple[bool, float]:
+    """The referee's verdict on ``move`` with a hand drawn from ``hand`` (as ``state.preview``), and
+    the statics margin (mm) of the pose the hand released the tile at."""
+    player = state.current_player
+    _, target = state.intended_pose(move.slot, state.face_of(player), move.rotation)
+    release = state._release_for(player, target, hand)
+    verdict = state.engine.settle(state.states, release, target, state.setup.thresholds)
+    return bool(verdict.fell), 1000.0 * float(state.static_margin(move.slot, release))
+
+
+def play(out: Path, games: dict[str, int], first_seed: int, hands: list[str], backwards: bool = False,
+         middle_hands: int = 1) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    for hand in hands:
-        for table, count in games.items():
-            seeds = range(first_seed, first_seed + count)
-            for seed in reversed(seeds) if backwards else seeds:
-                path = out / f"{hand}-{table}-{seed}.npz"
-                if path.exists():
-                    continue  # resumes where it stopped
-                start = time.process_time()
-                rows = play_game(hand, table, seed)
-                np.savez(path, **{k: np.array(v) for k, v in rows.items()})
-                print(f"{hand:8} {table:15} seed {seed:3}: {len(rows['fell']):3} verdicts, "
-                      f"{sum(rows['fell'])} falls, {time.process_time() - start:.1f} s CPU", flush=True)
+    # Hands and tables interleaved, so that a run stopped early still has every hand and table.
+    order = [(hand, table, first_seed + k) for k in range(max(games.values())) for table, count in games.items()
+             if k < count for hand in hands]
+    for hand, table, seed in reversed(order) if backwards else order:
+        path = out / f"{hand}-{table}-{seed}.npz"
+        if path.exists():
+            continue  # resumes where it stopped
+        start = time.process_time()
+        rows = play_game(hand, table, seed, middle_hands)
+        np.savez(path, **{k: np.array(v) for k, v in rows.items()})
+        print(f"{hand:8} {table:15} seed {seed:3}: {len(rows['fell']):3} verdicts, "
+              f"{sum(rows['fell'])} falls, {time.process_time() - start:.1f} s CPU", flush=True)
 
 
 def load(out: Path) -> dict[str, np.ndarray]:
@@ -127,16 +149,17 @@ def sigma_mm(data: dict[str, np.ndarray]) -> np.ndarray:
 
 
 def predict(model: ResponseModel, margins: np.ndarray, sigmas: np.ndarray) -> np.ndarray:
-    """The estimator's odds of each row: the mean over its sampled hands of its hand's curve."""
+    """The estimator's odds of each row, as fall_odds gives them: the mean over its sampled hands of
+    its hand's curve, then the model's recalibration (if any)."""
     odds = np.zeros(len(margins))
     for sigma in np.unique(sigmas):
         rows = sigmas == sigma
-        odds[rows] = model.at(float(sigma))(margins[rows]).mean(axis=1)
+        odds[rows] = model.odds(margins[rows], float(sigma))
     return odds
 
 
-def fit_model(margins: np.ndarray, fell: np.ndarray, sigmas: np.ndarray) -> ResponseModel:
-    """The response model of least log loss of the estimator's odds (the mean over sampled hands)."""
+def fit_curve(margins: np.ndarray, fell: np.ndarray, sigmas: np.ndarray) -> ResponseModel:
+    """The response curve of least log loss of the estimator's odds (the mean over sampled hands)."""
     low, high = float(sigmas.min()), float(sigmas.max())
 
     def model_of(x: np.ndarray) -> ResponseModel:
@@ -152,18 +175,43 @@ def fit_model(margins: np.ndarray, fell: np.ndarray, sigmas: np.ndarray) -> Resp
     return model_of(best.x)
 
 
-def out_of_fold(data: dict[str, np.ndarray]) -> tuple[np.ndarray, list[ResponseModel]]:
-    """Every row's odds from the model fitted on the games of the other seed parity."""
-    fold = data["seed"] % 2
-    sigmas = sigma_mm(data)
-    odds = np.zeros(len(fold))
-    models = []
+def fit_recalibration(odds: np.ndarray, fell: np.ndarray) -> Recalibration:
+    """Isotonic regression of the referee's verdicts on out-of-fold odds, as knots at each block's
+    mean odds (linear between them, so that close odds get close rates)."""
+    values, index = np.unique(odds, return_inverse=True)
+    counts = np.bincount(index)
+    rates = np.bincount(index, weights=fell) / counts
+    iso = isotonic_regression(rates, weights=counts)
+    knots_x, knots_y = [], []
+    for start, stop in zip(iso.blocks[:-1], iso.blocks[1:], strict=True):
+        w = counts[start:stop]
+        knots_x.append(float((values[start:stop] * w).sum() / w.sum()))
+        knots_y.append(float(iso.x[start]))
+    # Anchored at (0, 0) and (1, 1) (odds of 0 and 1 are what statics says for sure): the map rises
+    # everywhere, so slots the curve ranks apart stay apart (the safest bot compares them).
+    if knots_x[0] > 0.0:
+        knots_x, knots_y = [0.0, *knots_x], [0.0, *knots_y]
+    if knots_x[-1] < 1.0:
+        knots_x, knots_y = [*knots_x, 1.0], [*knots_y, 1.0]
+    return Recalibration(tuple(knots_x), tuple(round(y, 6) for y in knots_y))
+
+
+def folds(data: dict[str, np.ndarray]) -> np.ndarray:
+    """Each row's fold (its game's seed parity): rows of one game are never split."""
+    return data["seed"] % 2
+
+
+def fit_model(data: dict[str, np.ndarray]) -> ResponseModel:
+    """The curve on all rows, recalibrated by the map from the curve's out-of-fold odds (two-fold by
+    game seed within these rows: the map learns how a curve does on games it did not see)."""
+    fell, sigmas, margins = data["fell"].astype(float), sigma_mm(data), data["margins"]
+    fold = folds(data)
+    oof = np.zeros(len(fell))
     for k in (0, 1):
         train, test = fold != k, fold == k
-        model = fit_model(data["margins"][train], data["fell"][train].astype(float), sigmas[train])
-        odds[test] = predict(model, data["margins"][test], sigmas[test])
-        models.append(model)
-    return odds, models
+        oof[test] = predict(fit_curve(margins[train], fell[train], sigmas[train]), margins[test], sigmas[test])
+    curve = fit_curve(margins, fell, sigmas)
+    return replace(curve, recalibration=fit_recalibration(oof, fell))
 
 
 def describe(model: ResponseModel) -> str:
@@ -206,31 +254,45 @@ def brier(odds: np.ndarray, fell: np.ndarray) -> tuple[float, float]:
     return float(((odds - fell) ** 2).mean()), float(((base - fell) ** 2).mean())
 
 
-def report(out: Path) -> None:
-    data = load(out)
-    fell = data["fell"].astype(float)
-    odds, models = out_of_fold(data)
-    print(f"{len(fell)} referee verdicts ({int((data['kind'] == 'played').sum())} played, "
-          f"{int((data['kind'] == 'preview').sum())} previewed), {int(fell.sum())} falls, "
-          f"{len(set(zip(data['hand'], data['table'], data['seed'], strict=True)))} games")
-    for name, model in zip(("even", "odd"), models, strict=True):
-        print(f"model fitted on the {name} seeds: {describe(model)}")
-    print("\n".join(calibration_table(odds, fell)))
+def games_of(data: dict[str, np.ndarray]) -> set[tuple[str, str, int]]:
+    return set(zip(data["hand"].tolist(), data["table"].tolist(), data["seed"].tolist(), strict=True))
+
+
+def summary(odds: np.ndarray, fell: np.ndarray) -> str:
     score, constant = brier(odds, fell)
-    print(f"\nBrier score {score:.4f}; best constant ({fell.mean():.3f}) {constant:.4f}")
-    for hand in HANDS:
-        sel = data["hand"] == hand
-        s, c = brier(odds[sel], fell[sel])
-        print(f"  {hand:8} {int(sel.sum()):5} verdicts, {int(fell[sel].sum()):4} falls, mean odds "
-              f"{odds[sel].mean():.3f}, Brier {s:.4f} (constant {c:.4f})")
-    for kind in ("played", "preview"):
-        sel = data["kind"] == kind
-        s, c = brier(odds[sel], fell[sel])
-        print(f"  {kind:8} {int(sel.sum()):5} verdicts, {int(fell[sel].sum()):4} falls, Brier {s:.4f} "
-              f"(constant {c:.4f})")
-    worst = max(abs(odds[_bin_of(odds) == b].mean() - fell[_bin_of(odds) == b].mean())
-                for b in range(len(BINS) - 1) if (_bin_of(odds) == b).sum() >= 50)
-    print(f"largest gap of a bin with 50 or more placements: {100 * worst:.1f} points")
+    gaps = [abs(odds[_bin_of(odds) == b].mean() - fell[_bin_of(odds) == b].mean())
+            for b in range(len(BINS) - 1) if (_bin_of(odds) == b).sum() >= 50]
+    return (f"Brier {score:.4f} (best constant {fell.mean():.3f}: {constant:.4f}); largest gap of a bin with 50 "
+            f"or more placements {100 * max(gaps, default=0.0):.1f} points ({len(gaps)} such bins)")
+
+
+def report(out: Path) -> None:
+    """The shipped model (assets/tower/fall_odds.json) against held-out games it was not fitted on."""
+    data = load(out)
+    doc = json.loads(asset_path("tower", "fall_odds.json").read_text())
+    low, high = doc["fit_seeds"]
+    if np.any((data["seed"] >= low) & (data["seed"] <= high)):
+        raise SystemExit(f"{out} holds games of seeds {low}-{high}, which the shipped curve was fitted on: "
+                         "report on held-out games only (another --first-seed)")
+    model = default_model()
+    fell = data["fell"].astype(float)
+    sigmas = sigma_mm(data)
+    odds = predict(model, data["margins"], sigmas)
+    raw = predict(replace(model, recalibration=None), data["margins"], sigmas)
+    print(f"held out: {len(fell)} referee verdicts ({int((data['kind'] == 'played').sum())} played, "
+          f"{int((data['kind'] == 'preview').sum())} previewed), {int(fell.sum())} falls, {len(games_of(data))} "
+          f"games of seeds {data['seed'].min()}-{data['seed'].max()}; the model was fitted on {doc['fitted_on']}")
+    print(f"model: {describe(model)}")
+    print("\n".join(calibration_table(odds, fell)))
+    print(summary(odds, fell))
+    print(f"(the curve alone, without its recalibration: {summary(raw, fell)})")
+    wall = np.char.startswith(data["slot"].astype(str), "W")
+    groups = [(hand, data["hand"] == hand) for hand in HANDS]
+    groups += [(kind, data["kind"] == kind) for kind in ("played", "preview")]
+    groups += [("walls", wall), ("ceilings", ~wall)]
+    for name, sel in groups:
+        print(f"  {name:8} {int(sel.sum()):5} verdicts, {int(fell[sel].sum()):4} falls, mean odds "
+              f"{odds[sel].mean():.3f}: {summary(odds[sel], fell[sel])}")
     for hand in HANDS:
         sel = data["hand"] == hand
         print(f"\n{hand}:\n" + "\n".join(calibration_table(odds[sel], fell[sel])))
@@ -238,17 +300,22 @@ def report(out: Path) -> None:
 
 def fit(out: Path) -> None:
     data = load(out)
-    model = fit_model(data["margins"], data["fell"].astype(float), sigma_mm(data))
+    model = fit_model(data)
+    recal = model.recalibration
+    assert recal is not None
     path = asset_path("tower", "fall_odds.json")
     doc = json.loads(path.read_text())
     doc.update({"midpoint_mm": round(model.midpoint_mm, 4), "midpoint_slope_mm": round(model.midpoint_slope_mm, 4),
                 "width_mm": round(model.width_mm, 4), "width_exponent": round(model.width_exponent, 4),
                 "floor": float(f"{model.floor:.3g}"), "reference_sigma_mm": model.reference_sigma_mm,
                 "sigma_range_mm": list(model.sigma_range_mm),
-                "fitted_on": f"{len(data['fell'])} referee verdicts of benchmarks/fall_odds.py --part play "
+                "recalibration": {"odds": list(recal.odds), "fall_rate": list(recal.fall_rate)},
+                "fit_seeds": [int(data["seed"].min()), int(data["seed"].max())],
+                "fitted_on": f"{len(data['fell'])} referee verdicts of {len(games_of(data))} games, seeds "
+                             f"{data['seed'].min()}-{data['seed'].max()}, benchmarks/fall_odds.py --part play "
                              f"({time.strftime('%Y-%m-%d')})"})
     path.write_text(json.dumps(doc, indent=2) + "\n")
-    print(f"wrote {path}: {describe(model)}")
+    print(f"wrote {path}: {describe(model)}; recalibration {len(recal.odds)} knots")
 
 
 def forty_eight_tile_position():
@@ -291,10 +358,13 @@ def main() -> None:
                         help="hands to play (two processes on different hands share one --out)")
     parser.add_argument("--backwards", action="store_true",
                         help="seeds from the last down (a second process on the same hands meets the first halfway)")
+    parser.add_argument("--middle-hands", type=int, default=4,
+                        help="hands the referee judges a previewed slot with when its shipped odds are 3-97%%")
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
     if args.part == "play":
-        play(args.out, dict(zip(TABLES, args.games, strict=True)), args.first_seed, args.hands, args.backwards)
+        play(args.out, dict(zip(TABLES, args.games, strict=True)), args.first_seed, args.hands, args.backwards,
+             args.middle_hands)
     elif args.part == "fit":
         fit(args.out)
     elif args.part == "report":
