@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +40,6 @@ from pisa3d.games import get_game
 from pisa3d.games.tower.fall_odds import (
     DEFAULT_SAMPLES,
     DEFAULT_SEED,
-    Recalibration,
     ResponseModel,
     default_model,
     fall_odds,
@@ -57,8 +55,8 @@ TABLES = {"random": ["random"], "careful+random": ["careful", "random"], "carefu
 BINS = [0.0, 0.01, 0.03, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.97, 1.0]
 REFERENCE_SIGMA_MM = 0.5  # the default hand's: the model's midpoint and width are quoted there
 PREVIEW_STREAM = 77  # the referee's seeded hand for the previewed slot, and which slot
-MIDDLE = 0.4  # the previewed slot besides the random one: the shipped odds nearest this
-MIDDLE_RANGE = (0.03, 0.97)  # ... and judged with --middle-hands hands when its odds are within this
+MIDDLE_RANGE = (0.03, 0.97)  # previewed besides the random slot: every slot whose shipped odds are within this,
+MIDDLE = 0.4  # with --middle-hands hands each; when there is none, the slot whose odds are nearest this
 
 
 def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[str, list]:
@@ -71,12 +69,13 @@ def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[s
     sigmas = hand_sigmas(state, None)
     curve = default_model().at(sigmas[0] * 1000.0)
     rows: dict[str, list] = {k: [] for k in ("hand", "table", "seed", "placed", "kind", "slot", "fell", "margins",
-                                             "aimed_mm", "released_mm")}
+                                             "aimed_mm", "released_mm", "rule")}
 
     def add(kind: str, slot, fell: bool, margins: np.ndarray, aimed: float, released: float) -> None:
         for key, value in (("hand", hand), ("table", table), ("seed", seed), ("placed", len(state.placements)),
                            ("kind", kind), ("slot", str(slot)), ("fell", fell), ("margins", margins),
-                           ("aimed_mm", aimed * 1000.0), ("released_mm", released)):
+                           ("aimed_mm", aimed * 1000.0), ("released_mm", released),
+                           ("rule", f"every-middle-{middle_hands}")):
             rows[key].append(value)
 
     while not state.is_over:
@@ -93,13 +92,13 @@ def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[s
         others = [k for k in range(len(slots)) if k != played]
         pick = make_rng(seed, PREVIEW_STREAM, len(state.placements))
         previewed = {}
-        if others:  # one other slot at random, and the one the shipped curve is least sure of (the middle)
+        if others:  # one other slot at random, and those the shipped curve is least sure of (the middle)
             previewed[others[int(pick.integers(len(others)))]] = 1
             odds = curve(sampled).mean(axis=1)
-            middle = min(others, key=lambda k: (abs(odds[k] - MIDDLE), k))
-            # the middle of the odds is rare: a slot there is judged with several hands
-            hands_there = middle_hands if MIDDLE_RANGE[0] <= odds[middle] <= MIDDLE_RANGE[1] else 1
-            previewed[middle] = max(previewed.get(middle, 0), hands_there)
+            # the middle of the odds is rare: every slot there is judged with several hands
+            middle = [k for k in others if MIDDLE_RANGE[0] <= odds[k] <= MIDDLE_RANGE[1]]
+            for k in middle or [min(others, key=lambda k: (abs(odds[k] - MIDDLE), k))]:
+                previewed[k] = middle_hands if middle else max(previewed.get(k, 0), 1)
         for k in sorted(previewed):
             for _ in range(previewed[k]):
                 fell, released = preview(state, next(m for m in places if m.slot == slots[k]), pick)
@@ -148,14 +147,17 @@ def sigma_mm(data: dict[str, np.ndarray]) -> np.ndarray:
     return np.array([hand_noise(str(h))["noise_position_mm"] for h in data["hand"]])
 
 
-def predict(model: ResponseModel, margins: np.ndarray, sigmas: np.ndarray) -> np.ndarray:
+Knots = tuple[np.ndarray, np.ndarray]  # a monotone piecewise-linear map of odds to fall rates (tried, not shipped)
+
+
+def predict(model: ResponseModel, margins: np.ndarray, sigmas: np.ndarray, recal: Knots | None = None) -> np.ndarray:
     """The estimator's odds of each row, as fall_odds gives them: the mean over its sampled hands of
-    its hand's curve, then the model's recalibration (if any)."""
+    its hand's curve (then, for the variant tried, a recalibration map)."""
     odds = np.zeros(len(margins))
     for sigma in np.unique(sigmas):
         rows = sigmas == sigma
-        odds[rows] = model.odds(margins[rows], float(sigma))
-    return odds
+        odds[rows] = model.at(float(sigma))(margins[rows]).mean(axis=1)
+    return odds if recal is None else np.interp(odds, *recal)
 
 
 def fit_curve(margins: np.ndarray, fell: np.ndarray, sigmas: np.ndarray) -> ResponseModel:
@@ -175,48 +177,51 @@ def fit_curve(margins: np.ndarray, fell: np.ndarray, sigmas: np.ndarray) -> Resp
     return model_of(best.x)
 
 
-def fit_recalibration(odds: np.ndarray, fell: np.ndarray) -> Recalibration:
-    """Isotonic regression of the referee's verdicts on out-of-fold odds, as knots at each block's
-    mean odds (linear between them, so that close odds get close rates)."""
+def fit_recalibration(odds: np.ndarray, fell: np.ndarray) -> Knots:
+    """Isotonic regression of the verdicts on out-of-fold odds, as knots at each block's mean odds,
+    anchored at (0, 0) and (1, 1)."""
     values, index = np.unique(odds, return_inverse=True)
     counts = np.bincount(index)
-    rates = np.bincount(index, weights=fell) / counts
-    iso = isotonic_regression(rates, weights=counts)
-    knots_x, knots_y = [], []
+    iso = isotonic_regression(np.bincount(index, weights=fell) / counts, weights=counts)
+    knots_x, knots_y = [0.0], [0.0]
     for start, stop in zip(iso.blocks[:-1], iso.blocks[1:], strict=True):
         w = counts[start:stop]
         knots_x.append(float((values[start:stop] * w).sum() / w.sum()))
         knots_y.append(float(iso.x[start]))
-    # Anchored at (0, 0) and (1, 1) (odds of 0 and 1 are what statics says for sure): the map rises
-    # everywhere, so slots the curve ranks apart stay apart (the safest bot compares them).
-    if knots_x[0] > 0.0:
-        knots_x, knots_y = [0.0, *knots_x], [0.0, *knots_y]
-    if knots_x[-1] < 1.0:
-        knots_x, knots_y = [*knots_x, 1.0], [*knots_y, 1.0]
-    return Recalibration(tuple(knots_x), tuple(round(y, 6) for y in knots_y))
+    return np.array([*knots_x, 1.0]), np.array([*knots_y, 1.0])
 
 
-def folds(data: dict[str, np.ndarray]) -> np.ndarray:
-    """Each row's fold (its game's seed parity): rows of one game are never split."""
-    return data["seed"] % 2
+def fit_curve_on(data: dict[str, np.ndarray]) -> ResponseModel:
+    return fit_curve(data["margins"], data["fell"].astype(float), sigma_mm(data))
 
 
-def fit_model(data: dict[str, np.ndarray]) -> ResponseModel:
-    """The curve on all rows, recalibrated by the map from the curve's out-of-fold odds (two-fold by
-    game seed within these rows: the map learns how a curve does on games it did not see)."""
+def fit_recalibrated(data: dict[str, np.ndarray]) -> tuple[ResponseModel, Knots]:
+    """The variant tried: the curve on all rows, then the map from the curve's out-of-fold odds
+    (two-fold by game seed within these rows) to the verdicts."""
     fell, sigmas, margins = data["fell"].astype(float), sigma_mm(data), data["margins"]
-    fold = folds(data)
+    fold = data["seed"] % 2
     oof = np.zeros(len(fell))
     for k in (0, 1):
         train, test = fold != k, fold == k
         oof[test] = predict(fit_curve(margins[train], fell[train], sigmas[train]), margins[test], sigmas[test])
-    curve = fit_curve(margins, fell, sigmas)
-    return replace(curve, recalibration=fit_recalibration(oof, fell))
+    return fit_curve_on(data), fit_recalibration(oof, fell)
 
 
 def describe(model: ResponseModel) -> str:
     return "; ".join(f"{s:g} mm: midpoint {c.midpoint_mm:+.3f} mm, width {c.width_mm:.3f} mm"
                      for s, c in ((s, model.at(s)) for s in (0.25, 0.5, 1.0))) + f"; floor {model.floor:.2e}"
+
+
+def curve_table(model: ResponseModel) -> list[str]:
+    """The curve at each hand fitted, and what it says of a released tile at a few margins."""
+    lines = ["| hand | s | midpoint | width | a tile at margin 0 falls | at +0.5 mm | at +1 mm |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for hand in HANDS:
+        s = hand_noise(hand)["noise_position_mm"]
+        curve = model.at(s)
+        lines.append(f"| {hand} | {s:g} mm | {curve.midpoint_mm:+.2f} mm | {curve.width_mm:.3f} mm | "
+                     + " | ".join(f"{100 * p:.1f}%" for p in curve(np.array([0.0, 0.0005, 0.001]))) + " |")
+    return lines
 
 
 def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -232,9 +237,20 @@ def _bin_of(odds: np.ndarray) -> np.ndarray:
     return np.clip(np.digitize(odds, BINS[1:-1]), 0, len(BINS) - 2)
 
 
-def calibration_table(odds: np.ndarray, fell: np.ndarray) -> list[str]:
-    lines = ["| predicted odds | placements | mean predicted | fell | observed | 95% interval | off by |",
-             "|---|---:|---:|---:|---:|---|---:|"]
+def game_bootstrap(fell: np.ndarray, games: np.ndarray, draws: int = 2000) -> tuple[float, float]:
+    """95% interval of the fall rate with whole games resampled (rows of one game share a tower, and
+    a middle slot is judged with several hands: they are not independent)."""
+    ids, index = np.unique(games, return_inverse=True)
+    k, n = np.bincount(index, weights=fell, minlength=len(ids)), np.bincount(index, minlength=len(ids))
+    picks = np.random.default_rng(21).integers(len(ids), size=(draws, len(ids)))
+    rates = k[picks].sum(1) / np.maximum(n[picks].sum(1), 1)
+    return float(np.quantile(rates, 0.025)), float(np.quantile(rates, 0.975))
+
+
+def calibration_table(odds: np.ndarray, fell: np.ndarray, games: np.ndarray) -> list[str]:
+    lines = ["| predicted odds | placements (games) | mean predicted | fell | observed | 95% interval (Wilson) | "
+             "95% interval (games resampled) | off by |",
+             "|---|---:|---:|---:|---:|---|---|---:|"]
     which = _bin_of(odds)
     for b in range(len(BINS) - 1):
         sel = which == b
@@ -243,9 +259,11 @@ def calibration_table(odds: np.ndarray, fell: np.ndarray) -> list[str]:
             continue
         k = int(fell[sel].sum())
         low, high = wilson(k, n)
+        boot_low, boot_high = game_bootstrap(fell[sel], games[sel])
         mean = float(odds[sel].mean())
-        lines.append(f"| {BINS[b]:.2f}-{BINS[b + 1]:.2f} | {n} | {mean:.3f} | {k} | {k / n:.3f} | "
-                     f"{low:.3f} - {high:.3f} | {100 * (mean - k / n):+.1f} pts |")
+        lines.append(f"| {BINS[b]:.2f}-{BINS[b + 1]:.2f} | {n} ({len(np.unique(games[sel]))}) | {mean:.3f} | {k} | "
+                     f"{k / n:.3f} | {low:.3f} - {high:.3f} | {boot_low:.3f} - {boot_high:.3f} | "
+                     f"{100 * (mean - k / n):+.1f} pts |")
     return lines
 
 
@@ -258,6 +276,12 @@ def games_of(data: dict[str, np.ndarray]) -> set[tuple[str, str, int]]:
     return set(zip(data["hand"].tolist(), data["table"].tolist(), data["seed"].tolist(), strict=True))
 
 
+def game_ids(data: dict[str, np.ndarray]) -> np.ndarray:
+    """Each row's game, as one string (hand, table, seed)."""
+    return np.char.add(np.char.add(data["hand"].astype(str), "/" + data["table"].astype(str) + "/"),
+                       data["seed"].astype(str))
+
+
 def summary(odds: np.ndarray, fell: np.ndarray) -> str:
     score, constant = brier(odds, fell)
     gaps = [abs(odds[_bin_of(odds) == b].mean() - fell[_bin_of(odds) == b].mean())
@@ -266,8 +290,10 @@ def summary(odds: np.ndarray, fell: np.ndarray) -> str:
             f"or more placements {100 * max(gaps, default=0.0):.1f} points ({len(gaps)} such bins)")
 
 
-def report(out: Path) -> None:
-    """The shipped model (assets/tower/fall_odds.json) against held-out games it was not fitted on."""
+def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
+    """The shipped model (assets/tower/fall_odds.json) against held-out games it was not fitted on;
+    beside it, other curves (``compare``: fall_odds.json files) and, with ``fit_out`` (the rows it was
+    fitted on), the recalibrated variant tried."""
     data = load(out)
     doc = json.loads(asset_path("tower", "fall_odds.json").read_text())
     low, high = doc["fit_seeds"]
@@ -278,14 +304,29 @@ def report(out: Path) -> None:
     fell = data["fell"].astype(float)
     sigmas = sigma_mm(data)
     odds = predict(model, data["margins"], sigmas)
-    raw = predict(replace(model, recalibration=None), data["margins"], sigmas)
+    others = {}
+    for path in compare:
+        other = json.loads(path.read_text())
+        curve = ResponseModel(*(float(other[k]) for k in ("midpoint_mm", "midpoint_slope_mm", "width_mm",
+                                                          "width_exponent", "floor", "reference_sigma_mm")),
+                              tuple(other["sigma_range_mm"]))
+        others[f"the curve of {path} ({other['fitted_on']})"] = predict(curve, data["margins"], sigmas)
+    if fit_out is not None:
+        curve, recal = fit_recalibrated(load(fit_out))
+        others[f"a curve fitted on {fit_out} then recalibrated (isotonic, out of fold)"] = predict(
+            curve, data["margins"], sigmas, recal)
     print(f"held out: {len(fell)} referee verdicts ({int((data['kind'] == 'played').sum())} played, "
           f"{int((data['kind'] == 'preview').sum())} previewed), {int(fell.sum())} falls, {len(games_of(data))} "
           f"games of seeds {data['seed'].min()}-{data['seed'].max()}; the model was fitted on {doc['fitted_on']}")
     print(f"model: {describe(model)}")
-    print("\n".join(calibration_table(odds, fell)))
+    games = game_ids(data)
+    rules = dict(zip(*np.unique(data["rule"][np.unique(games, return_index=True)[1]], return_counts=True),
+                     strict=True))
+    print(f"preview rules (games): {rules}")
+    print("\n".join(calibration_table(odds, fell, games)))
     print(summary(odds, fell))
-    print(f"(the curve alone, without its recalibration: {summary(raw, fell)})")
+    for name, other in others.items():
+        print(f"(on the same rows, {name}: {summary(other, fell)})")
     wall = np.char.startswith(data["slot"].astype(str), "W")
     groups = [(hand, data["hand"] == hand) for hand in HANDS]
     groups += [(kind, data["kind"] == kind) for kind in ("played", "preview")]
@@ -295,27 +336,26 @@ def report(out: Path) -> None:
               f"{odds[sel].mean():.3f}: {summary(odds[sel], fell[sel])}")
     for hand in HANDS:
         sel = data["hand"] == hand
-        print(f"\n{hand}:\n" + "\n".join(calibration_table(odds[sel], fell[sel])))
+        print(f"\n{hand}:\n" + "\n".join(calibration_table(odds[sel], fell[sel], games[sel])))
 
 
 def fit(out: Path) -> None:
     data = load(out)
-    model = fit_model(data)
-    recal = model.recalibration
-    assert recal is not None
+    model = fit_curve_on(data)
     path = asset_path("tower", "fall_odds.json")
     doc = json.loads(path.read_text())
+    doc.pop("recalibration", None)
     doc.update({"midpoint_mm": round(model.midpoint_mm, 4), "midpoint_slope_mm": round(model.midpoint_slope_mm, 4),
                 "width_mm": round(model.width_mm, 4), "width_exponent": round(model.width_exponent, 4),
                 "floor": float(f"{model.floor:.3g}"), "reference_sigma_mm": model.reference_sigma_mm,
                 "sigma_range_mm": list(model.sigma_range_mm),
-                "recalibration": {"odds": list(recal.odds), "fall_rate": list(recal.fall_rate)},
                 "fit_seeds": [int(data["seed"].min()), int(data["seed"].max())],
                 "fitted_on": f"{len(data['fell'])} referee verdicts of {len(games_of(data))} games, seeds "
                              f"{data['seed'].min()}-{data['seed'].max()}, benchmarks/fall_odds.py --part play "
                              f"({time.strftime('%Y-%m-%d')})"})
     path.write_text(json.dumps(doc, indent=2) + "\n")
-    print(f"wrote {path}: {describe(model)}; recalibration {len(recal.odds)} knots")
+    print(f"wrote {path}: {describe(model)}")
+    print("\n".join(curve_table(model)))
 
 
 def forty_eight_tile_position():
@@ -358,8 +398,11 @@ def main() -> None:
                         help="hands to play (two processes on different hands share one --out)")
     parser.add_argument("--backwards", action="store_true",
                         help="seeds from the last down (a second process on the same hands meets the first halfway)")
-    parser.add_argument("--middle-hands", type=int, default=4,
-                        help="hands the referee judges a previewed slot with when its shipped odds are 3-97%%")
+    parser.add_argument("--middle-hands", type=int, default=6,
+                        help="hands the referee judges each previewed slot with whose shipped odds are 3-97%%")
+    parser.add_argument("--fit-out", type=Path, help="report: the rows the curve was fitted on (adds the "
+                        "recalibrated variant tried)")
+    parser.add_argument("--compare", type=Path, nargs="*", default=[], help="report: other fall_odds.json curves")
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
     if args.part == "play":
@@ -368,7 +411,7 @@ def main() -> None:
     elif args.part == "fit":
         fit(args.out)
     elif args.part == "report":
-        report(args.out)
+        report(args.out, args.fit_out, args.compare)
     else:
         cost(args.repeats)
 

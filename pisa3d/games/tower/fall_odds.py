@@ -7,11 +7,6 @@ tile released with that margin a fall, and the odds are the mean over the draws.
 fitted to the referee (PyBullet, the game's own release and settle) by benchmarks/fall_odds.py and
 stored in assets/tower/fall_odds.json; its calibration table is in docs/tower-physics.md.
 
-In the middle of the odds the mean of one curve over sampled hands is not the rate the referee
-sees (which marginal tiles fall is the settling's doing, and the curve is fitted mostly on the
-clear cases at both ends), so the model ends with a monotone recalibration of the mean, fitted on
-odds predicted out of fold (same file, same benchmark).
-
 Why a curve and not "margin below zero": a tile is set down, not placed, and settling knocks it
 about, so the referee calls some tiles with a small positive margin falls (a wall on a wall flips
 at 0.96 of its statics limit) and lets some with a slightly negative one stand (neighbours it
@@ -60,28 +55,6 @@ class FallResponse:
 
 
 @dataclass(frozen=True)
-class Recalibration:
-    """A non-decreasing piecewise-linear map of the curve's mean odds to the referee's fall rate
-    (knots ``odds`` -> ``fall_rate``, flat beyond the ends). Why: in the middle of the odds the
-    mean of the curve over sampled hands is not the rate the referee sees (a tile set down near its
-    tipping point; see docs/tower-physics.md), and one curve cannot be right at both ends and in
-    the middle; the map is fitted by isotonic regression on odds predicted out of fold."""
-
-    odds: tuple[float, ...]
-    fall_rate: tuple[float, ...]
-
-    def __post_init__(self) -> None:
-        x, y = np.asarray(self.odds), np.asarray(self.fall_rate)
-        if len(x) < 2 or len(x) != len(y) or np.any(np.diff(x) <= 0) or np.any(np.diff(y) < 0) \
-                or y.min() < 0 or y.max() > 1:
-            raise ValueError("fall odds recalibration: knots must be increasing odds with non-decreasing "
-                             f"fall rates in 0-1, got {self.odds} -> {self.fall_rate}")
-
-    def __call__(self, odds: np.ndarray) -> np.ndarray:
-        return np.interp(odds, self.odds, self.fall_rate)
-
-
-@dataclass(frozen=True)
 class ResponseModel:
     """The response curve as a function of the hand's position sigma s (mm): its midpoint moves by
     ``midpoint_slope_mm`` per e-fold of s and its width grows as s to the ``width_exponent``, from
@@ -98,7 +71,6 @@ class ResponseModel:
     floor: float
     reference_sigma_mm: float = 0.5
     sigma_range_mm: tuple[float, float] = (0.25, 1.0)
-    recalibration: Recalibration | None = None
 
     def at(self, sigma_mm: float) -> FallResponse:
         low, high = self.sigma_range_mm
@@ -106,23 +78,14 @@ class ResponseModel:
         return FallResponse(self.midpoint_mm + self.midpoint_slope_mm * float(np.log(ratio)),
                             self.width_mm * ratio ** self.width_exponent, self.floor)
 
-    def odds(self, sampled_margins: np.ndarray, sigma_mm: float) -> np.ndarray:
-        """The odds of each row of ``sampled_margins`` (metres, (S, samples)): the mean of the
-        hand's curve over the samples, then the recalibration (if any)."""
-        raw = self.at(sigma_mm)(sampled_margins).mean(axis=-1)
-        return raw if self.recalibration is None else self.recalibration(raw)
-
 
 @cache
 def default_model() -> ResponseModel:
     """The response model fitted to the referee (assets/tower/fall_odds.json)."""
     doc = load_json_asset("tower", "fall_odds.json")
-    recal = doc.get("recalibration")
     return ResponseModel(float(doc["midpoint_mm"]), float(doc["midpoint_slope_mm"]), float(doc["width_mm"]),
                          float(doc["width_exponent"]), float(doc["floor"]), float(doc["reference_sigma_mm"]),
-                         tuple(float(v) for v in doc["sigma_range_mm"]),
-                         None if recal is None else Recalibration(tuple(map(float, recal["odds"])),
-                                                                  tuple(map(float, recal["fall_rate"]))))
+                         tuple(float(v) for v in doc["sigma_range_mm"]))
 
 
 @dataclass(frozen=True)
@@ -206,9 +169,8 @@ def fall_odds(
     tower is read). ``hand``: a named hand (``steady``, ``careful``, ``casual``, ``shaky``) or None
     for the match's own noise options. ``samples``: hands drawn per slot (more: smoother odds,
     slower; 48 keeps a 48-tile position under 50 ms). ``seed``: which hands are drawn (the same
-    for every slot and every position). ``response``: the margin-to-fall curve, the odds being its
-    mean over the samples (default: the model fitted to the referee, assets/tower/fall_odds.json:
-    the curve for this hand, then its recalibration).
+    for every slot and every position). ``response``: the margin-to-fall curve (default: the
+    one fitted to the referee for this hand, assets/tower/fall_odds.json).
 
     Returns every legal placement (rotations of one slot share its odds, which depend on where
     the box goes, not which edges show); empty when the game is over or only a pass is legal.
@@ -223,9 +185,10 @@ def fall_odds(
     if not moves:
         return {}
     sigmas = hand_sigmas(state, hand)
+    curve = default_model().at(sigmas[0] * MM) if response is None else response
     slots = list(dict.fromkeys(m.slot for m in moves))
     aimed, sampled = slot_margins(state, slots, sigmas, samples, seed)
-    odds = default_model().odds(sampled, sigmas[0] * MM) if response is None else response(sampled).mean(axis=1)
+    odds = curve(sampled).mean(axis=1)
     by_slot = {slot: FallOdds(slot, float(odds[k]), float(aimed[k]), int((sampled[k] > 0).sum()), samples)
                for k, slot in enumerate(slots)}
     return {m: by_slot[m.slot] for m in moves}
