@@ -1,26 +1,28 @@
 """Fall odds against the physics referee: calibration, fit of the response curve, and cost.
 
-    nice python benchmarks/fall_odds.py --part play --out /tmp/odds     # seeded games, ~15 min
-    python benchmarks/fall_odds.py --part fit --out /tmp/odds           # the curve -> assets/tower/fall_odds.json
-    python benchmarks/fall_odds.py --part report --out /tmp/odds        # the calibration table (docs/tower-physics.md)
-    python benchmarks/fall_odds.py --part cost --repeats 30             # every legal slot of a 48-tile position
+    nice python benchmarks/fall_odds.py --part play --out /tmp/odds-fit --first-seed 0      # fit games
+    nice python benchmarks/fall_odds.py --part play --out /tmp/odds-held --first-seed 1000  # held-out games
+    python benchmarks/fall_odds.py --part fit --out /tmp/odds-fit      # the curve -> assets/tower/fall_odds.json
+    python benchmarks/fall_odds.py --part report --out /tmp/odds-held  # the calibration table (docs/tower-physics.md)
+    python benchmarks/fall_odds.py --part cost --repeats 30            # every legal slot of a 48-tile position
 
-Play: seeded 4-player games at three hands (steady, careful, casual) and three tables (random
-bots; careful and random alternating; careful bots, whose towers grow tall). Before every
-placement the estimator's statics margins for every sampled hand are stored for the slot played,
-and for up to two other legal slots, one drawn at random (seeded) and the one whose sampled
-margins are lowest (so that the risky end of the odds is measured too, not only the bots'
-choices), which the referee then judges with ``state.preview`` and a seeded hand of the match's
-noise; the played slot's outcome is the real placement's (the game's own seeded hand). Choosing
-rows by their statics, never by their outcome, leaves each bin's observed rate unbiased. Every
-row is one referee verdict. Rows are stored with the sampled margins, so the curve can be
-fitted and the odds recomputed without playing again.
+Play (resumes where it stopped: run it in pieces): seeded 4-player games at three hands (steady,
+careful, casual) and three tables (random bots; careful and random alternating; careful bots,
+whose towers grow tall), interleaved. Before every placement the estimator's statics margins for
+every sampled hand are stored for the slot played and for other legal slots that the referee then
+judges (the game's release and settle, a seeded hand of the match's noise): one drawn at random
+(seeded), and every slot whose odds under the shipped curve are in the middle (3-97%), with
+--middle-hands hands each (the middle is rare), or, when there is none, the slot nearest 40%.
+The played slot's outcome is the real placement's (the game's own seeded hand). Choosing rows by
+their statics, never by their outcome, leaves each bin's observed rate unbiased. Every row is one
+referee verdict, stored with the sampled margins (and the statics margin of the pose the hand
+released the tile at), so the curve can be fitted and the odds recomputed without playing again.
 
-Fit and report: two-fold by game seed (even seeds fit the curve that predicts the odd seeds'
-rows, and the other way round), so every row in the table is predicted by a curve that never saw
-its game; the shipped curve is then fitted on all rows. Bins of predicted odds against the
-observed fall rate with 95% Wilson intervals; the Brier score against that of the best constant
-(the observed base rate), for scale.
+Fit and report: the curve is fitted on one set of games (its seeds are stored in the asset,
+``fit_seeds``); the report scores it on another set and refuses rows of a fitted seed. Bins of
+predicted odds against the observed fall rate with 95% intervals (Wilson, and from resampling
+whole games, as a game's rows share a tower); the Brier score against that of the best constant
+(the observed base rate), for scale; per hand, played or previewed, wall or ceiling.
 """
 
 from __future__ import annotations
