@@ -3,6 +3,7 @@
     nice python benchmarks/fall_odds.py --part play --out /tmp/odds-fit --first-seed 0      # fit games
     nice python benchmarks/fall_odds.py --part play --out /tmp/odds-held --first-seed 1000  # held-out games
     python benchmarks/fall_odds.py --part fit --out /tmp/odds-fit      # the curve -> assets/tower/fall_odds.json
+    python benchmarks/fall_odds.py --part check --out /tmp/odds-fit    # curve or recalibrated? four-fold, fit games
     python benchmarks/fall_odds.py --part report --out /tmp/odds-held  # the calibration table (docs/tower-physics.md)
     python benchmarks/fall_odds.py --part cost --repeats 30            # every legal slot of a 48-tile position
 
@@ -341,6 +342,23 @@ def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
         print(f"\n{hand}:\n" + "\n".join(calibration_table(odds[sel], fell[sel], games[sel])))
 
 
+def check(out: Path, folds: int = 4) -> None:
+    """Model choice inside the fit games only: each fold of games (by seed) predicted by the curve,
+    and by the recalibrated variant, fitted on the other folds."""
+    data = load(out)
+    fell, sigmas, margins, games = data["fell"].astype(float), sigma_mm(data), data["margins"], game_ids(data)
+    fold = data["seed"] % folds
+    curve_odds, recal_odds = np.zeros(len(fell)), np.zeros(len(fell))
+    for k in range(folds):
+        train, test = fold != k, fold == k
+        curve, recal = fit_recalibrated({key: value[train] for key, value in data.items()})
+        curve_odds[test] = predict(curve, margins[test], sigmas[test])
+        recal_odds[test] = predict(curve, margins[test], sigmas[test], recal)
+    print(f"{len(fell)} verdicts of {len(games_of(data))} games, {folds}-fold by seed")
+    for name, odds in (("the curve", curve_odds), ("the curve, recalibrated", recal_odds)):
+        print(f"\n{name}: {summary(odds, fell)}\n" + "\n".join(calibration_table(odds, fell, games)))
+
+
 def fit(out: Path) -> None:
     data = load(out)
     model = fit_curve_on(data)
@@ -391,7 +409,7 @@ def cost(repeats: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=["play", "fit", "report", "cost"], required=True)
+    parser.add_argument("--part", choices=["play", "fit", "check", "report", "cost"], required=True)
     parser.add_argument("--out", type=Path, default=Path("/tmp/fall-odds"), help="directory of the played rows")
     parser.add_argument("--games", type=int, nargs=3, default=[30, 10, 4], metavar=("RANDOM", "MIXED", "CAREFUL"),
                         help="seeded games per hand of the random, careful+random and careful tables")
@@ -412,6 +430,8 @@ def main() -> None:
              args.middle_hands)
     elif args.part == "fit":
         fit(args.out)
+    elif args.part == "check":
+        check(args.out)
     elif args.part == "report":
         report(args.out, args.fit_out, args.compare)
     else:
