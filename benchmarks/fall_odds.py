@@ -1,26 +1,29 @@
 """Fall odds against the physics referee: calibration, fit of the response curve, and cost.
 
-    nice python benchmarks/fall_odds.py --part play --out /tmp/odds     # seeded games, ~15 min
-    python benchmarks/fall_odds.py --part fit --out /tmp/odds           # the curve -> assets/tower/fall_odds.json
-    python benchmarks/fall_odds.py --part report --out /tmp/odds        # the calibration table (docs/tower-physics.md)
-    python benchmarks/fall_odds.py --part cost --repeats 30             # every legal slot of a 48-tile position
+    nice python benchmarks/fall_odds.py --part play --out /tmp/odds-fit --first-seed 0      # fit games
+    nice python benchmarks/fall_odds.py --part play --out /tmp/odds-held --first-seed 1000  # held-out games
+    python benchmarks/fall_odds.py --part fit --out /tmp/odds-fit      # the curve -> assets/tower/fall_odds.json
+    python benchmarks/fall_odds.py --part check --out /tmp/odds-fit    # curve or recalibrated? four-fold, fit games
+    python benchmarks/fall_odds.py --part report --out /tmp/odds-held  # the calibration table (docs/tower-physics.md)
+    python benchmarks/fall_odds.py --part cost --repeats 30            # every legal slot of a 48-tile position
 
-Play: seeded 4-player games at three hands (steady, careful, casual) and three tables (random
-bots; careful and random alternating; careful bots, whose towers grow tall). Before every
-placement the estimator's statics margins for every sampled hand are stored for the slot played,
-and for up to two other legal slots, one drawn at random (seeded) and the one whose sampled
-margins are lowest (so that the risky end of the odds is measured too, not only the bots'
-choices), which the referee then judges with ``state.preview`` and a seeded hand of the match's
-noise; the played slot's outcome is the real placement's (the game's own seeded hand). Choosing
-rows by their statics, never by their outcome, leaves each bin's observed rate unbiased. Every
-row is one referee verdict. Rows are stored with the sampled margins, so the curve can be
-fitted and the odds recomputed without playing again.
+Play (resumes where it stopped: run it in pieces): seeded 4-player games at three hands (steady,
+careful, casual) and three tables (random bots; careful and random alternating; careful bots,
+whose towers grow tall), interleaved. Before every placement the estimator's statics margins for
+every sampled hand are stored for the slot played and for other legal slots that the referee then
+judges (the game's release and settle, a seeded hand of the match's noise): one drawn at random
+(seeded), and every slot whose odds under the shipped curve are in the middle (3-97%), with
+--middle-hands hands each (the middle is rare), or, when there is none, the slot nearest 40%.
+The played slot's outcome is the real placement's (the game's own seeded hand). Choosing rows by
+their statics, never by their outcome, leaves each bin's observed rate unbiased. Every row is one
+referee verdict, stored with the sampled margins (and the statics margin of the pose the hand
+released the tile at), so the curve can be fitted and the odds recomputed without playing again.
 
-Fit and report: two-fold by game seed (even seeds fit the curve that predicts the odd seeds'
-rows, and the other way round), so every row in the table is predicted by a curve that never saw
-its game; the shipped curve is then fitted on all rows. Bins of predicted odds against the
-observed fall rate with 95% Wilson intervals; the Brier score against that of the best constant
-(the observed base rate), for scale.
+Fit and report: the curve is fitted on one set of games (its seeds are stored in the asset,
+``fit_seeds``); the report scores it on another set and refuses rows of a fitted seed. Bins of
+predicted odds against the observed fall rate with 95% intervals (Wilson, and from resampling
+whole games, as a game's rows share a tower); the Brier score against that of the best constant
+(the observed base rate), for scale; per hand, played or previewed, wall or ceiling.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import minimize
+from scipy.optimize import isotonic_regression, minimize
 
 from pisa3d.assets import asset_path
 from pisa3d.core.agent_specs import build_agent
@@ -41,6 +44,7 @@ from pisa3d.games.tower.fall_odds import (
     DEFAULT_SAMPLES,
     DEFAULT_SEED,
     ResponseModel,
+    default_model,
     fall_odds,
     hand_sigmas,
     slot_margins,
@@ -54,9 +58,11 @@ TABLES = {"random": ["random"], "careful+random": ["careful", "random"], "carefu
 BINS = [0.0, 0.01, 0.03, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.97, 1.0]
 REFERENCE_SIGMA_MM = 0.5  # the default hand's: the model's midpoint and width are quoted there
 PREVIEW_STREAM = 77  # the referee's seeded hand for the previewed slot, and which slot
+MIDDLE_RANGE = (0.03, 0.97)  # previewed besides the random slot: every slot whose shipped odds are within this,
+MIDDLE = 0.4  # with --middle-hands hands each; when there is none, the slot whose odds are nearest this
 
 
-def play_game(hand: str, table: str, seed: int) -> dict[str, list]:
+def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[str, list]:
     """One seeded game; the rows of every referee verdict in it."""
     options = GAME.options({"hand": hand, "record_trajectories": False})
     state, _ = GAME.new_game(4, seed, options)
@@ -64,13 +70,15 @@ def play_game(hand: str, table: str, seed: int) -> dict[str, list]:
     agents = [build_agent(GAME, kinds[(seat + seed) % len(kinds)], seat, options) for seat in range(4)]
     rngs = [make_rng(seed, 1, seat) for seat in range(4)]
     sigmas = hand_sigmas(state, None)
+    curve = default_model().at(sigmas[0] * 1000.0)
     rows: dict[str, list] = {k: [] for k in ("hand", "table", "seed", "placed", "kind", "slot", "fell", "margins",
-                                             "aimed_mm", "released_mm")}
+                                             "aimed_mm", "released_mm", "rule")}
 
     def add(kind: str, slot, fell: bool, margins: np.ndarray, aimed: float, released: float) -> None:
         for key, value in (("hand", hand), ("table", table), ("seed", seed), ("placed", len(state.placements)),
                            ("kind", kind), ("slot", str(slot)), ("fell", fell), ("margins", margins),
-                           ("aimed_mm", aimed * 1000.0), ("released_mm", released)):
+                           ("aimed_mm", aimed * 1000.0), ("released_mm", released),
+                           ("rule", f"every-middle-{middle_hands}")):
             rows[key].append(value)
 
     while not state.is_over:
@@ -86,13 +94,18 @@ def play_game(hand: str, table: str, seed: int) -> dict[str, list]:
         played = slots.index(move.slot)
         others = [k for k in range(len(slots)) if k != played]
         pick = make_rng(seed, PREVIEW_STREAM, len(state.placements))
-        previewed = set()
-        if others:  # one other slot at random, and the one statics rates worst (the risky end of the table)
-            previewed.add(others[int(pick.integers(len(others)))])
-            previewed.add(min(others, key=lambda k: (np.median(sampled[k]), k)))
+        previewed = {}
+        if others:  # one other slot at random, and those the shipped curve is least sure of (the middle)
+            previewed[others[int(pick.integers(len(others)))]] = 1
+            odds = curve(sampled).mean(axis=1)
+            # the middle of the odds is rare: every slot there is judged with several hands
+            middle = [k for k in others if MIDDLE_RANGE[0] <= odds[k] <= MIDDLE_RANGE[1]]
+            for k in middle or [min(others, key=lambda k: (abs(odds[k] - MIDDLE), k))]:
+                previewed[k] = middle_hands if middle else max(previewed.get(k, 0), 1)
         for k in sorted(previewed):
-            verdict = state.preview(next(m for m in places if m.slot == slots[k]), pick)
-            add("preview", slots[k], bool(verdict.fell), sampled[k], aimed[k], np.nan)
+            for _ in range(previewed[k]):
+                fell, released = preview(state, next(m for m in places if m.slot == slots[k]), pick)
+                add("preview", slots[k], fell, sampled[k], aimed[k], released)
         placed = state.apply(move)[0].data
         released = placed["static_margin_mm"]
         add("played", move.slot, bool(placed["fell"]), sampled[played], aimed[played],
@@ -100,20 +113,31 @@ def play_game(hand: str, table: str, seed: int) -> dict[str, list]:
     return rows
 
 
-def play(out: Path, games: dict[str, int], first_seed: int, hands: list[str], backwards: bool = False) -> None:
+def preview(state, move: PlaceMove, hand: np.random.Generator) -> tuple[bool, float]:
+    """The referee's verdict on ``move`` with a hand drawn from ``hand`` (as ``state.preview``), and
+    the statics margin (mm) of the pose the hand released the tile at."""
+    player = state.current_player
+    _, target = state.intended_pose(move.slot, state.face_of(player), move.rotation)
+    release = state._release_for(player, target, hand)
+    verdict = state.engine.settle(state.states, release, target, state.setup.thresholds)
+    return bool(verdict.fell), 1000.0 * float(state.static_margin(move.slot, release))
+
+
+def play(out: Path, games: dict[str, int], first_seed: int, hands: list[str], backwards: bool = False,
+         middle_hands: int = 1) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    for hand in hands:
-        for table, count in games.items():
-            seeds = range(first_seed, first_seed + count)
-            for seed in reversed(seeds) if backwards else seeds:
-                path = out / f"{hand}-{table}-{seed}.npz"
-                if path.exists():
-                    continue  # resumes where it stopped
-                start = time.process_time()
-                rows = play_game(hand, table, seed)
-                np.savez(path, **{k: np.array(v) for k, v in rows.items()})
-                print(f"{hand:8} {table:15} seed {seed:3}: {len(rows['fell']):3} verdicts, "
-                      f"{sum(rows['fell'])} falls, {time.process_time() - start:.1f} s CPU", flush=True)
+    # Hands and tables interleaved, so that a run stopped early still has every hand and table.
+    order = [(hand, table, first_seed + k) for k in range(max(games.values())) for table, count in games.items()
+             if k < count for hand in hands]
+    for hand, table, seed in reversed(order) if backwards else order:
+        path = out / f"{hand}-{table}-{seed}.npz"
+        if path.exists():
+            continue  # resumes where it stopped
+        start = time.process_time()
+        rows = play_game(hand, table, seed, middle_hands)
+        np.savez(path, **{k: np.array(v) for k, v in rows.items()})
+        print(f"{hand:8} {table:15} seed {seed:3}: {len(rows['fell']):3} verdicts, "
+              f"{sum(rows['fell'])} falls, {time.process_time() - start:.1f} s CPU", flush=True)
 
 
 def load(out: Path) -> dict[str, np.ndarray]:
@@ -126,17 +150,21 @@ def sigma_mm(data: dict[str, np.ndarray]) -> np.ndarray:
     return np.array([hand_noise(str(h))["noise_position_mm"] for h in data["hand"]])
 
 
-def predict(model: ResponseModel, margins: np.ndarray, sigmas: np.ndarray) -> np.ndarray:
-    """The estimator's odds of each row: the mean over its sampled hands of its hand's curve."""
+Knots = tuple[np.ndarray, np.ndarray]  # a monotone piecewise-linear map of odds to fall rates (tried, not shipped)
+
+
+def predict(model: ResponseModel, margins: np.ndarray, sigmas: np.ndarray, recal: Knots | None = None) -> np.ndarray:
+    """The estimator's odds of each row, as fall_odds gives them: the mean over its sampled hands of
+    its hand's curve (then, for the variant tried, a recalibration map)."""
     odds = np.zeros(len(margins))
     for sigma in np.unique(sigmas):
         rows = sigmas == sigma
         odds[rows] = model.at(float(sigma))(margins[rows]).mean(axis=1)
-    return odds
+    return odds if recal is None else np.interp(odds, *recal)
 
 
-def fit_model(margins: np.ndarray, fell: np.ndarray, sigmas: np.ndarray) -> ResponseModel:
-    """The response model of least log loss of the estimator's odds (the mean over sampled hands)."""
+def fit_curve(margins: np.ndarray, fell: np.ndarray, sigmas: np.ndarray) -> ResponseModel:
+    """The response curve of least log loss of the estimator's odds (the mean over sampled hands)."""
     low, high = float(sigmas.min()), float(sigmas.max())
 
     def model_of(x: np.ndarray) -> ResponseModel:
@@ -152,23 +180,51 @@ def fit_model(margins: np.ndarray, fell: np.ndarray, sigmas: np.ndarray) -> Resp
     return model_of(best.x)
 
 
-def out_of_fold(data: dict[str, np.ndarray]) -> tuple[np.ndarray, list[ResponseModel]]:
-    """Every row's odds from the model fitted on the games of the other seed parity."""
+def fit_recalibration(odds: np.ndarray, fell: np.ndarray) -> Knots:
+    """Isotonic regression of the verdicts on out-of-fold odds, as knots at each block's mean odds,
+    anchored at (0, 0) and (1, 1)."""
+    values, index = np.unique(odds, return_inverse=True)
+    counts = np.bincount(index)
+    iso = isotonic_regression(np.bincount(index, weights=fell) / counts, weights=counts)
+    knots_x, knots_y = [0.0], [0.0]
+    for start, stop in zip(iso.blocks[:-1], iso.blocks[1:], strict=True):
+        w = counts[start:stop]
+        knots_x.append(float((values[start:stop] * w).sum() / w.sum()))
+        knots_y.append(float(iso.x[start]))
+    return np.array([*knots_x, 1.0]), np.array([*knots_y, 1.0])
+
+
+def fit_curve_on(data: dict[str, np.ndarray]) -> ResponseModel:
+    return fit_curve(data["margins"], data["fell"].astype(float), sigma_mm(data))
+
+
+def fit_recalibrated(data: dict[str, np.ndarray]) -> tuple[ResponseModel, Knots]:
+    """The variant tried: the curve on all rows, then the map from the curve's out-of-fold odds
+    (two-fold by game seed within these rows) to the verdicts."""
+    fell, sigmas, margins = data["fell"].astype(float), sigma_mm(data), data["margins"]
     fold = data["seed"] % 2
-    sigmas = sigma_mm(data)
-    odds = np.zeros(len(fold))
-    models = []
+    oof = np.zeros(len(fell))
     for k in (0, 1):
         train, test = fold != k, fold == k
-        model = fit_model(data["margins"][train], data["fell"][train].astype(float), sigmas[train])
-        odds[test] = predict(model, data["margins"][test], sigmas[test])
-        models.append(model)
-    return odds, models
+        oof[test] = predict(fit_curve(margins[train], fell[train], sigmas[train]), margins[test], sigmas[test])
+    return fit_curve_on(data), fit_recalibration(oof, fell)
 
 
 def describe(model: ResponseModel) -> str:
     return "; ".join(f"{s:g} mm: midpoint {c.midpoint_mm:+.3f} mm, width {c.width_mm:.3f} mm"
                      for s, c in ((s, model.at(s)) for s in (0.25, 0.5, 1.0))) + f"; floor {model.floor:.2e}"
+
+
+def curve_table(model: ResponseModel) -> list[str]:
+    """The curve at each hand fitted, and what it says of a released tile at a few margins."""
+    lines = ["| hand | s | midpoint | width | a tile at margin 0 falls | at +0.5 mm | at +1 mm |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for hand in HANDS:
+        s = hand_noise(hand)["noise_position_mm"]
+        curve = model.at(s)
+        lines.append(f"| {hand} | {s:g} mm | {curve.midpoint_mm:+.2f} mm | {curve.width_mm:.3f} mm | "
+                     + " | ".join(f"{100 * p:.1f}%" for p in curve(np.array([0.0, 0.0005, 0.001]))) + " |")
+    return lines
 
 
 def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -184,9 +240,20 @@ def _bin_of(odds: np.ndarray) -> np.ndarray:
     return np.clip(np.digitize(odds, BINS[1:-1]), 0, len(BINS) - 2)
 
 
-def calibration_table(odds: np.ndarray, fell: np.ndarray) -> list[str]:
-    lines = ["| predicted odds | placements | mean predicted | fell | observed | 95% interval | off by |",
-             "|---|---:|---:|---:|---:|---|---:|"]
+def game_bootstrap(fell: np.ndarray, games: np.ndarray, draws: int = 2000) -> tuple[float, float]:
+    """95% interval of the fall rate with whole games resampled (rows of one game share a tower, and
+    a middle slot is judged with several hands: they are not independent)."""
+    ids, index = np.unique(games, return_inverse=True)
+    k, n = np.bincount(index, weights=fell, minlength=len(ids)), np.bincount(index, minlength=len(ids))
+    picks = np.random.default_rng(21).integers(len(ids), size=(draws, len(ids)))
+    rates = k[picks].sum(1) / np.maximum(n[picks].sum(1), 1)
+    return float(np.quantile(rates, 0.025)), float(np.quantile(rates, 0.975))
+
+
+def calibration_table(odds: np.ndarray, fell: np.ndarray, games: np.ndarray) -> list[str]:
+    lines = ["| predicted odds | placements (games) | mean predicted | fell | observed | 95% interval (Wilson) | "
+             "95% interval (games resampled) | off by |",
+             "|---|---:|---:|---:|---:|---|---|---:|"]
     which = _bin_of(odds)
     for b in range(len(BINS) - 1):
         sel = which == b
@@ -195,9 +262,11 @@ def calibration_table(odds: np.ndarray, fell: np.ndarray) -> list[str]:
             continue
         k = int(fell[sel].sum())
         low, high = wilson(k, n)
+        boot_low, boot_high = game_bootstrap(fell[sel], games[sel])
         mean = float(odds[sel].mean())
-        lines.append(f"| {BINS[b]:.2f}-{BINS[b + 1]:.2f} | {n} | {mean:.3f} | {k} | {k / n:.3f} | "
-                     f"{low:.3f} - {high:.3f} | {100 * (mean - k / n):+.1f} pts |")
+        lines.append(f"| {BINS[b]:.2f}-{BINS[b + 1]:.2f} | {n} ({len(np.unique(games[sel]))}) | {mean:.3f} | {k} | "
+                     f"{k / n:.3f} | {low:.3f} - {high:.3f} | {boot_low:.3f} - {boot_high:.3f} | "
+                     f"{100 * (mean - k / n):+.1f} pts |")
     return lines
 
 
@@ -206,49 +275,107 @@ def brier(odds: np.ndarray, fell: np.ndarray) -> tuple[float, float]:
     return float(((odds - fell) ** 2).mean()), float(((base - fell) ** 2).mean())
 
 
-def report(out: Path) -> None:
-    data = load(out)
-    fell = data["fell"].astype(float)
-    odds, models = out_of_fold(data)
-    print(f"{len(fell)} referee verdicts ({int((data['kind'] == 'played').sum())} played, "
-          f"{int((data['kind'] == 'preview').sum())} previewed), {int(fell.sum())} falls, "
-          f"{len(set(zip(data['hand'], data['table'], data['seed'], strict=True)))} games")
-    for name, model in zip(("even", "odd"), models, strict=True):
-        print(f"model fitted on the {name} seeds: {describe(model)}")
-    print("\n".join(calibration_table(odds, fell)))
+def games_of(data: dict[str, np.ndarray]) -> set[tuple[str, str, int]]:
+    return set(zip(data["hand"].tolist(), data["table"].tolist(), data["seed"].tolist(), strict=True))
+
+
+def game_ids(data: dict[str, np.ndarray]) -> np.ndarray:
+    """Each row's game, as one string (hand, table, seed)."""
+    return np.char.add(np.char.add(data["hand"].astype(str), "/" + data["table"].astype(str) + "/"),
+                       data["seed"].astype(str))
+
+
+def summary(odds: np.ndarray, fell: np.ndarray) -> str:
     score, constant = brier(odds, fell)
-    print(f"\nBrier score {score:.4f}; best constant ({fell.mean():.3f}) {constant:.4f}")
+    gaps = [abs(odds[_bin_of(odds) == b].mean() - fell[_bin_of(odds) == b].mean())
+            for b in range(len(BINS) - 1) if (_bin_of(odds) == b).sum() >= 50]
+    return (f"Brier {score:.4f} (best constant {fell.mean():.3f}: {constant:.4f}); largest gap of a bin with 50 "
+            f"or more placements {100 * max(gaps, default=0.0):.1f} points ({len(gaps)} such bins)")
+
+
+def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
+    """The shipped model (assets/tower/fall_odds.json) against held-out games it was not fitted on;
+    beside it, other curves (``compare``: fall_odds.json files) and, with ``fit_out`` (the rows it was
+    fitted on), the recalibrated variant tried."""
+    data = load(out)
+    doc = json.loads(asset_path("tower", "fall_odds.json").read_text())
+    low, high = doc["fit_seeds"]
+    if np.any((data["seed"] >= low) & (data["seed"] <= high)):
+        raise SystemExit(f"{out} holds games of seeds {low}-{high}, which the shipped curve was fitted on: "
+                         "report on held-out games only (another --first-seed)")
+    model = default_model()
+    fell = data["fell"].astype(float)
+    sigmas = sigma_mm(data)
+    odds = predict(model, data["margins"], sigmas)
+    others = {}
+    for path in compare:
+        other = json.loads(path.read_text())
+        curve = ResponseModel(*(float(other[k]) for k in ("midpoint_mm", "midpoint_slope_mm", "width_mm",
+                                                          "width_exponent", "floor", "reference_sigma_mm")),
+                              tuple(other["sigma_range_mm"]))
+        others[f"the curve of {path} ({other['fitted_on']})"] = predict(curve, data["margins"], sigmas)
+    if fit_out is not None:
+        curve, recal = fit_recalibrated(load(fit_out))
+        others[f"a curve fitted on {fit_out} then recalibrated (isotonic, out of fold)"] = predict(
+            curve, data["margins"], sigmas, recal)
+    print(f"held out: {len(fell)} referee verdicts ({int((data['kind'] == 'played').sum())} played, "
+          f"{int((data['kind'] == 'preview').sum())} previewed), {int(fell.sum())} falls, {len(games_of(data))} "
+          f"games of seeds {data['seed'].min()}-{data['seed'].max()}; the model was fitted on {doc['fitted_on']}")
+    print(f"model: {describe(model)}")
+    games = game_ids(data)
+    rules = dict(zip(*np.unique(data["rule"][np.unique(games, return_index=True)[1]], return_counts=True),
+                     strict=True))
+    print(f"preview rules (games): {rules}")
+    print("\n".join(calibration_table(odds, fell, games)))
+    print(summary(odds, fell))
+    for name, other in others.items():
+        print(f"(on the same rows, {name}: {summary(other, fell)})")
+    wall = np.char.startswith(data["slot"].astype(str), "W")
+    groups = [(hand, data["hand"] == hand) for hand in HANDS]
+    groups += [(kind, data["kind"] == kind) for kind in ("played", "preview")]
+    groups += [("walls", wall), ("ceilings", ~wall)]
+    for name, sel in groups:
+        print(f"  {name:8} {int(sel.sum()):5} verdicts, {int(fell[sel].sum()):4} falls, mean odds "
+              f"{odds[sel].mean():.3f}: {summary(odds[sel], fell[sel])}")
     for hand in HANDS:
         sel = data["hand"] == hand
-        s, c = brier(odds[sel], fell[sel])
-        print(f"  {hand:8} {int(sel.sum()):5} verdicts, {int(fell[sel].sum()):4} falls, mean odds "
-              f"{odds[sel].mean():.3f}, Brier {s:.4f} (constant {c:.4f})")
-    for kind in ("played", "preview"):
-        sel = data["kind"] == kind
-        s, c = brier(odds[sel], fell[sel])
-        print(f"  {kind:8} {int(sel.sum()):5} verdicts, {int(fell[sel].sum()):4} falls, Brier {s:.4f} "
-              f"(constant {c:.4f})")
-    worst = max(abs(odds[_bin_of(odds) == b].mean() - fell[_bin_of(odds) == b].mean())
-                for b in range(len(BINS) - 1) if (_bin_of(odds) == b).sum() >= 50)
-    print(f"largest gap of a bin with 50 or more placements: {100 * worst:.1f} points")
-    for hand in HANDS:
-        sel = data["hand"] == hand
-        print(f"\n{hand}:\n" + "\n".join(calibration_table(odds[sel], fell[sel])))
+        print(f"\n{hand}:\n" + "\n".join(calibration_table(odds[sel], fell[sel], games[sel])))
+
+
+def check(out: Path, folds: int = 4) -> None:
+    """Model choice inside the fit games only: each fold of games (by seed) predicted by the curve,
+    and by the recalibrated variant, fitted on the other folds."""
+    data = load(out)
+    fell, sigmas, margins, games = data["fell"].astype(float), sigma_mm(data), data["margins"], game_ids(data)
+    fold = data["seed"] % folds
+    curve_odds, recal_odds = np.zeros(len(fell)), np.zeros(len(fell))
+    for k in range(folds):
+        train, test = fold != k, fold == k
+        curve, recal = fit_recalibrated({key: value[train] for key, value in data.items()})
+        curve_odds[test] = predict(curve, margins[test], sigmas[test])
+        recal_odds[test] = predict(curve, margins[test], sigmas[test], recal)
+    print(f"{len(fell)} verdicts of {len(games_of(data))} games, {folds}-fold by seed")
+    for name, odds in (("the curve", curve_odds), ("the curve, recalibrated", recal_odds)):
+        print(f"\n{name}: {summary(odds, fell)}\n" + "\n".join(calibration_table(odds, fell, games)))
 
 
 def fit(out: Path) -> None:
     data = load(out)
-    model = fit_model(data["margins"], data["fell"].astype(float), sigma_mm(data))
+    model = fit_curve_on(data)
     path = asset_path("tower", "fall_odds.json")
     doc = json.loads(path.read_text())
+    doc.pop("recalibration", None)
     doc.update({"midpoint_mm": round(model.midpoint_mm, 4), "midpoint_slope_mm": round(model.midpoint_slope_mm, 4),
                 "width_mm": round(model.width_mm, 4), "width_exponent": round(model.width_exponent, 4),
                 "floor": float(f"{model.floor:.3g}"), "reference_sigma_mm": model.reference_sigma_mm,
                 "sigma_range_mm": list(model.sigma_range_mm),
-                "fitted_on": f"{len(data['fell'])} referee verdicts of benchmarks/fall_odds.py --part play "
+                "fit_seeds": [int(data["seed"].min()), int(data["seed"].max())],
+                "fitted_on": f"{len(data['fell'])} referee verdicts of {len(games_of(data))} games, seeds "
+                             f"{data['seed'].min()}-{data['seed'].max()}, benchmarks/fall_odds.py --part play "
                              f"({time.strftime('%Y-%m-%d')})"})
     path.write_text(json.dumps(doc, indent=2) + "\n")
     print(f"wrote {path}: {describe(model)}")
+    print("\n".join(curve_table(model)))
 
 
 def forty_eight_tile_position():
@@ -282,7 +409,7 @@ def cost(repeats: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=["play", "fit", "report", "cost"], required=True)
+    parser.add_argument("--part", choices=["play", "fit", "check", "report", "cost"], required=True)
     parser.add_argument("--out", type=Path, default=Path("/tmp/fall-odds"), help="directory of the played rows")
     parser.add_argument("--games", type=int, nargs=3, default=[30, 10, 4], metavar=("RANDOM", "MIXED", "CAREFUL"),
                         help="seeded games per hand of the random, careful+random and careful tables")
@@ -291,14 +418,22 @@ def main() -> None:
                         help="hands to play (two processes on different hands share one --out)")
     parser.add_argument("--backwards", action="store_true",
                         help="seeds from the last down (a second process on the same hands meets the first halfway)")
+    parser.add_argument("--middle-hands", type=int, default=6,
+                        help="hands the referee judges each previewed slot with whose shipped odds are 3-97%%")
+    parser.add_argument("--fit-out", type=Path, help="report: the rows the curve was fitted on (adds the "
+                        "recalibrated variant tried)")
+    parser.add_argument("--compare", type=Path, nargs="*", default=[], help="report: other fall_odds.json curves")
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
     if args.part == "play":
-        play(args.out, dict(zip(TABLES, args.games, strict=True)), args.first_seed, args.hands, args.backwards)
+        play(args.out, dict(zip(TABLES, args.games, strict=True)), args.first_seed, args.hands, args.backwards,
+             args.middle_hands)
     elif args.part == "fit":
         fit(args.out)
+    elif args.part == "check":
+        check(args.out)
     elif args.part == "report":
-        report(args.out)
+        report(args.out, args.fit_out, args.compare)
     else:
         cost(args.repeats)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -13,7 +14,16 @@ import pytest
 from pisa3d.core.errors import OptionsError
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
-from pisa3d.games.tower.fall_odds import fall_odds, sampled_poses
+from pisa3d.games.tower.fall_odds import (
+    DEFAULT_SAMPLES,
+    DEFAULT_SEED,
+    MM,
+    default_model,
+    fall_odds,
+    hand_sigmas,
+    sampled_poses,
+    slot_margins,
+)
 from pisa3d.games.tower.hand import apply_hand_noise
 from pisa3d.games.tower.moves import PlaceMove
 from tests.tower.tile_sets import uniform_tile_set
@@ -123,3 +133,34 @@ def test_the_safest_bot_plays_legal_moves_and_finishes_games(tmp_path, seed):
     assert "penalty" not in kinds and "passed" not in kinds
     assert outcome.result.details["outcome"] == "last_tile"
     assert outcome.result.details["placements"] >= 17
+
+
+def calibration_benchmark():
+    """benchmarks/fall_odds.py as a module (the scripts are not a package)."""
+    spec = importlib.util.spec_from_file_location("fall_odds_benchmark", ROOT / "benchmarks" / "fall_odds.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_calibration_benchmark_scores_the_odds_the_game_gives():
+    bench = calibration_benchmark()
+    state = seeded_position(3, 9)
+    for hand in ("steady", "casual"):
+        odds = {o.slot: o.odds for o in fall_odds(state, hand).values()}
+        slots = list(odds)
+        _, sampled = slot_margins(state, slots, hand_sigmas(state, hand), DEFAULT_SAMPLES, DEFAULT_SEED)
+        sigma = hand_sigmas(state, hand)[0] * MM
+        predicted = bench.predict(default_model(), sampled, np.full(len(slots), sigma))
+        assert predicted.tolist() == [odds[s] for s in slots]
+
+
+def test_the_calibration_report_refuses_games_the_curve_was_fitted_on(tmp_path):
+    bench = calibration_benchmark()
+    low, high = json.loads((ROOT / "assets" / "tower" / "fall_odds.json").read_text())["fit_seeds"]
+    rows = {"hand": ["careful"], "table": ["random"], "seed": [high], "placed": [4], "kind": ["played"],
+            "slot": ["W1N"], "fell": [False], "margins": [np.full(DEFAULT_SAMPLES, 0.002)], "aimed_mm": [2.0],
+            "released_mm": [2.0], "rule": ["every-middle-6"]}
+    np.savez(tmp_path / "careful-random-0.npz", **{k: np.array(v) for k, v in rows.items()})
+    with pytest.raises(SystemExit, match=f"seeds {low}-{high}, which the shipped curve was fitted on"):
+        bench.report(tmp_path, None, [])
