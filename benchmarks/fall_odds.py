@@ -118,8 +118,8 @@ def preview(state, move: PlaceMove, hand: np.random.Generator) -> tuple[bool, fl
     the statics margin (mm) of the pose the hand released the tile at."""
     player = state.current_player
     _, target = state.intended_pose(move.slot, state.face_of(player), move.rotation)
-    release = state._release_for(player, target, hand)
-    verdict = state.engine.settle(state.states, release, target, state.setup.thresholds)
+    release = state.judge.release(state.states, target, hand)
+    verdict = state.judge.settle(state.states, release, target)
     return bool(verdict.fell), 1000.0 * float(state.static_margin(move.slot, release))
 
 
