@@ -74,15 +74,16 @@ class PlayMatch:
 
 def narrate(match: PlayMatch) -> None:
     """The default display: every event's narration line, then the game's summary."""
+    presenter = presenter_of(match.game)
 
     def show(player: int | None, move: Move | None, events: list[Event], state: State) -> None:
         if match.quiet and not match.humans:
             return
-        for line in presenter_of(match.game).describe_events(events):
+        for line in presenter.describe_events(events):
             typer.echo(line)
 
     outcome = match.play(on_events=show)
-    typer.echo(presenter_of(match.game).summarize(outcome.result, match.players))
+    typer.echo(presenter.summarize(outcome.result, match.players))
 
 
 def _extras_module(game: Game) -> ModuleType | None:
