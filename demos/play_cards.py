@@ -12,6 +12,7 @@ import sys
 from rich.console import Console
 
 from pisa3d.core.match import play_match
+from pisa3d.core.presentation import presenter_of
 from pisa3d.games import get_game
 from pisa3d.games.cards.narration import score_table
 
@@ -29,7 +30,7 @@ def main(seed: int = 7) -> None:
             if event.kind == "deal":
                 print()
             if event.kind in STORY:
-                print(game.describe_event(event))
+                print(presenter_of(game).describe_event(event))
 
     outcome = play_match(game, agents, seed, options, on_events=narrate)
     print()

@@ -13,6 +13,7 @@ import sys
 
 from demo_out import out_path
 
+from pisa3d.core.presentation import presenter_of
 from pisa3d.games import get_game
 from pisa3d.viewer.live import GameAbandoned, play_tower_gui
 
@@ -25,7 +26,7 @@ def main(seed: int = 0) -> None:
     except GameAbandoned as exc:
         print(f"Game over early: {exc}")
         return
-    print(get_game("tower").summarize(outcome.result, 3))
+    print(presenter_of(get_game("tower")).summarize(outcome.result, 3))
     print(f"Record written to {RECORD}; watch it again with: pisa3d view {RECORD}")
 
 

@@ -18,6 +18,7 @@ import time
 from demo_out import out_path
 
 from pisa3d.core import play_match, save_record
+from pisa3d.core.presentation import presenter_of
 from pisa3d.export.html import write_page
 from pisa3d.games import get_game
 
@@ -29,13 +30,13 @@ def main(seed: int = 3) -> None:
 
     def narrate(player, move, events, state) -> None:  # called after set-up and after every move
         for event in events:
-            if (line := game.describe_event(event)) is not None:
+            if (line := presenter_of(game).describe_event(event)) is not None:
                 print(line, flush=True)
 
     started = time.perf_counter()
     outcome = play_match(game, agents, seed, options, on_events=narrate)
     print()
-    print(game.summarize(outcome.result, len(agents)))
+    print(presenter_of(game).summarize(outcome.result, len(agents)))
     print(f"({len(outcome.record.moves)} moves simulated in {time.perf_counter() - started:.1f} s)")
 
     record = save_record(outcome.record, out_path("demo-tower.json.gz"))

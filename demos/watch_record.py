@@ -15,6 +15,7 @@ from pathlib import Path
 from demo_out import out_path
 
 from pisa3d.core.match import play_match
+from pisa3d.core.presentation import presenter_of
 from pisa3d.core.record import load_record, save_record
 from pisa3d.games import get_game
 from pisa3d.viewer.gui import view_record
@@ -25,7 +26,7 @@ def play_a_game(path: Path, seed: int = 2) -> Path:
     options = game.options({})
     agents = [game.agents["random"](seat, options) for seat in range(3)]
     outcome = play_match(game, agents, seed, options)
-    print(game.summarize(outcome.result, 3))
+    print(presenter_of(game).summarize(outcome.result, 3))
     return save_record(outcome.record, path)
 
 

@@ -68,6 +68,20 @@ def test_layers_import_only_downwards(layer: str) -> None:
     assert wrong == []
 
 
+def test_the_game_contract_knows_no_presentation() -> None:
+    """Presentation is the presenter's (core/presentation.py, named by ``parts.presenter``): no
+    module of the game contract, nor any game's declaration, imports it or the terminal, not even
+    for type hints."""
+    shown = ("pisa3d.core.presentation", "pisa3d.core.terminal")
+    contract = [PACKAGE / "core" / name for name in ("game.py", "contract.py", "state.py")]
+    declarations = sorted((PACKAGE / "games").glob("*/game.py"))
+    assert len(declarations) >= 3
+    wrong = [f"{path.relative_to(ROOT)} imports {name}" for path in contract + declarations
+             for name in sorted(_imports(path))
+             if name.startswith((*shown, ".".join(path.parent.relative_to(ROOT).parts) + ".presenter"))]
+    assert wrong == []
+
+
 def test_the_import_check_sees_relative_imports() -> None:
     """The check above would pass vacuously if it missed ``from ..cli.common import x``."""
     names = _imports(PACKAGE / "viewer" / "live.py")

@@ -32,6 +32,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError("pisa3d.adapters.pettingzoo needs the rl extra: pip install 'pisa3d[rl]'") from exc
 
 from ..core.game import Game
+from ..core.presentation import presenter_of
 from ..core.registry import get_game
 from ..core.state import State
 
@@ -130,7 +131,7 @@ class PisaAECEnv(AECEnv):
         if self.game_state is None or self.render_mode is None:
             return None
         seat = self.game_state.current_player or 0
-        return self.game.render_view(self.game_state.view(seat))
+        return presenter_of(self.game).render_view(self.game_state.view(seat))
 
     def close(self) -> None:
         close = getattr(self.game_state, "close", None)  # a state that holds resources frees them

@@ -25,6 +25,7 @@ from ..core.agent_specs import agent_registry
 from ..core.events import Event
 from ..core.game import Game
 from ..core.match import EventCallback, MatchOutcome
+from ..core.presentation import presenter_of
 from ..core.registry import game_ids, get_game
 from ..core.state import Move, State
 from .common import GAME_PANEL, HUMAN_HELP, OUTPUT_PANEL, PLAYERS_PANEL, RECORD_HELP, SEED_HELP, SET_HELP, run_match
@@ -73,15 +74,16 @@ class PlayMatch:
 
 def narrate(match: PlayMatch) -> None:
     """The default display: every event's narration line, then the game's summary."""
+    presenter = presenter_of(match.game)
 
     def show(player: int | None, move: Move | None, events: list[Event], state: State) -> None:
         if match.quiet and not match.humans:
             return
-        for line in match.game.describe_events(events):
+        for line in presenter.describe_events(events):
             typer.echo(line)
 
     outcome = match.play(on_events=show)
-    typer.echo(match.game.summarize(outcome.result, match.players))
+    typer.echo(presenter.summarize(outcome.result, match.players))
 
 
 def _extras_module(game: Game) -> ModuleType | None:

@@ -9,6 +9,7 @@ import typer
 
 from ..core.errors import OptionsError
 from ..core.events import Event
+from ..core.presentation import presenter_of
 from ..core.state import Move, State
 from .common import OUTPUT_PANEL
 from .outputs import check_output_file
@@ -42,6 +43,7 @@ def run(match, svg: Path | None, every_turn: bool) -> None:  # type: ignore[no-u
     if svg is not None:
         check_output_file(svg, "--svg", match.force)
     game, seed, players = match.game, match.seed, match.players
+    presenter = presenter_of(game)
     from ..games.gimignano.render_text import board_map, render_view
     from ..games.gimignano.state import GimignanoState
 
@@ -56,7 +58,7 @@ def run(match, svg: Path | None, every_turn: bool) -> None:  # type: ignore[no-u
         for event in events:
             if event.kind == "skip" and event.data["reason"] == "no quartet":
                 continue  # most turns; not worth a line
-            line = game.describe_event(event)
+            line = presenter.describe_event(event)
             if line is None:
                 continue
             if event.kind in ("stone", "tile", "tower", "skip", "must_build") and "player" in event.data:
@@ -76,7 +78,7 @@ def run(match, svg: Path | None, every_turn: bool) -> None:  # type: ignore[no-u
     typer.echo("")
     typer.echo(render_view(final))  # map, legend and standings
     typer.echo("")
-    typer.echo(game.summarize(outcome.result, players))
+    typer.echo(presenter.summarize(outcome.result, players))
     if svg is not None:
         from ..games.gimignano.render_image import draw_board
 

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..core.events import Event
+from ..core.presentation import presenter_of
 from ..core.quiet import python_only_stdout
 from ..core.record import GameRecord
 from ..core.state import Move, State
@@ -54,6 +55,7 @@ EXTRAS = [
 def run(match, hand: str | None, noise_mm: float | None, yaw_deg: float | None, tilt_deg: float | None,  # type: ignore[no-untyped-def]
         tiles: str | None, fall_mm: float | None, fall_deg: float | None, gui: bool) -> None:
     game, human = match.game, match.humans
+    presenter = presenter_of(game)
     console = Console(highlight=False)
     extra: dict[str, Any] = {
         key: value for key, value in {
@@ -80,7 +82,7 @@ def run(match, hand: str | None, noise_mm: float | None, yaw_deg: float | None, 
             stop_match(started, match.record, f"Stopped ({exc})")
         if match.record is not None:
             typer.echo(f"Record written to {match.record}")
-        typer.echo(game.summarize(outcome.result, match.players))
+        typer.echo(presenter.summarize(outcome.result, match.players))
         return
     progress = Progress(
         TextColumn("[bold]tower[/bold]"), BarColumn(), MofNCompleteColumn(), TextColumn("tiles placed"),
@@ -95,7 +97,7 @@ def run(match, hand: str | None, noise_mm: float | None, yaw_deg: float | None, 
         for event in events:
             if event.kind == "placed":
                 progress.advance(task)
-            line = game.describe_event(event)
+            line = presenter.describe_event(event)
             if line is not None and (not match.quiet or event.kind in {"tower_fell", "last_tile", "draw"}):
                 if human:
                     typer.echo(line)
@@ -107,4 +109,4 @@ def run(match, hand: str | None, noise_mm: float | None, yaw_deg: float | None, 
     finally:
         if progress.live.is_started:  # stopping a bar never started would print an empty line
             progress.stop()
-    typer.echo(game.summarize(outcome.result, match.players))
+    typer.echo(presenter.summarize(outcome.result, match.players))

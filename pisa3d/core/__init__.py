@@ -17,6 +17,7 @@ from .events import Event
 from .game import Game
 from .match import MatchOutcome, play_match
 from .options import GameOptions
+from .presentation import Presenter, presenter_of
 from .record import GameRecord, load_record, save_record
 from .replay import VerifyReport, narrate_record, verify_record
 from .rng import make_rng
@@ -36,6 +37,7 @@ __all__ = [
     "NotationError",
     "OptionsError",
     "PisaError",
+    "Presenter",
     "RandomAgent",
     "RecordError",
     "RecordedOutcomeError",
@@ -51,6 +53,7 @@ __all__ = [
     "make_rng",
     "narrate_record",
     "play_match",
+    "presenter_of",
     "save_record",
     "verify_record",
 ]

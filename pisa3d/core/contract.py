@@ -45,6 +45,9 @@ class GameParts:
     module), imported only by the layer that uses it: the game never imports the layers above it,
     and they know no game. None: the game has no such part (the layer's plain default)."""
 
+    presenter: str | None = None
+    """terminal, server, pages: a ``core.presentation.Presenter`` subclass, made with the game,
+    that narrates it and tells the terminal what to say; None: the plain Presenter."""
     web_scene: str | None = None
     """export: builds the replay page's scene from (game, record); None: narration only."""
     cli_extras: str | None = None

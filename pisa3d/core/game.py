@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from .contract import GameContract, GameInfo, GameParts
-from .errors import OptionsError, PisaError
+from .errors import OptionsError
 from .events import Event
 from .options import GameOptions, validate_options
-from .state import Move, Result, State, View, moves_listing
+from .state import Move, State, View
 
 if TYPE_CHECKING:
     from .agents import Agent
-    from .terminal import MenuGroup
 
 AgentFactory = Callable[[int, GameOptions], "Agent"]
 """Builds an agent for a seat from the game's options."""
@@ -131,7 +130,7 @@ class Game(ABC):
             observation_high=high_obs,
         )
 
-    # --- agents and presentation ------------------------------------------------------------
+    # --- agents, records and search ---------------------------------------------------------
     @property
     @abstractmethod
     def agents(self) -> Mapping[str, AgentFactory]:
@@ -142,83 +141,6 @@ class Game(ABC):
         """Why a record with this header may diverge when this version re-plays it, when the
         reason is known (``pisa3d replay verify`` prints it after the divergence)."""
         return None
-
-    def describe_event(self, event: Event) -> str | None:
-        """One line of narration for an event, or None for events not worth a line."""
-        return f"{event.kind}: {event.data}"
-
-    def describe_events(self, events: Iterable[Event]) -> list[str]:
-        """The narration lines of ``events``, leaving out those not worth a line."""
-        return [line for event in events if (line := self.describe_event(event)) is not None]
-
-    def render_view(self, view: View) -> str:
-        """Text that shows a player their view (for the terminal agent)."""
-        return "\n".join(f"{key}: {value}" for key, value in view.items())
-
-    def summarize(self, result: Result, num_players: int) -> str:
-        """A text block with the final result (score table, winners)."""
-        lines = [f"Player {seat + 1}: {score:g}" for seat, score in enumerate(result.scores)]
-        lines.append("Winners: " + ", ".join(f"player {w + 1}" for w in result.winners))
-        return "\n".join(lines)
-
-    # --- the terminal (core.terminal.TerminalAgent) ---------------------------------------
-    def phase_help(self, view: View) -> str:
-        """The answer to ``help`` at a prompt: the rules of the current phase in two or three
-        lines, what scores, and the move notation."""
-        return f"{self.title}: type the number of a listed move, or the move itself."
-
-    def prompt_header(self, view: View) -> str:
-        """Printed right above every prompt, so the hand and the phase stay in sight."""
-        return ""
-
-    def move_hints(self, view: View, legal_moves: Sequence[Move]) -> str | None:
-        """The answer to ``hint`` at a prompt: what a bot would weigh among the legal moves,
-        from the person's view alone; None: this game gives no hints."""
-        return None
-
-    def move_details(self, view: View, legal_moves: Sequence[Move],
-                     figures: bool = True) -> dict[str, dict[str, Any]] | None:
-        """Per legal move (by notation), JSON facts a page shows beside it (the tower: where the
-        tile would go and how safe it is), from the player's view alone; None: none. Without
-        ``figures`` only what a page needs to draw the move (the tower: where the tile would go),
-        no judgement of it: a match played without hints."""
-        return None
-
-    def move_menu(self, view: View, legal_moves: Sequence[Move]) -> Sequence[MenuGroup] | None:
-        """The legal moves grouped for a two-step choice (e.g. a voting card, then a card);
-        None: one numbered list."""
-        return None
-
-    def refusal_for(self, view: View, seat: int | None, move: Move, legal_moves: Sequence[Move]) -> str:
-        """Why ``move`` is not allowed, told to the person at ``seat`` from their ``view``: the
-        rules' own reason (``State.refusal``), asked of a state rebuilt from the view (what a
-        player cannot see never decides whether their own move is legal). Only the list of legal
-        moves when the game cannot rebuild a state from a view."""
-        generic = f"{move} is not allowed now; allowed: {moves_listing(legal_moves)}"
-        if seat is None:
-            return generic
-        try:
-            state = self.sample_state(view, seat, np.random.default_rng(0))
-        except (NotImplementedError, PisaError):
-            return generic
-        return state.refusal(move) or generic
-
-    def listed_moves(self, view: View, legal_moves: Sequence[Move]) -> Sequence[Move]:
-        """The legal moves as the terminal numbers them for a person: all of them, unless some
-        are the same move to a person's eye (the tower's identical turns of a symmetric tile).
-        Only for showing: bots, records and action ids keep ``legal_moves``, and a person may
-        still type a move left out."""
-        return legal_moves
-
-    def forced_note(self, view: View, move: Move) -> str | None:
-        """Why ``move`` is the only one, said when the terminal makes it without asking (the
-        tower's pass: the tile fits no slot); None: nothing to add. Whoever sits at a shared
-        screen reads it, so it must give away no secret."""
-        return None
-
-    def forced_move(self, view: View, legal_moves: Sequence[Move]) -> Move | None:
-        """The move to make without asking, when the choice changes nothing (None: ask)."""
-        return legal_moves[0] if len(legal_moves) == 1 else None
 
     def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:
         """A full state consistent with ``player``'s view, hidden parts drawn at random.

@@ -9,6 +9,7 @@ from typing import Any
 from .errors import IllegalMoveError, OptionsError, PisaError, RecordError
 from .events import Event
 from .game import Game
+from .presentation import presenter_of
 from .record import GameRecord
 from .state import State
 
@@ -183,13 +184,14 @@ def _check_end(state: State, record: GameRecord, report: VerifyReport, trust_rec
 
 def narrate_record(game: Game, record: GameRecord) -> Iterator[str]:
     """Lines that tell the story of a record from its stored events (no re-play)."""
-    yield from game.describe_events(record.setup_events)
+    presenter = presenter_of(game)
+    yield from presenter.describe_events(record.setup_events)
     for index, entry in enumerate(record.moves):
         yield f"[{index + 1}] player {entry.player + 1}: {entry.move}"
-        for line in game.describe_events(entry.events):
+        for line in presenter.describe_events(entry.events):
             yield "      " + line
     if record.result is not None:
-        yield game.summarize(record.result, record.num_players)
+        yield presenter.summarize(record.result, record.num_players)
     elif record.unfinished:
         yield f"Unfinished: the game was stopped after {len(record.moves)} moves, before its end."
 

@@ -1,8 +1,8 @@
 """A person at the terminal: shows the view, reads a move, answers ``help``.
 
-Each game tells the terminal what to say through hooks on Game: ``phase_help`` (the rules of the
-moment), ``prompt_header`` (hand and phase, printed right above every prompt), ``move_menu`` (a
-two-step choice instead of one long list), ``move_hints`` (the answer to ``hint``),
+What to say comes from the game's presenter (core/presentation.py): ``phase_help`` (the rules of
+the moment), ``prompt_header`` (hand and phase, printed right above every prompt), ``move_menu``
+(a two-step choice instead of one long list), ``move_hints`` (the answer to ``hint``),
 ``forced_move`` (no question when there is nothing to choose) and ``forced_note`` (why not),
 ``listed_moves`` (the legal moves as a person tells them apart) and ``refusal_for`` (the rules'
 reason for a typed move that is not legal). Several people at one terminal share a HotSeat:
@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
 from .errors import IllegalMoveError
+from .presentation import MenuGroup, presenter_of
 from .state import Move, View, moves_listing
 
 if TYPE_CHECKING:
@@ -30,18 +30,6 @@ HINT_WORDS = frozenset({"hint"})
 BACK_WORDS = frozenset({"b", "back"})
 # Clear the screen and the scroll-back (xterm and most terminals), cursor home.
 CLEAR_SCREEN = "\033[2J\033[3J\033[H"
-
-
-@dataclass(frozen=True)
-class MenuGroup:
-    """One entry of a two-step choice: what the group means, its moves and how to list them."""
-
-    label: str
-    moves: tuple[Move, ...]
-    move_labels: tuple[str, ...] | None = None  # default: each move's notation
-
-    def labels(self) -> list[str]:
-        return list(self.move_labels) if self.move_labels is not None else [str(m) for m in self.moves]
 
 
 class HotSeat:
@@ -81,6 +69,7 @@ class TerminalAgent:
         hot_seat: HotSeat | None = None,
     ) -> None:
         self.game = game
+        self.presenter = presenter_of(game)
         self.read_line = read_line
         self.out = out
         self.seat = seat
@@ -93,21 +82,21 @@ class TerminalAgent:
         return "you" if self.seat is None else f"player {self.seat + 1}"
 
     def choose(self, view: View, legal_moves: Sequence[Move], rng: np.random.Generator) -> Move:
-        forced = self.game.forced_move(view, legal_moves)
+        forced = self.presenter.forced_move(view, legal_moves)
         if forced is not None:
             # Hot seat: the screen may be someone else's now, so a secret move is not shown.
             shown = "" if self.hot_seat is not None else f" {forced}"
-            note = self.game.forced_note(view, forced)
+            note = self.presenter.forced_note(view, forced)
             self._say(f"{self._who()}:{shown} (the only possible move, made without asking"
                       + (f": {note})" if note else ")"))
             return forced
         if self.hot_seat is not None and self.seat is not None:
             self.hot_seat.hand_over(self.seat, self.out, self.read_line)
-        self._say(self.game.render_view(view))
-        menu = self.game.move_menu(view, legal_moves)
+        self._say(self.presenter.render_view(view))
+        menu = self.presenter.move_menu(view, legal_moves)
         if menu is not None and len(menu) > 1:
             return self._choose_in_two_steps(view, menu, legal_moves)
-        listed = self.game.listed_moves(view, legal_moves)
+        listed = self.presenter.listed_moves(view, legal_moves)
         picked = self._ask(view, [str(m) for m in listed], "Your move", listed, back=False, also_legal=legal_moves)
         assert picked is not None
         return listed[picked] if isinstance(picked, int) else picked
@@ -141,16 +130,16 @@ class TerminalAgent:
         for number, entry in enumerate(entries, start=1):
             self._say(f"  {number:3d}. {entry}")
         legal = list(also_legal) or list(listed)
-        hints = self.game.move_hints(view, legal)  # a few ms at most; the prompt says when there are any
+        hints = self.presenter.move_hints(view, legal)  # a few ms at most; the prompt says when there are any
         hint = (f"1-{len(entries)}, a move" + (", b = back" if back else "") + ", ? = help"
                 + (", hint" if hints is not None else ""))
         while True:
-            header = self.game.prompt_header(view)
+            header = self.presenter.prompt_header(view)
             if header:
                 self._say(header)
             answer = self.read_line(f"{question} ({hint}): ").strip()
             if answer.lower() in HELP_WORDS:
-                self._say(self.game.phase_help(view))
+                self._say(self.presenter.phase_help(view))
                 continue
             if answer.lower() in HINT_WORDS and hints is not None:
                 self._say(hints)
@@ -173,7 +162,7 @@ class TerminalAgent:
 
     def interpret(self, answer: str, legal_moves: Sequence[Move], view: View | None = None) -> Move:
         """The move meant by ``answer``: a list number or a legal move's notation. A move the
-        rules refuse is refused with their reason (``Game.refusal_for``, from ``view``)."""
+        rules refuse is refused with their reason (``Presenter.refusal_for``, from ``view``)."""
         if not answer:
             raise IllegalMoveError("type a number from the list or a move ('?' explains the rules)")
         if answer.isdigit():
@@ -182,7 +171,7 @@ class TerminalAgent:
         if move not in legal_moves:
             if view is None:
                 raise IllegalMoveError(f"{move} is not allowed now; allowed: {moves_listing(legal_moves)}")
-            raise IllegalMoveError(self.game.refusal_for(view, self.seat, move, legal_moves))
+            raise IllegalMoveError(self.presenter.refusal_for(view, self.seat, move, legal_moves))
         return move
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from ..assets import asset_path
 from ..core.errors import PisaError
 from ..core.files import written_aside
+from ..core.presentation import presenter_of
 from ..core.record import GameRecord
 from ..games import get_game
 from .web_scene import build_scene
@@ -33,10 +34,11 @@ def _script_safe_json(obj: Any) -> str:
 def page_data(record: GameRecord) -> dict[str, Any]:
     """Everything the page shows: the record, its narration per move and the game's scene."""
     game = get_game(record.game_id)
+    presenter = presenter_of(game)
 
     moves = []
     for entry in record.moves:
-        told = game.describe_events(entry.events)
+        told = presenter.describe_events(entry.events)
         moves.append(
             {
                 "player": entry.player,
@@ -46,7 +48,7 @@ def page_data(record: GameRecord) -> dict[str, Any]:
                 "summary": "; ".join(told),
             }
         )
-    setup = game.describe_events(record.setup_events)
+    setup = presenter.describe_events(record.setup_events)
     players = ", ".join(f"{p['seat'] + 1}: {p['agent']}" for p in record.header["players"])
     return {
         "title": f"{game.title}: {record.num_players} players, seed {record.seed}",
@@ -54,7 +56,7 @@ def page_data(record: GameRecord) -> dict[str, Any]:
         "game": record.game_id,
         "setup": {"events": setup, "summary": ""},
         "moves": moves,
-        "result": game.summarize(record.result, record.num_players) if record.result else None,
+        "result": presenter.summarize(record.result, record.num_players) if record.result else None,
         "scene": build_scene(game, record),
         "record": record.to_json(),
     }

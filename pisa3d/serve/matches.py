@@ -19,6 +19,7 @@ from ..core.agent_specs import build_agent
 from ..core.errors import OptionsError
 from ..core.events import Event
 from ..core.game import Game
+from ..core.presentation import presenter_of
 from ..core.record import GameRecord, MoveEntry, PlayerEntry, new_header
 from ..core.registry import get_game
 from ..core.state import State
@@ -120,10 +121,11 @@ class LiveMatch:
         header = {key: value for key, value in record.header.items() if key != "unfinished"}
         self.record = GameRecord(header, record.setup_events, list(record.moves), record.result)
         self.game = get_game(meta.game)
+        self.presenter = presenter_of(self.game)
         self.options_json = json.dumps(self.game.options(meta.options).model_dump(mode="json"), sort_keys=True)
         self.last_events: list[Event] = list(record.moves[-1].events if record.moves else record.setup_events)
         self.details: dict[str, Any] | None = None
-        """``Game.move_details`` for the seat to move, worked out (in a worker) after each move."""
+        """``Presenter.move_details`` for the seat to move, worked out (in a worker) after each move."""
         self.move_box: Bounds | None = None
         """The box the last move is framed by (``framing``), set by the move, or on a rebuild."""
 
@@ -197,7 +199,7 @@ class LiveMatch:
     def result_json(self) -> dict[str, Any]:
         result = self.record.result
         assert result is not None
-        return {**result.to_json(), "summary": self.game.summarize(result, self.meta.players)}
+        return {**result.to_json(), "summary": self.presenter.summarize(result, self.meta.players)}
 
     def state_message(self, seat: int | None, events: list[Event], connected: Sequence[int]) -> dict[str, Any]:
         """The ``state`` message for one socket: ``seat``'s view (the public view for None),
@@ -208,14 +210,14 @@ class LiveMatch:
         to_act = seat is not None and seat == self.to_move
         legal_moves = state.legal_moves() if to_act else []
         legal = [str(m) for m in legal_moves]
-        listed = [str(m) for m in self.game.listed_moves(view, legal_moves)] if to_act else []
+        listed = [str(m) for m in self.presenter.listed_moves(view, legal_moves)] if to_act else []
         details = self.details if to_act else None
         summary = self.summary(connected)
         return {
             "type": "state", "protocol": 1, "match_id": self.match_id, "game": self.game.id, "seat": seat,
             "view": view, "to_move": self.to_move, "legal": legal, "listed": listed, "details": details,
             "frame_box": frame_box(state, self.move_box, details),
-            "events": [{"kind": e.kind, "data": e.data, "text": self.game.describe_event(e)} for e in events],
+            "events": [{"kind": e.kind, "data": e.data, "text": self.presenter.describe_event(e)} for e in events],
             "moves": summary["moves"], "over": self.over, "status": self.meta.status,
             "result": summary["result"], "seats": summary["seats"],
         }

@@ -16,6 +16,7 @@ from ..core.agents import Agent, check_sight
 from ..core.errors import IllegalMoveError
 from ..core.events import Event
 from ..core.match import AGENT_STREAM
+from ..core.presentation import presenter_of
 from ..core.record import GameRecord, MoveEntry, load_record, move_to_json
 from ..core.registry import get_game
 from ..core.replay import check_record, verify_record
@@ -100,12 +101,12 @@ def bot_move(state: State, agent_text: str, options_json: str, seed: int, move_n
 
 
 def move_details(state: State, figures: bool = True) -> dict[str, Any] | None:
-    """What a page shows beside each legal move of the seat to move (``Game.move_details``;
+    """What a page shows beside each legal move of the seat to move (``Presenter.move_details``;
     without ``figures`` only what it needs to draw them), from that seat's view alone."""
     seat = state.current_player
     if seat is None:
         return None
-    return get_game(state.game_id).move_details(state.view(seat), state.legal_moves(), figures)
+    return presenter_of(get_game(state.game_id)).move_details(state.view(seat), state.legal_moves(), figures)
 
 
 def rebuild(record: GameRecord) -> State:

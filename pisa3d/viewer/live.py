@@ -20,6 +20,7 @@ import pybullet as p
 from ..core.errors import PisaError
 from ..core.match import MatchOutcome, play_match
 from ..core.options import parse_option_assignments
+from ..core.presentation import presenter_of
 from ..core.record import GameRecord, MoveEntry, save_record
 from ..core.seating import build_agents
 from ..core.state import Move
@@ -184,6 +185,7 @@ def play_tower_gui(
     ``on_start`` gets the growing record (play_match), so a stopped game keeps its moves.
     """
     game = get_game("tower")
+    presenter = presenter_of(game)
     options = game.options({**(extra_options or {}), **parse_option_assignments(list(option_pairs))})
     agents: list[Any] = build_agents(game, num_players, agent_names or ["random"], humans, options)
     setup = build_setup(options)
@@ -198,7 +200,7 @@ def play_tower_gui(
         moves_shown: list[MoveEntry] = []
 
         def narrate(entry: MoveEntry) -> None:
-            lines = game.describe_events(entry.events)
+            lines = presenter.describe_events(entry.events)
             if on_line is not None:
                 for line in lines:
                     on_line(line)
@@ -208,7 +210,7 @@ def play_tower_gui(
             table.show_move(entry, caption.what, caption.fall or "")
 
         outcome = play_match(game, agents, seed, options, on_move=narrate, on_start=on_start)
-        table.say(game.summarize(outcome.result, num_players))
+        table.say(presenter.summarize(outcome.result, num_players))
         if record_path is not None:
             save_record(outcome.record, record_path)
         return outcome

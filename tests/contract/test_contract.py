@@ -390,3 +390,26 @@ def test_the_parts_a_game_names_exist_and_the_layers_find_them_there(case: Case)
                         max_moves=10**6).record if case.budget is None else None
     if record is not None:
         assert build_scene(case.game, record)["kind"] == (case.game.id if parts.web_scene else "text")
+
+
+def test_the_presenter_a_game_names_narrates_its_games(case: Case) -> None:
+    """The terminal, the server and the pages find a game's presenter through its declaration;
+    it shows a view as text, tells every event in a line or leaves it out, and sums up the result."""
+    from pisa3d.core.presentation import Presenter, presenter_of
+
+    presenter = presenter_of(case.game)
+    assert isinstance(presenter, Presenter) and presenter.game is case.game
+    if case.game.parts.presenter is not None:
+        assert f"{type(presenter).__module__}:{type(presenter).__name__}" == case.game.parts.presenter
+    state, events = case.game.new_game(case.players, 2, case.options)
+    rng = np.random.default_rng(2)
+    played = 0
+    while not state.is_over and (case.budget is None or played < case.budget):
+        assert presenter.render_view(state.view(state.current_player)).strip()
+        moves = state.legal_moves()
+        events += state.apply(moves[int(rng.integers(len(moves)))])
+        played += 1
+    lines = presenter.describe_events(events)
+    assert lines and all(isinstance(line, str) and line for line in lines)
+    if state.is_over:
+        assert presenter.summarize(state.result(), case.players).strip()

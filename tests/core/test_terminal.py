@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pisa3d.cli import app
+from pisa3d.core.presentation import presenter_of
 from pisa3d.core.seating import build_agents
 from pisa3d.core.state import State
 from pisa3d.core.terminal import CLEAR_SCREEN, HotSeat, TerminalAgent
@@ -96,7 +97,7 @@ def test_help_at_any_prompt_explains_the_phase(game_id: str, state: State, words
     view = state.view(seat)
     legal = state.legal_moves()
     game = get_game(game_id)
-    help_text = game.phase_help(view)
+    help_text = presenter_of(game).phase_help(view)
     assert 2 <= len(help_text.splitlines()) <= 4
     for word in words:
         assert word in help_text, (word, help_text)
@@ -112,7 +113,7 @@ def test_the_header_is_printed_right_above_every_prompt(game_id: str, state: Sta
     seat = state.current_player
     view = state.view(seat)
     legal = state.legal_moves()
-    header = get_game(game_id).prompt_header(view)
+    header = presenter_of(get_game(game_id)).prompt_header(view)
     assert header, "every game says where the player stands"
     agent, script, out = _agent(game_id, ["nonsense", "?", str(legal[0])], seat=seat)
     agent.choose(view, legal, RNG)
@@ -128,7 +129,7 @@ def test_cards_header_shows_the_hand_and_the_placed_total() -> None:
     first = state.legal_moves()[0]
     state.apply(first)  # one card placed; the same player goes on
     view = state.view(seat)
-    header = get_game("cards").prompt_header(view)
+    header = presenter_of(get_game("cards")).prompt_header(view)
     assert f"Your hand: {' '.join(view['hand'])}" in header
     placed_value = int(str(first).split()[-1][1:])
     assert f"your placed total {placed_value}: the smaller, the more voting points" in header
@@ -165,7 +166,7 @@ def test_trick_and_order_votes_explain_their_options() -> None:
     assert "high: high order: 13 beats 0" in out.getvalue() and "low: low order: 0 beats 13" in out.getvalue()
     tricks = _advance(game.new_game(3, 5, {"rounds": 1})[0], lambda s: s.view(0)["voting"]["round"] == "tricks",
                       _one_card_votes)
-    assert "most tricks is best" in game.phase_help(tricks.view(tricks.current_player))
+    assert "most tricks is best" in presenter_of(game).phase_help(tricks.view(tricks.current_player))
 
 
 def test_a_forced_discard_is_not_asked_but_a_real_choice_is() -> None:
@@ -275,7 +276,7 @@ def test_tower_hand_tile_is_printed_with_its_edge_key_in_every_turn() -> None:
     for seed in range(5):
         state, _ = game.new_game(3, seed)
         seat = state.current_player
-        header = game.prompt_header(state.view(seat))
+        header = presenter_of(game).prompt_header(state.view(seat))
         tile, face = state.top_tile(seat), state.face_of(seat)
         assert header.startswith(f"Tile in hand: {tile} showing {face.label}:")
         assert header.endswith("(edges top right bottom left, 1 = stroked)")
@@ -390,10 +391,10 @@ def test_the_cards_examples_are_moves_the_player_could_make_now() -> None:
         while not state.is_over:
             seat = state.current_player
             view, legal = state.view(seat), state.legal_moves()
-            shown = game.render_view(view).splitlines()[-1]
+            shown = presenter_of(game).render_view(view).splitlines()[-1]
             example = shown.split("e.g. '", 1)[1].split("'", 1)[0]
             assert game.parse_move(example) in legal, (example, view["phase"], view["hand"])
-            assert f"Type '{example}'" in game.phase_help(view)  # the help's example is the same one
+            assert f"Type '{example}'" in presenter_of(game).phase_help(view)  # the help's example is the same one
             checked.add(view["phase"] + (" turn" if view["voting"]["turn"] else ""))
             state.apply(legal[int(rng.integers(len(legal)))])
     assert checked == {"vote", "vote turn", "discard", "play"}

@@ -10,6 +10,7 @@ import pytest
 
 from pisa3d.core.errors import IllegalMoveError, OptionsError
 from pisa3d.core.match import play_match
+from pisa3d.core.presentation import presenter_of
 from pisa3d.games import get_game
 from pisa3d.games.tower.moves import PASS, PlaceMove
 from pisa3d.games.tower.options import proportional_noise
@@ -214,7 +215,7 @@ def test_view_shows_the_tower_and_the_tile_in_hand():
     json.dumps(view)
     assert view["tile_in_hand"]["tile"] == state.stacks[0][0]
     assert view["stack_sizes"] == [12, 12, 12, 12] and view["placements"] == []
-    assert "Tile in hand" in GAME.render_view(view)
+    assert "Tile in hand" in presenter_of(GAME).render_view(view)
 
 
 def test_random_bots_finish_a_game_with_details():

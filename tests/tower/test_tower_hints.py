@@ -7,6 +7,7 @@ import io
 import numpy as np
 import pytest
 
+from pisa3d.core.presentation import presenter_of
 from pisa3d.core.terminal import TerminalAgent
 from pisa3d.games import get_game
 from pisa3d.games.tower.fall_odds import fall_odds
@@ -87,7 +88,7 @@ def test_a_person_types_hint_then_plays_and_other_games_offer_none(tmp_path):
     cards_state, _ = cards.new_game(3, 1)
     view = cards_state.view(cards_state.current_player)
     legal = cards_state.legal_moves()
-    assert cards.move_hints(view, legal) is None
+    assert presenter_of(cards).move_hints(view, legal) is None
     script, out = Script(["hint"] + ["1"] * 5), io.StringIO()
     TerminalAgent(cards, read_line=script, out=out).choose(view, legal, np.random.default_rng(0))
     assert not any("hint" in p for p in script.prompts) and "! " in out.getvalue()  # "hint" is no move there

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pisa3d.core.errors import OptionsError
+from pisa3d.core.presentation import presenter_of
 from pisa3d.core.record import load_record
 from pisa3d.core.replay import verify_record
 from pisa3d.games import get_game
@@ -30,7 +31,7 @@ def test_person_plays_a_whole_game_from_the_window(tmp_path: Path) -> None:
         source = scripted([Command.NEXT, Command.ROTATE, Command.PLACE] * 30)
         outcome = play_tower_gui(2, 4, ["random"], [1], record_path=tmp_path / "live.json", speed=FAST,
                                  on_line=lines.append, commands=source, window=window)
-        assert window.last_text["caption"] == get_game("tower").summarize(outcome.result, 2)
+        assert window.last_text["caption"] == presenter_of(get_game("tower")).summarize(outcome.result, 2)
     finally:
         window.close()
     record = load_record(tmp_path / "live.json")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import ClassVar
 
 import numpy as np
@@ -14,12 +14,9 @@ from ...core.game import AgentFactory, Game
 from ...core.observation import ObservationLayout
 from ...core.options import GameOptions
 from ...core.rng import make_rng
-from ...core.state import Move, Result, State, View
-from ...core.terminal import MenuGroup
-from . import terminal
+from ...core.state import Move, State, View
 from .cards import SPEC
 from .moves import NUM_ACTIONS, action_of, move_of, parse_move
-from .narration import describe_event, render_view, summarize
 from .observation import layout as observation_layout
 from .scoring import least_points_per_round, most_points_per_round
 from .state import DISCARDS, MAX_VOTE, CardsOptions, CardsState
@@ -39,7 +36,8 @@ class CardsGame(Game):
     # The deal is drawn from the seed inside the state; hands are hidden.
     contract: ClassVar[GameContract] = GameContract(chance="sampled", information="imperfect",
                                                     default_agent="heuristic")
-    parts: ClassVar[GameParts] = GameParts(web_scene="pisa3d.export.web_cards:cards_scene",
+    parts: ClassVar[GameParts] = GameParts(presenter="pisa3d.games.cards.presenter:CardsPresenter",
+                                           web_scene="pisa3d.export.web_cards:cards_scene",
                                            cli_extras="pisa3d.cli.play_cards")
 
     def _start(self, num_players: int, seed: int, options: GameOptions) -> tuple[State, list[Event]]:
@@ -91,33 +89,12 @@ class CardsGame(Game):
     def observation_shape(self, num_players: int, options: GameOptions) -> tuple[int, ...]:
         return observation_layout(num_players).shape
 
-    # --- agents and presentation ----------------------------------------------------------
+    # --- agents and search ---------------------------------------------------------------
     @property
     def agents(self) -> Mapping[str, AgentFactory]:
         from .agents import AGENTS
 
         return AGENTS
-
-    def describe_event(self, event: Event) -> str | None:
-        return describe_event(event)
-
-    def render_view(self, view: View) -> str:
-        return render_view(view)
-
-    def summarize(self, result: Result, num_players: int) -> str:
-        return summarize(result, num_players)
-
-    def phase_help(self, view: View) -> str:
-        return terminal.phase_help(view)
-
-    def prompt_header(self, view: View) -> str:
-        return terminal.prompt_header(view)
-
-    def move_menu(self, view: View, legal_moves: Sequence[Move]) -> Sequence[MenuGroup] | None:
-        return terminal.move_menu(view, legal_moves)
-
-    def forced_move(self, view: View, legal_moves: Sequence[Move]) -> Move | None:
-        return terminal.forced_move(view, legal_moves)
 
     def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:
         from .sampling import sample_state

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ...core.presentation import MenuGroup
 from ...core.state import Move, View
-from ...core.terminal import MenuGroup
 from .cards import SPEC, card_str, parse_card, value_of
 from .moves import Discard, VoteCard, VoteDone
 from .narration import example_move

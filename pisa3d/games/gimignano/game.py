@@ -16,13 +16,11 @@ from ...core.mcts import mcts_spec
 from ...core.observation import ObservationLayout
 from ...core.options import GameOptions
 from ...core.rng import make_rng
-from ...core.state import Move, Result, State, View
-from . import terminal
+from ...core.state import Move, State, View
 from .agents import GreedyAgent
 from .moves import ActionSpace, GimignanoMove, parse_move
 from .observation import layout as observation_layout
 from .options import GimignanoOptions
-from .render_text import describe_event, render_view, summarize
 from .setup import deal
 from .state import GimignanoState
 from .tiles import default_tileset, setup_table
@@ -43,7 +41,8 @@ class GimignanoGame(Game):
     # The tiles are dealt from the seed at set-up; after that every hand and plot is open.
     contract: ClassVar[GameContract] = GameContract(chance="sampled", information="perfect",
                                                     default_agent="greedy")
-    parts: ClassVar[GameParts] = GameParts(web_scene="pisa3d.export.web_gimignano:gimignano_scene",
+    parts: ClassVar[GameParts] = GameParts(presenter="pisa3d.games.gimignano.presenter:GimignanoPresenter",
+                                           web_scene="pisa3d.export.web_gimignano:gimignano_scene",
                                            cli_extras="pisa3d.cli.play_gimignano")
 
     def __init__(self) -> None:
@@ -120,19 +119,3 @@ class GimignanoGame(Game):
         if view.get("game") != self.id:
             raise ViewError(f"not a {self.id} view")
         return GimignanoState.from_view(view, self.tileset)
-
-    # --- presentation --------------------------------------------------------------------------
-    def describe_event(self, event: Event) -> str | None:
-        return describe_event(event, self.tileset)
-
-    def render_view(self, view: View) -> str:
-        return render_view(GimignanoState.from_view(view, self.tileset))
-
-    def summarize(self, result: Result, num_players: int) -> str:
-        return summarize(result, num_players)
-
-    def phase_help(self, view: View) -> str:
-        return terminal.phase_help(view)
-
-    def prompt_header(self, view: View) -> str:
-        return terminal.prompt_header(view, self.tileset)

@@ -1,8 +1,8 @@
-"""The tower game ("GEMJI Pisa", RULES.md section 1): set-up, notation, agents, narration."""
+"""The tower game ("GEMJI Pisa", RULES.md section 1): set-up, notation, declared facts, agents."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -14,9 +14,8 @@ from ...core.game import AgentFactory, Game
 from ...core.observation import ObservationLayout
 from ...core.options import GameOptions
 from ...core.rng import make_rng
-from ...core.state import Move, Result, State, View
+from ...core.state import Move, State, View
 from . import moves as notation
-from . import narration
 from .agents import AGENTS
 from .judges import EngineJudge
 from .observation import DISPLACEMENT_CLIP
@@ -53,7 +52,8 @@ class TowerGame(Game):
     # breaks the rules is the rules' penalty (RULES.md section 1), not a refusal.
     contract: ClassVar[GameContract] = GameContract(chance="sampled", information="imperfect",
                                                     default_agent="random", illegal_attempts="penalised")
-    parts: ClassVar[GameParts] = GameParts(web_scene="pisa3d.export.web_tower:tower_scene",
+    parts: ClassVar[GameParts] = GameParts(presenter="pisa3d.games.tower.presenter:TowerPresenter",
+                                           web_scene="pisa3d.export.web_tower:tower_scene",
                                            cli_extras="pisa3d.cli.play_tower",
                                            detail_rows="pisa3d.experiments.tower:placement_rows",
                                            row_figures="pisa3d.experiments.tower:row_figures",
@@ -134,7 +134,7 @@ class TowerGame(Game):
     def observation_shape(self, num_players: int, options: GameOptions) -> tuple[int, ...]:
         return self.observation_layout(num_players, options).shape
 
-    # --- agents and presentation -----------------------------------------------------------------
+    # --- agents and search ----------------------------------------------------------------------
     @property
     def agents(self) -> Mapping[str, AgentFactory]:
         return AGENTS
@@ -144,51 +144,3 @@ class TowerGame(Game):
         from .sampling import sample_state
 
         return sample_state(view, player, rng)
-
-    def describe_event(self, event: Event) -> str | None:
-        return narration.describe_event(event)
-
-    def render_view(self, view: View) -> str:
-        return narration.render_view(view)
-
-    def summarize(self, result: Result, num_players: int) -> str:
-        return narration.summarize(result, num_players)
-
-    def phase_help(self, view: View) -> str:
-        return narration.phase_help(view)
-
-    def prompt_header(self, view: View) -> str:
-        return narration.prompt_header(view)
-
-    def listed_moves(self, view: View, legal_moves: Sequence[Move]) -> Sequence[Move]:
-        """Each placement once: turns of a symmetric tile showing the same edges in a slot are
-        one choice to a person (docs/tower.md, "Identical turns")."""
-        from .geometry import visible_bits
-        from .refusals import distinct_turns
-
-        hand = view.get("tile_in_hand")
-        if hand is None:
-            return legal_moves
-        pattern = tuple(int(bit) for bit in hand["visible_pattern"])
-        return distinct_turns(legal_moves, {r: visible_bits(pattern, r) for r in range(4)})  # type: ignore[arg-type]
-
-    def forced_note(self, view: View, move: Move) -> str | None:
-        """A forced pass says why the tile fits no slot."""
-        from .moves import PassMove
-        from .refusals import why_no_fit
-        from .sampling import sample_state
-
-        if not isinstance(move, PassMove) or view.get("current_player") is None:
-            return None
-        return why_no_fit(sample_state(view, int(view["player"]), np.random.default_rng(0)))
-
-    def move_hints(self, view: View, legal_moves: Sequence[Move]) -> str | None:
-        from .hints import statics_hints
-
-        return statics_hints(view, legal_moves)
-
-    def move_details(self, view: View, legal_moves: Sequence[Move],
-                     figures: bool = True) -> dict[str, dict[str, Any]] | None:
-        from .hints import placement_details, placement_poses
-
-        return placement_details(view, legal_moves) if figures else placement_poses(view, legal_moves)
