@@ -35,7 +35,7 @@ from scipy.optimize import minimize
 
 from pisa3d.assets import asset_path
 from pisa3d.core.agent_specs import build_agent
-from pisa3d.core.rng import make_rng
+from pisa3d.core.rng import Stream, make_rng
 from pisa3d.games import get_game
 from pisa3d.games.tower.fall_odds import (
     DEFAULT_SAMPLES,
@@ -53,7 +53,6 @@ HANDS = ["steady", "careful", "casual"]
 TABLES = {"random": ["random"], "careful+random": ["careful", "random"], "careful": ["careful"]}
 BINS = [0.0, 0.01, 0.03, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.97, 1.0]
 REFERENCE_SIGMA_MM = 0.5  # the default hand's: the model's midpoint and width are quoted there
-PREVIEW_STREAM = 77  # the referee's seeded hand for the previewed slot, and which slot
 
 
 def play_game(hand: str, table: str, seed: int) -> dict[str, list]:
@@ -62,7 +61,7 @@ def play_game(hand: str, table: str, seed: int) -> dict[str, list]:
     state, _ = GAME.new_game(4, seed, options)
     kinds = TABLES[table]
     agents = [build_agent(GAME, kinds[(seat + seed) % len(kinds)], seat, options) for seat in range(4)]
-    rngs = [make_rng(seed, 1, seat) for seat in range(4)]
+    rngs = [make_rng(seed, Stream.AGENTS, seat) for seat in range(4)]
     sigmas = hand_sigmas(state, None)
     rows: dict[str, list] = {k: [] for k in ("hand", "table", "seed", "placed", "kind", "slot", "fell", "margins",
                                              "aimed_mm", "released_mm")}
@@ -85,7 +84,7 @@ def play_game(hand: str, table: str, seed: int) -> dict[str, list]:
         aimed, sampled = slot_margins(state, slots, sigmas, DEFAULT_SAMPLES, DEFAULT_SEED)
         played = slots.index(move.slot)
         others = [k for k in range(len(slots)) if k != played]
-        pick = make_rng(seed, PREVIEW_STREAM, len(state.placements))
+        pick = make_rng(seed, Stream.FALL_ODDS_PREVIEW, len(state.placements))
         previewed = set()
         if others:  # one other slot at random, and the one statics rates worst (the risky end of the table)
             previewed.add(others[int(pick.integers(len(others)))])
@@ -261,7 +260,7 @@ def forty_eight_tile_position():
                             "noise_tilt_deg": 0.0, "record_trajectories": False})
     state, _ = GAME.new_game(2, 0, options)
     bots = [build_agent(GAME, "careful", seat, options) for seat in range(2)]
-    rng = make_rng(0, 1)
+    rng = make_rng(0, Stream.AGENTS)
     while len(state.placements) < 48:
         state.apply(bots[state.current_player].choose(state.view(state.current_player), state.legal_moves(), rng))
     return state

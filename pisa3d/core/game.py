@@ -16,6 +16,7 @@ from .state import Move, Result, State, View, moves_listing
 
 if TYPE_CHECKING:
     from .agents import Agent
+    from .observation import ObservationLayout
     from .terminal import MenuGroup
 
 AgentFactory = Callable[[int, GameOptions], "Agent"]
@@ -106,9 +107,13 @@ class Game(ABC):
         """No game of these players and options takes more decisions than this."""
         raise NotImplementedError(f"{self.id} does not declare its longest game")
 
-    def observation_shape(self, num_players: int, options: GameOptions) -> tuple[int, ...]:
-        """Shape of ``state.observation(player)``, fixed for these players and options."""
+    def observation_layout(self, num_players: int, options: GameOptions) -> ObservationLayout:
+        """The named fields of ``state.observation(player)``, fixed for these players and options."""
         raise NotImplementedError(f"{self.id} does not declare an observation tensor")
+
+    def observation_shape(self, num_players: int, options: GameOptions) -> tuple[int, ...]:
+        """Shape of ``state.observation(player)``: its layout's, never written out apart from it."""
+        return self.observation_layout(num_players, options).shape
 
     def observation_bounds(self, num_players: int, options: GameOptions) -> tuple[float, float]:
         """Least and greatest value of any entry of an observation (for a gymnasium Box)."""
