@@ -183,6 +183,65 @@ def _topology(slots: Sequence[Slot]) -> _Topology:
     return found
 
 
+class _AddedGroups:
+    """The groups that hold added tiles, as rows of the hull table (``TowerStatics.with_added``):
+    each row's hull rows, its base group (-1: a group of added tiles only), the (row, flat added
+    tile) pairs it adds, and which hypothetical's positions it holds."""
+
+    def __init__(self, base_groups: int, starts: list[int], first_pair: list[int]) -> None:
+        self.base_groups, self.starts, self.first_pair = base_groups, starts, first_pair
+        self.rows: list[list[int]] = []
+        self.bases: list[int] = []
+        self.added_rows: list[int] = []
+        self.added_tiles: list[int] = []
+        self.holds: list[tuple[int, list[int]]] = []  # (hypothetical, positions held)
+
+    def own_rows(self, t: int) -> list[int]:
+        """The hull-table rows of added tile ``t``'s contacts."""
+        return [self.base_groups + p for p in range(self.first_pair[t], self.first_pair[t + 1])]
+
+    def add_row(self, k: int, base: int, hull_rows: list[int], positions: list[int]) -> None:
+        for j in positions:
+            self.added_rows.append(len(self.rows))
+            self.added_tiles.append(self.starts[k] + j)
+        self.rows.append(hull_rows)
+        self.bases.append(base)
+        self.holds.append((k, positions))
+
+    def add_hypothetical(self, topo: _Topology, n: int, k: int, hypo: Sequence[tuple[Slot, np.ndarray]],
+                         flat_supports: list[tuple[int, ...]]) -> None:
+        """The rows of hypothetical ``k``: base groups that gain added tiles, each added tile with
+        what it alone carries, and the levels of floors the base tower has no walls on."""
+        start = self.starts[k]
+        joined: list[set[int]] = []
+        gained: dict[int, list[int]] = {}
+        for j, (slot, _) in enumerate(hypo):
+            sup = [s for s in flat_supports[start + j] if s != TABLE]
+            sets = [topo.holders[s] if s < n else joined[s - n - start] for s in sup]
+            groups = set.intersection(*sets) if sets else set()
+            if slot.side is not None and slot.floor in topo.levels:
+                groups.add(topo.levels[slot.floor])
+            joined.append(groups)
+            for g in groups:
+                gained.setdefault(g, []).append(j)
+        for g, positions in gained.items():
+            resting = [j for j in positions if g >= n and hypo[j][0].side is not None
+                       and hypo[j][0].floor == g - n]
+            self.add_row(k, g, [g] + [r for j in resting for r in self.own_rows(start + j)], positions)
+        new_floors = sorted({s.floor for s, _ in hypo if s.side is not None and s.floor not in topo.levels})
+        for j in range(len(hypo)):  # the tile and the later added tiles all of whose supports it holds
+            positions = [j]
+            for later in range(j + 1, len(hypo)):
+                sup = flat_supports[start + later]
+                if sup and all(s >= n and s - n - start in positions for s in sup):
+                    positions.append(later)
+            self.add_row(k, -1, self.own_rows(start + j), positions)
+        for f in new_floors:
+            positions = [j for j, (s, _) in enumerate(hypo) if s.floor >= f]
+            resting = [j for j in positions if hypo[j][0].floor == f and hypo[j][0].side is not None]
+            self.add_row(k, -1, [r for j in resting for r in self.own_rows(start + j)], positions)
+
+
 class TowerStatics:
     """Static margins of every tile group of a tower given its slots and poses (nominal or
     settled), in metres. ``tile_margins[i]``: tile i with what it alone carries, on its own
@@ -234,8 +293,33 @@ class TowerStatics:
         (metres) of each added tile: the least of every group holding it. Only groups holding an
         added tile can change, so the rest of the tower's work is reused; all hypotheticals are
         judged in one batch."""
-        n, g_base = len(self.slots), len(self.groups)
-        topo = self._topo
+        flat_poses, flat_supports, starts = self._flattened(hypotheticals)
+        if not flat_poses:
+            return [[] for _ in hypotheticals]
+        poses = np.asarray(flat_poses, dtype=np.float64).reshape(-1, 7)
+        top, bottom = face_polygons(poses, self.half_extents)
+        tops = np.concatenate([self._top, top]) if self.slots else top
+        pairs = [(t, s) for t, sup in enumerate(flat_supports) for s in sup]
+        first_pair = list(accumulate((len(sup) for sup in flat_supports), initial=0))  # ints: cheap to index
+        lowers = np.array([len(tops) if s == TABLE else s for _, s in pairs], dtype=np.int64)
+        contacts = contact_hulls(bottom[[t for t, _ in pairs]], lowers, tops)
+        # One table of hulls to take unions from: the base groups', then the added contacts'.
+        table = Rings.joined([self.hulls, contacts])
+        plan = _AddedGroups(len(self.groups), starts, first_pair)
+        for k, hypo in enumerate(hypotheticals):
+            plan.add_hypothetical(self._topo, len(self.slots), k, hypo, flat_supports)
+        margins = self._added_margins(plan, poses, table)
+        out = [[np.inf] * len(hypo) for hypo in hypotheticals]
+        for (k, positions), margin in zip(plan.holds, margins.tolist(), strict=True):
+            for j in positions:
+                out[k][j] = min(out[k][j], margin)
+        return out
+
+    def _flattened(self, hypotheticals: Sequence[Sequence[tuple[Slot, np.ndarray]]]
+                   ) -> tuple[list[np.ndarray], list[tuple[int, ...]], list[int]]:
+        """Every added tile's pose and support codes, one list over all hypotheticals, and where
+        each hypothetical starts in it."""
+        n = len(self.slots)
         flat_poses, flat_supports, starts = [], [], []
         for hypo in hypotheticals:
             starts.append(len(flat_poses))
@@ -245,66 +329,14 @@ class TowerStatics:
                 flat_supports.append(self._support_codes(key, added))
                 added[key] = n + len(flat_poses)
                 flat_poses.append(pose)
-        if not flat_poses:
-            return [[] for _ in hypotheticals]
-        poses = np.asarray(flat_poses, dtype=np.float64).reshape(-1, 7)
-        top, bottom = face_polygons(poses, self.half_extents)
-        tops = np.concatenate([self._top, top]) if n else top
-        pairs = [(t, s) for t, sup in enumerate(flat_supports) for s in sup]
-        first_pair = list(accumulate((len(sup) for sup in flat_supports), initial=0))  # ints: cheap to index
-        lowers = np.array([len(tops) if s == TABLE else s for _, s in pairs], dtype=np.int64)
-        contacts = contact_hulls(bottom[[t for t, _ in pairs]], lowers, tops)
-        # One table of hulls to take unions from: the base groups', then the added contacts'.
-        table = Rings.joined([self.hulls, contacts])
-        rows: list[list[int]] = []
-        bases: list[int] = []  # base group of each row (-1: a group of added tiles only)
-        added_rows: list[int] = []  # (row, flat added tile) pairs, flattened
-        added_tiles: list[int] = []
-        holds: list[tuple[int, list[int]]] = []  # (hypothetical, positions held)
+        return flat_poses, flat_supports, starts
 
-        def own_rows(t: int) -> list[int]:
-            return [g_base + p for p in range(first_pair[t], first_pair[t + 1])]
-
-        def add_row(k: int, base: int, hull_rows: list[int], positions: list[int]) -> None:
-            for j in positions:
-                added_rows.append(len(rows))
-                added_tiles.append(starts[k] + j)
-            rows.append(hull_rows)
-            bases.append(base)
-            holds.append((k, positions))
-
-        for k, hypo in enumerate(hypotheticals):
-            start = starts[k]
-            joined: list[set[int]] = []
-            gained: dict[int, list[int]] = {}
-            for j, (slot, _) in enumerate(hypo):
-                sup = [s for s in flat_supports[start + j] if s != TABLE]
-                sets = [topo.holders[s] if s < n else joined[s - n - start] for s in sup]
-                groups = set.intersection(*sets) if sets else set()
-                if slot.side is not None and slot.floor in topo.levels:
-                    groups.add(topo.levels[slot.floor])
-                joined.append(groups)
-                for g in groups:
-                    gained.setdefault(g, []).append(j)
-            for g, positions in gained.items():
-                resting = [j for j in positions if g >= n and hypo[j][0].side is not None
-                           and hypo[j][0].floor == g - n]
-                add_row(k, g, [g] + [r for j in resting for r in own_rows(start + j)], positions)
-            new_floors = sorted({s.floor for s, _ in hypo if s.side is not None and s.floor not in topo.levels})
-            for j in range(len(hypo)):  # the tile and the later added tiles all of whose supports it holds
-                positions = [j]
-                for later in range(j + 1, len(hypo)):
-                    sup = flat_supports[start + later]
-                    if sup and all(s >= n and s - n - start in positions for s in sup):
-                        positions.append(later)
-                add_row(k, -1, own_rows(start + j), positions)
-            for f in new_floors:
-                positions = [j for j, (s, _) in enumerate(hypo) if s.floor >= f]
-                resting = [j for j in positions if hypo[j][0].floor == f and hypo[j][0].side is not None]
-                add_row(k, -1, [r for j in resting for r in own_rows(start + j)], positions)
-        base_index = np.array(bases)
+    def _added_margins(self, plan: _AddedGroups, poses: np.ndarray, table: Rings) -> np.ndarray:
+        """The margin of each planned group: the base group's sums plus the added tiles'."""
+        rows = plan.rows
+        base_index = np.array(plan.bases)
         indicator = np.zeros((len(rows), len(poses)))
-        indicator[added_rows, added_tiles] = 1.0
+        indicator[plan.added_rows, plan.added_tiles] = 1.0
         has_base = base_index >= 0
         base_sums, base_sizes = np.zeros((len(rows), 2)), np.zeros(len(rows))
         base_sums[has_base] = self._sums[base_index[has_base]]
@@ -312,12 +344,7 @@ class TowerStatics:
         sums = member_sums(indicator, poses) + base_sums
         sizes = indicator.sum(1) + base_sizes
         coms = sums / sizes[:, None]
-        margins = ring_margins(union_hulls(table, UnionPlan.of(rows)), coms)
-        out = [[np.inf] * len(hypo) for hypo in hypotheticals]
-        for (k, positions), margin in zip(holds, margins.tolist(), strict=True):
-            for j in positions:
-                out[k][j] = min(out[k][j], margin)
-        return out
+        return ring_margins(union_hulls(table, UnionPlan.of(rows)), coms)
 
     def margin_of(self, tile: int) -> float:
         """The least margin of any group holding ``tile`` (the tile's own, what carries it, levels)."""
