@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from ..core.errors import OptionsError
+from ..experiments.batching import BATCH_SECONDS, BATCH_TRIALS
 from .once import OnceCommand
 from .outputs import check_output_dir
 
@@ -45,8 +46,9 @@ def run(
                                 "pip install 'pisa3d\\[ray]')."),
     address: str | None = typer.Option(None, "--address", help="Ray cluster address (e.g. ray://head:10001 or "
                                        "auto); default: start a local Ray instance."),
-    batch: int = typer.Option(64, "--batch", min=1, help="Store rows every this many finished trials (and at "
-                              "least every 10 s); a killed run loses at most the trials since."),
+    batch: int = typer.Option(BATCH_TRIALS, "--batch", min=1,
+                              help=f"Store rows every this many finished trials (and at least every {BATCH_SECONDS:g} "
+                              "s); a killed run loses at most the trials since."),
     records: bool = typer.Option(False, "--records", help="Also write every game's record to DIR/records/<key>"
                                  ".json.gz (watch a tower game with `pisa3d view`)."),
 ) -> None:

@@ -23,6 +23,7 @@ from rich.console import Console
 
 from ..core.errors import OptionsError
 from ..core.rng import Stream, make_rng
+from ..experiments.batching import DATASET_BATCH_GAMES
 from ..experiments.run import Runner, RunSummary, run_experiment
 from ..experiments.storage import is_experiment_dir, load_stored_spec
 from ..games import get_game
@@ -31,8 +32,6 @@ from .render import Appearance, SceneRenderer, depth_to_png, encode_png, random_
 from .scenes import PlayedGame, Scene, play_scenes
 from .schema import IMAGE_COLUMNS, SCENE_SCHEMA, SCENES
 from .spec import DatasetSettings, DatasetSpec
-
-BATCH_TRIALS = 8  # games per stored part: a part holds some hundred scenes of PNGs
 
 _renderers: dict[str, SceneRenderer] = {}  # per process: one renderer per drawing set-up
 
@@ -140,7 +139,7 @@ def check_same_settings(out: Path, spec: DatasetSpec) -> None:
 
 
 def build_dataset(spec: DatasetSpec, source: str, out: Path, runner: Runner, resume_command: str = "",
-                  console: Console | None = None, batch_trials: int = BATCH_TRIALS) -> RunSummary:
+                  console: Console | None = None, batch_trials: int = DATASET_BATCH_GAMES) -> RunSummary:
     """Build (or resume) the dataset of ``spec`` in ``out`` with ``runner``; writes DATASHEET.md."""
     from .datasheet import write_datasheet
 

@@ -14,12 +14,10 @@ import pyarrow as pa
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from .batching import BATCH_SECONDS, BATCH_TRIALS
 from .spec import ExperimentSpec
 from .storage import PLACEMENT_SCHEMA, PLACEMENTS, check_compatible, check_writable, stored_keys, writer
 from .trials import Cell, Trial, expand_trials, resolve_cells
-
-BATCH_TRIALS = 64
-BATCH_SECONDS = 10.0  # a slow experiment still stores its rows every few seconds
 
 
 class Runner(Protocol):
