@@ -33,11 +33,10 @@ import numpy as np
 
 from pisa3d.core.agent_specs import build_agent
 from pisa3d.core.options import parse_option_assignments
-from pisa3d.core.rng import make_rng
+from pisa3d.core.rng import Stream, make_rng
 from pisa3d.games import get_game
 from pisa3d.games.tower.hand import apply_hand_noise, lowered_release
 from pisa3d.games.tower.moves import PlaceMove
-from pisa3d.games.tower.state import NOISE_STREAM
 from pisa3d.physics import Verdict, make_engine
 from pisa3d.physics.poses import vector_norm
 
@@ -85,7 +84,7 @@ def play_game(hand: str, table: str, seed: int, engines: dict, pybullet: dict[st
     options = GAME.options({"hand": hand, "record_trajectories": False, "physics_params": pybullet})
     state, _ = GAME.new_game(4, seed, options)
     agents = [build_agent(GAME, table, seat, options) for seat in range(4)]
-    rngs = [make_rng(seed, 1, seat) for seat in range(4)]
+    rngs = [make_rng(seed, Stream.AGENTS, seat) for seat in range(4)]
     setup = state.setup
     out: list[Placement] = []
     while not state.is_over:
@@ -96,7 +95,7 @@ def play_game(hand: str, table: str, seed: int, engines: dict, pybullet: dict[st
             continue
         _, target = state.intended_pose(move.slot, state.face_of(player), move.rotation)
         # The game's own draw for this placement (state._settle), then each engine's own release.
-        hand_rng = make_rng(state.seed, NOISE_STREAM, player, len(state.placements))
+        hand_rng = make_rng(state.seed, Stream.TOWER_HANDS, player, len(state.placements))
         noisy = apply_hand_noise(target, hand_rng, *setup.noise)
         before = state.states.copy()
         outcomes = {}

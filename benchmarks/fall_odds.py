@@ -38,7 +38,7 @@ from scipy.optimize import isotonic_regression, minimize
 
 from pisa3d.assets import asset_path
 from pisa3d.core.agent_specs import build_agent
-from pisa3d.core.rng import make_rng
+from pisa3d.core.rng import Stream, make_rng
 from pisa3d.games import get_game
 from pisa3d.games.tower.fall_odds import (
     DEFAULT_SAMPLES,
@@ -57,7 +57,6 @@ HANDS = ["steady", "careful", "casual"]
 TABLES = {"random": ["random"], "careful+random": ["careful", "random"], "careful": ["careful"]}
 BINS = [0.0, 0.01, 0.03, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.97, 1.0]
 REFERENCE_SIGMA_MM = 0.5  # the default hand's: the model's midpoint and width are quoted there
-PREVIEW_STREAM = 77  # the referee's seeded hand for the previewed slot, and which slot
 MIDDLE_RANGE = (0.03, 0.97)  # previewed besides the random slot: every slot whose shipped odds are within this,
 MIDDLE = 0.4  # with --middle-hands hands each; when there is none, the slot whose odds are nearest this
 
@@ -68,7 +67,7 @@ def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[s
     state, _ = GAME.new_game(4, seed, options)
     kinds = TABLES[table]
     agents = [build_agent(GAME, kinds[(seat + seed) % len(kinds)], seat, options) for seat in range(4)]
-    rngs = [make_rng(seed, 1, seat) for seat in range(4)]
+    rngs = [make_rng(seed, Stream.AGENTS, seat) for seat in range(4)]
     sigmas = hand_sigmas(state, None)
     curve = default_model().at(sigmas[0] * 1000.0)
     rows: dict[str, list] = {k: [] for k in ("hand", "table", "seed", "placed", "kind", "slot", "fell", "margins",
@@ -93,7 +92,7 @@ def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[s
         aimed, sampled = slot_margins(state, slots, sigmas, DEFAULT_SAMPLES, DEFAULT_SEED)
         played = slots.index(move.slot)
         others = [k for k in range(len(slots)) if k != played]
-        pick = make_rng(seed, PREVIEW_STREAM, len(state.placements))
+        pick = make_rng(seed, Stream.FALL_ODDS_PREVIEW, len(state.placements))
         previewed = {}
         if others:  # one other slot at random, and those the shipped curve is least sure of (the middle)
             previewed[others[int(pick.integers(len(others)))]] = 1
@@ -388,7 +387,7 @@ def forty_eight_tile_position():
                             "noise_tilt_deg": 0.0, "record_trajectories": False})
     state, _ = GAME.new_game(2, 0, options)
     bots = [build_agent(GAME, "careful", seat, options) for seat in range(2)]
-    rng = make_rng(0, 1)
+    rng = make_rng(0, Stream.AGENTS)
     while len(state.placements) < 48:
         state.apply(bots[state.current_player].choose(state.view(state.current_player), state.legal_moves(), rng))
     return state

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from pisa3d.core.agents import RandomAgent
 from pisa3d.core.match import play_match
-from pisa3d.core.rng import make_rng
+from pisa3d.core.rng import Stream, make_rng
 from pisa3d.games import get_game
 from pisa3d.games.gimignano.quartets import find_quartets, first_completable
 from pisa3d.games.gimignano.state import GimignanoState
@@ -46,7 +46,7 @@ game = get_game("gimignano")
 
 
 def rules_play(players: int, games: int, first_seed: int) -> int:
-    rng = make_rng(first_seed, 99)
+    rng = make_rng(first_seed, Stream.BENCHMARK_MOVES)
     decisions = 0
     for seed in range(first_seed, first_seed + games):
         state, _ = game.new_game(players, seed)
@@ -186,7 +186,7 @@ def mcts_figures(runs: int, iterations: int) -> None:
         for run in range(runs):
             agent = make_agent()
             started = time.perf_counter()
-            agent.choose(state.view(seat), state.legal_moves(), make_rng(run, 5))
+            agent.choose(state.view(seat), state.legal_moves(), make_rng(run, Stream.BENCHMARK_AGENT))
             rates.append(agent.iterations / (time.perf_counter() - started))
         print(f"MCTS, {label} ({agent.iterations} iterations, turn 4 of a 3-player game): "
               f"{statistics.median(rates):.0f} iterations/s (median of {runs})")

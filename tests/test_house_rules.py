@@ -170,3 +170,29 @@ def test_the_demo_folder_is_ignored_by_git() -> None:
     assert OUT == ROOT / "out"
     probe = subprocess.run(["git", "check-ignore", "-q", "out/any-demo-file.html"], cwd=ROOT)
     assert probe.returncode == 0, "out/ is not git-ignored"
+
+
+MAX_FUNCTION_LINES = 60  # issue 24: a longer function does more than one thing; split it
+
+
+def _long_functions(package: Path) -> list[str]:
+    long = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = node.end_lineno - node.lineno + 1  # type: ignore[operator]
+                if lines > MAX_FUNCTION_LINES:
+                    long.append(f"{path.relative_to(package.parent)}:{node.lineno} {node.name} ({lines} lines)")
+    return long
+
+
+def test_no_function_is_longer_than_60_lines() -> None:
+    long = _long_functions(PACKAGE)
+    assert not long, f"functions over {MAX_FUNCTION_LINES} lines (split them): {long}"
+
+
+def test_the_length_check_sees_a_long_function(tmp_path: Path) -> None:
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(f"def short():\n    return 1\n\n\nasync def long():\n{body}\n")
+    assert _long_functions(tmp_path / "pkg") == ["pkg/m.py:5 long (61 lines)"]

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from ..core.errors import OptionsError
+from ..experiments.batching import DATASET_BATCH_GAMES
 from .once import OnceCommand
 
 dataset_app = typer.Typer(
@@ -30,7 +31,8 @@ def build(
                                        "core). With --backend ray: the CPUs of a local Ray instance."),
     backend: str = typer.Option("process", "--backend", help="process (a local process pool) or ray."),
     address: str | None = typer.Option(None, "--address", help="Ray cluster address (with --backend ray)."),
-    batch: int = typer.Option(8, "--batch", min=1, help="Store rows every this many finished games."),
+    batch: int = typer.Option(DATASET_BATCH_GAMES, "--batch", min=1,
+                               help="Store rows every this many finished games."),
 ) -> None:
     """Play the spec's games, catch every kept placement as a scene (the standing tower and the new
     tile at its release pose), draw it from each camera and store it with its labels as sharded

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
 
 from ..core.errors import OptionsError
+from ..experiments.batching import BATCH_SECONDS, BATCH_TRIALS
 from .once import OnceCommand
 from .outputs import check_output_dir
 
@@ -44,8 +46,9 @@ def run(
                                 "pip install 'pisa3d\\[ray]')."),
     address: str | None = typer.Option(None, "--address", help="Ray cluster address (e.g. ray://head:10001 or "
                                        "auto); default: start a local Ray instance."),
-    batch: int = typer.Option(64, "--batch", min=1, help="Store rows every this many finished trials (and at "
-                              "least every 10 s); a killed run loses at most the trials since."),
+    batch: int = typer.Option(BATCH_TRIALS, "--batch", min=1,
+                              help=f"Store rows every this many finished trials (and at least every {BATCH_SECONDS:g} "
+                              "s); a killed run loses at most the trials since."),
     records: bool = typer.Option(False, "--records", help="Also write every game's record to DIR/records/<key>"
                                  ".json.gz (watch a tower game with `pisa3d view`)."),
 ) -> None:
@@ -58,14 +61,31 @@ def run(
     noise_* options override it)
     """
     from ..experiments.run import run_experiment
-    from ..experiments.runners import LocalRunner, RayRunner, default_workers
-    from ..experiments.spec import apply_overrides, parse_seeds, read_spec_file, validate_spec
-    from ..experiments.storage import is_experiment_dir, load_stored_spec
 
     if backend not in ("process", "ray"):
         raise OptionsError(f"--backend {backend!r}: choose process or ray")
     if address is not None and backend != "ray":
         raise OptionsError("--address is for --backend ray")
+    experiment, source, out = _spec_of(spec, out, assignments, seeds, players, agent)
+    console = Console(stderr=True, highlight=False)
+    runner, resume = _runner_of(backend, address, workers, records, out)
+    summary = run_experiment(experiment, source, out, runner, records=records, resume_command=resume,
+                             console=console, batch_trials=batch)
+    if summary.status == "interrupted":
+        raise typer.Exit(130)
+    earlier = out / "report"
+    force = " --force" if earlier.is_dir() and any(earlier.iterdir()) else ""  # replace the earlier report
+    typer.echo(f"{summary.ran} trials played in {summary.seconds:.0f} s, {summary.already_stored} already stored "
+               f"({summary.total} in all); results in {out}.\nReport: pisa3d experiment report {out}{force}")
+
+
+def _spec_of(spec: Path, out: Path | None, assignments: list[str], seeds: str | None, players: int | None,
+             agent: list[str]) -> tuple[Any, str, Path]:
+    """The experiment spec (a file, or the one an experiment directory stored) with the command
+    line's overrides; where it came from; the experiment directory."""
+    from ..experiments.spec import apply_overrides, parse_seeds, read_spec_file, validate_spec
+    from ..experiments.storage import is_experiment_dir, load_stored_spec
+
     if spec.is_dir():
         if not is_experiment_dir(spec):
             raise OptionsError(f"{spec}: a directory but not an experiment (no spec.json); give a .toml spec")
@@ -80,25 +100,23 @@ def run(
     if agent:
         overrides.append("agents=[" + ", ".join(_toml(a) for a in agent) + "]")
     experiment = validate_spec(apply_overrides(raw, overrides), source)
-    out = out or Path("experiments") / experiment.name
-    console = Console(stderr=True, highlight=False)
+    return experiment, source, out or Path("experiments") / experiment.name
+
+
+def _runner_of(backend: str, address: str | None, workers: int | None, records: bool, out: Path
+               ) -> tuple[Any, str]:
+    """The runner of the trials, and the command that resumes this run."""
+    from ..experiments.runners import LocalRunner, RayRunner, default_workers
+
     if backend == "ray":
-        runner = RayRunner(address=address, workers=workers)
+        runner: Any = RayRunner(address=address, workers=workers)
     else:
         runner = LocalRunner(workers=workers or default_workers())
     extra = [f"--workers={workers}"] if workers else []
     extra += [f"--backend={backend}"] if backend != "process" else []
     extra += [f"--address={address}"] if address else []
     extra += ["--records"] if records else []
-    resume = shlex.join(["pisa3d", "experiment", "run", str(out), *extra])
-    summary = run_experiment(experiment, source, out, runner, records=records, resume_command=resume,
-                             console=console, batch_trials=batch)
-    if summary.status == "interrupted":
-        raise typer.Exit(130)
-    earlier = out / "report"
-    force = " --force" if earlier.is_dir() and any(earlier.iterdir()) else ""  # replace the earlier report
-    typer.echo(f"{summary.ran} trials played in {summary.seconds:.0f} s, {summary.already_stored} already stored "
-               f"({summary.total} in all); results in {out}.\nReport: pisa3d experiment report {out}{force}")
+    return runner, shlex.join(["pisa3d", "experiment", "run", str(out), *extra])
 
 
 def _toml(value: object) -> str:

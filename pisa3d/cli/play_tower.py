@@ -14,6 +14,8 @@ from ..core.presentation import presenter_of
 from ..core.quiet import python_only_stdout
 from ..core.record import GameRecord
 from ..core.state import Move, State
+from ..games.tower.options import describe_hands
+from ..physics.contract import FALL_ANGLE_DEG, FALL_THICKNESSES
 from .common import OUTPUT_PANEL, stop_match
 from .outputs import check_output_file
 
@@ -37,15 +39,15 @@ def _option(name: str, kind: Any, *flags: str, help: str, default: Any = None, p
 
 EXTRAS = [
     _option("hand", str | None, "--hand",
-            help="Named hand noise (RULES.md): steady 0.25 mm / 0.25 deg yaw / 0.075 deg tilt, careful 0.5 / 0.5 / "
-                 "0.15 (default), casual 1 / 1 / 0.3, shaky 2 / 2 / 0.6. The options below override it."),
+            help=f"Named hand noise (RULES.md): {describe_hands()}. The options below override it."),
     _option("noise_mm", float | None, "--noise-mm", help="Hand position noise, sigma in mm (default: the hand's)."),
     _option("yaw_deg", float | None, "--yaw-deg", help="Hand yaw noise, sigma in degrees (default: the hand's)."),
     _option("tilt_deg", float | None, "--tilt-deg", help="Hand tilt noise, sigma in degrees (default: the hand's)."),
     _option("tiles", str | None, "--tiles", help="Tile set: a JSON file or a name under assets/tower/."),
     _option("fall_mm", float | None, "--fall-mm",
-            help="Fall threshold: a tile moved farther (mm; default 1.25 tile thicknesses)."),
-    _option("fall_deg", float | None, "--fall-deg", help="Fall threshold: a tile turned more (degrees)."),
+            help=f"Fall threshold: a tile moved farther (mm; default {FALL_THICKNESSES:g} tile thicknesses)."),
+    _option("fall_deg", float | None, "--fall-deg",
+            help=f"Fall threshold: a tile turned more (degrees; default {FALL_ANGLE_DEG:g})."),
     _option("gui", bool, "--gui", default=False, panel=OUTPUT_PANEL,
             help="Play in a 3D PyBullet window (needs a display): --human seats pick placements with keys or "
                  "clicks on a ghost tile; bots' placements and every settle or fall are animated."),

@@ -16,6 +16,7 @@ from .state import Move, State, View
 
 if TYPE_CHECKING:
     from .agents import Agent
+    from .observation import ObservationLayout
 
 AgentFactory = Callable[[int, GameOptions], "Agent"]
 """Builds an agent for a seat from the game's options."""
@@ -105,9 +106,13 @@ class Game(ABC):
         """No game of these players and options takes more decisions than this."""
         raise NotImplementedError(f"{self.id} does not declare its longest game")
 
-    def observation_shape(self, num_players: int, options: GameOptions) -> tuple[int, ...]:
-        """Shape of ``state.observation(player)``, fixed for these players and options."""
+    def observation_layout(self, num_players: int, options: GameOptions) -> ObservationLayout:
+        """The named fields of ``state.observation(player)``, fixed for these players and options."""
         raise NotImplementedError(f"{self.id} does not declare an observation tensor")
+
+    def observation_shape(self, num_players: int, options: GameOptions) -> tuple[int, ...]:
+        """Shape of ``state.observation(player)``: its layout's, never written out apart from it."""
+        return self.observation_layout(num_players, options).shape
 
     def observation_bounds(self, num_players: int, options: GameOptions) -> tuple[float, float]:
         """Least and greatest value of any entry of an observation (for a gymnasium Box)."""

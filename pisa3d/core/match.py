@@ -12,11 +12,8 @@ from .events import Event
 from .game import Game
 from .options import GameOptions
 from .record import GameRecord, MoveEntry, PlayerEntry, new_header
-from .rng import make_rng
+from .rng import Stream, make_rng
 from .state import Move, Result, State
-
-AGENT_STREAM = 1
-"""RNG stream of the agents; games draw their chance from other streams of the same seed."""
 
 EventCallback = Callable[[int | None, Move | None, list[Event], State], None]
 """Called with (player, move, events, state after): move and player are None for set-up."""
@@ -30,7 +27,7 @@ class MatchOutcome:
 
 
 def agent_rngs(seed: int, num_players: int) -> list[Any]:
-    return [make_rng(seed, AGENT_STREAM, seat) for seat in range(num_players)]
+    return [make_rng(seed, Stream.AGENTS, seat) for seat in range(num_players)]
 
 
 def play_match(

@@ -22,23 +22,19 @@ from typing import Any
 
 import numpy as np
 
-from ..core.rng import make_rng
-from ..games.tower.fall_odds import DEFAULT_SEED, MM, default_model, hand_sigmas, slot_margins
+from ..core.rng import Stream, make_rng
+from ..games.tower.fall_odds import DEFAULT_SEED, default_model, hand_sigmas, slot_margins
 from ..games.tower.moves import PlaceMove
 from ..games.tower.state import TowerState
 from ..games.tower.statics import TowerStatics
+from ..games.tower.units import MM_PER_M
 from ..physics import resolve_engine_params, shared_engine
 from .spec import DatasetSettings
-
-OBSERVED_CHOICE_STREAM = 24
-"""RNG stream choosing which scenes get an observed fall rate (seed, placement index)."""
-OBSERVED_HANDS_STREAM = 25
-"""RNG stream of the fresh hands of the observed fall rate (seed, placement index, hand k)."""
 
 
 def _mm(metres: float) -> float | None:
     """Millimetres rounded to 1 nm; None where statics has no answer (inf: nothing holds it)."""
-    return round(metres * MM, 6) if math.isfinite(metres) else None
+    return round(metres * MM_PER_M, 6) if math.isfinite(metres) else None
 
 
 @dataclass
@@ -63,20 +59,20 @@ def fall_odds_of(prior: TowerState, move: PlaceMove, samples: int) -> float:
     """The fall odds of ``move``'s slot under the match's hand: the value ``fall_odds(prior)``
     gives this move (the same draws, the same curve), computed for this one slot only."""
     sigmas = hand_sigmas(prior, None)
-    curve = default_model().at(sigmas[0] * MM)
+    curve = default_model().at(sigmas[0] * MM_PER_M)
     _, sampled = slot_margins(prior, [move.slot], sigmas, samples, DEFAULT_SEED)
     return float(curve(sampled).mean(axis=1)[0])
 
 
 def chosen_for_hands(seed: int, index: int, share: float) -> bool:
     """Whether placement ``index`` of game ``seed`` gets an observed fall rate."""
-    return share > 0.0 and (share >= 1.0 or float(make_rng(seed, OBSERVED_CHOICE_STREAM, index).random()) < share)
+    return share > 0.0 and (share >= 1.0 or float(make_rng(seed, Stream.OBSERVED_CHOICE, index).random()) < share)
 
 
 def observed_falls(prior: TowerState, move: PlaceMove, seed: int, index: int, hands: int) -> int:
     """How many of ``hands`` fresh draws of the match's hand bring the tower down when the tile
     is released for ``move`` (the game's release and settle, ``TowerState.preview``)."""
-    return sum(prior.preview(move, hand=make_rng(seed, OBSERVED_HANDS_STREAM, index, k)).fell for k in range(hands))
+    return sum(prior.preview(move, hand=make_rng(seed, Stream.OBSERVED_HANDS, index, k)).fell for k in range(hands))
 
 
 def second_verdict(prior: TowerState, release: np.ndarray, target: np.ndarray, engine: str) -> SecondVerdict:
@@ -84,7 +80,7 @@ def second_verdict(prior: TowerState, release: np.ndarray, target: np.ndarray, e
     setup = prior.setup
     judge = shared_engine(engine, setup.tile_spec, resolve_engine_params(engine))
     verdict = judge.settle(prior.states, release, target, setup.thresholds)
-    return SecondVerdict(engine, bool(verdict.fell), round(verdict.max_displacement * MM, 4),
+    return SecondVerdict(engine, bool(verdict.fell), round(verdict.max_displacement * MM_PER_M, 4),
                          round(verdict.max_rotation_deg, 4))
 
 

@@ -17,6 +17,7 @@ import numpy as np
 import pybullet as pb
 from PIL import Image
 
+from ..games.tower.units import MM_PER_M
 from ..physics import TileSpec
 from .spec import Cameras
 
@@ -92,7 +93,7 @@ class Views:
 
 def camera_matrices(cameras: Cameras, width: int, height: int) -> list[tuple[list[float], list[float]]]:
     """(view, projection) per camera of the ring, the first at ``azimuth_deg``."""
-    target = [0.0, 0.0, cameras.target_height_mm / 1000.0]
+    target = [0.0, 0.0, cameras.target_height_mm / MM_PER_M]
     projection = pb.computeProjectionMatrixFOV(cameras.fov_deg, width / height, NEAR_M, FAR_M)
     out = []
     for k in range(cameras.count):

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..core.match import play_match
-from ..core.rng import make_rng
+from ..core.rng import Stream, make_rng
 from ..experiments.agents import parse_agent
 from ..experiments.rows import game_row
 from ..experiments.tower import placement_kind
@@ -25,9 +25,6 @@ from ..games.tower.moves import PlaceMove
 from ..games.tower.state import TowerState
 from .labels import scene_labels
 from .spec import DatasetSettings
-
-KEEP_STREAM = 23
-"""RNG stream deciding which placements are kept when the spec keeps a sample (seed, index)."""
 
 
 @dataclass
@@ -55,7 +52,7 @@ class PlayedGame:
 
 def kept(seed: int, index: int, keep: float) -> bool:
     """Whether placement ``index`` of game ``seed`` becomes a scene (independent of the workers)."""
-    return keep >= 1.0 or float(make_rng(seed, KEEP_STREAM, index).random()) < keep
+    return keep >= 1.0 or float(make_rng(seed, Stream.DATASET_KEEP, index).random()) < keep
 
 
 def play_scenes(trial: Mapping[str, Any], settings: DatasetSettings | None = None) -> PlayedGame:

@@ -22,7 +22,8 @@ import numpy as np
 from rich.console import Console
 
 from ..core.errors import OptionsError
-from ..core.rng import make_rng
+from ..core.rng import Stream, make_rng
+from ..experiments.batching import DATASET_BATCH_GAMES
 from ..experiments.run import Runner, RunSummary, run_experiment
 from ..experiments.storage import is_experiment_dir, load_stored_spec
 from ..games import get_game
@@ -31,9 +32,6 @@ from .render import Appearance, SceneRenderer, depth_to_png, encode_png, random_
 from .scenes import PlayedGame, Scene, play_scenes
 from .schema import IMAGE_COLUMNS, SCENE_SCHEMA, SCENES
 from .spec import DatasetSettings, DatasetSpec
-
-APPEARANCE_STREAM = 26  # RNG stream of a scene's random colours and light (seed, placement index)
-BATCH_TRIALS = 8  # games per stored part: a part holds some hundred scenes of PNGs
 
 _renderers: dict[str, SceneRenderer] = {}  # per process: one renderer per drawing set-up
 
@@ -49,7 +47,7 @@ def scene_appearance(seed: int, index: int, tiles: int, settings: DatasetSetting
     look = settings.appearance
     if not (look.random_colours or look.random_lighting):
         return None
-    rng = make_rng(seed, APPEARANCE_STREAM, index)
+    rng = make_rng(seed, Stream.APPEARANCE, index)
     return random_appearance(rng, tiles, look.random_colours, look.random_lighting)
 
 
@@ -141,7 +139,7 @@ def check_same_settings(out: Path, spec: DatasetSpec) -> None:
 
 
 def build_dataset(spec: DatasetSpec, source: str, out: Path, runner: Runner, resume_command: str = "",
-                  console: Console | None = None, batch_trials: int = BATCH_TRIALS) -> RunSummary:
+                  console: Console | None = None, batch_trials: int = DATASET_BATCH_GAMES) -> RunSummary:
     """Build (or resume) the dataset of ``spec`` in ``out`` with ``runner``; writes DATASHEET.md."""
     from .datasheet import write_datasheet
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import signal
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -14,12 +14,10 @@ import pyarrow as pa
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from .batching import BATCH_SECONDS, BATCH_TRIALS
 from .spec import ExperimentSpec
 from .storage import PLACEMENT_SCHEMA, PLACEMENTS, check_compatible, check_writable, stored_keys, writer
-from .trials import Trial, expand_trials, resolve_cells
-
-BATCH_TRIALS = 64
-BATCH_SECONDS = 10.0  # a slow experiment still stores its rows every few seconds
+from .trials import Cell, Trial, expand_trials, resolve_cells
 
 
 class Runner(Protocol):
@@ -71,6 +69,58 @@ def unique_trials(trials: Sequence[Trial]) -> list[Trial]:
     return list({t.key: t for t in trials}.values())
 
 
+@dataclass
+class _Tally:
+    """The trials a run has finished, the falls among them, and the rows not stored yet."""
+
+    ran: int = 0
+    falls: int = 0
+    buffer: list[dict[str, Any]] = field(default_factory=list)
+    last_flush: float = field(default_factory=time.monotonic)
+
+    def count(self, rows: dict[str, Any]) -> None:
+        self.buffer.append(rows)
+        self.ran += 1
+        self.falls += bool(rows["game"]["fell"])
+
+    def flush_if_due(self, w: Any, batch_trials: int, batch_seconds: float) -> None:
+        """Store the buffered rows every ``batch_trials`` trials or ``batch_seconds`` seconds."""
+        if len(self.buffer) >= batch_trials or time.monotonic() - self.last_flush >= batch_seconds:
+            w.write_batch(self.buffer)
+            self.buffer, self.last_flush = [], time.monotonic()
+
+
+def _progress(name: str, console: Console, can_fall: bool) -> Progress:
+    return Progress(
+        TextColumn(f"[bold]{name}[/bold]"), BarColumn(), MofNCompleteColumn(),
+        TimeElapsedColumn(), TextColumn("{task.fields[eta]}"),
+        # falls only where games can fall (a physics game): 'falls 0' for cards says nothing
+        *([TextColumn("falls {task.fields[falls]}")] if can_fall else []), console=console,
+    )
+
+
+def _store_the_rest(w: Any, out: Path, status: str, buffer: list[dict[str, Any]], todo: list[Trial], ran: int) -> int:
+    """Store the rows not written yet; the number of this run's trials now stored."""
+    if status != "interrupted":
+        w.write_batch(buffer)
+        return ran
+    # The stop may have come just after a batch was committed, before the loop let go of it:
+    # store only rows not on disk yet, and count what is.
+    stored = stored_keys(out)
+    fresh = [rows for rows in buffer if rows["key"] not in stored]
+    w.write_batch(fresh)
+    return len((stored | {rows["key"] for rows in fresh}) & {t.key for t in todo})
+
+
+def _planned(spec: ExperimentSpec, out: Path) -> tuple[list[Cell], list[Trial]]:
+    """The spec's cells and trials, once ``out`` is known to take them (before anything is played)."""
+    check_writable(out)
+    cells = resolve_cells(spec)
+    trials = unique_trials(expand_trials(spec, cells))
+    check_compatible(out, spec.game, cells)
+    return cells, trials
+
+
 def run_experiment(
     spec: ExperimentSpec,
     source: str,
@@ -86,10 +136,7 @@ def run_experiment(
     """``detail``: the folder and schema of the rows each trial adds beside its game row (the
     tower's placements; a dataset build's scenes)."""
     console = console or Console(stderr=True)
-    check_writable(out)  # before anything is played
-    cells = resolve_cells(spec)
-    trials = unique_trials(expand_trials(spec, cells))
-    check_compatible(out, spec.game, cells)
+    cells, trials = _planned(spec, out)
     start = time.perf_counter()
     with writer(out, *detail) as w:
         done_keys = stored_keys(out)
@@ -100,15 +147,8 @@ def run_experiment(
         w.write_spec(spec.to_json(), source, cells)
         engine = cells[0].options.get("physics") if cells else None  # the tower's physics engine
         w.start_run(engine, {"trials_planned": len(todo), "command": resume_command, **runner.describe()})
-        ran, falls, status = 0, 0, "done"
-        buffer: list[dict[str, Any]] = []
-        last_flush = time.monotonic()
-        progress = Progress(
-            TextColumn(f"[bold]{spec.name}[/bold]"), BarColumn(), MofNCompleteColumn(),
-            TimeElapsedColumn(), TextColumn("{task.fields[eta]}"),
-            # falls only where games can fall (a physics game): 'falls 0' for cards says nothing
-            *([TextColumn("falls {task.fields[falls]}")] if engine else []), console=console,
-        )
+        tally, status = _Tally(), "done"
+        progress = _progress(spec.name, console, bool(engine))
         task = progress.add_task("trials", total=len(trials), completed=already,
                                  eta=remaining_text(0, 0.0, len(todo)), falls=0)
         # `kill PID` stops as cleanly as Ctrl-C (a run started in the background ignores Ctrl-C).
@@ -116,14 +156,10 @@ def run_experiment(
         try:
             with progress:
                 for rows in runner.run([t.to_json() for t in todo]):
-                    buffer.append(rows)
-                    ran += 1
-                    falls += bool(rows["game"]["fell"])
-                    eta = remaining_text(ran, time.perf_counter() - start, len(todo) - ran)
-                    progress.update(task, advance=1, eta=eta, falls=falls)
-                    if len(buffer) >= batch_trials or time.monotonic() - last_flush >= batch_seconds:
-                        w.write_batch(buffer)
-                        buffer, last_flush = [], time.monotonic()
+                    tally.count(rows)
+                    eta = remaining_text(tally.ran, time.perf_counter() - start, len(todo) - tally.ran)
+                    progress.update(task, advance=1, eta=eta, falls=tally.falls)
+                    tally.flush_if_due(w, batch_trials, batch_seconds)
         except KeyboardInterrupt:
             status = "interrupted"
         except Exception:
@@ -133,22 +169,14 @@ def run_experiment(
             previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not lose rows
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             try:
-                if status == "interrupted":
-                    # The stop may have come just after a batch was committed, before the loop let
-                    # go of it: store only rows not on disk yet, and count what is.
-                    stored = stored_keys(out)
-                    fresh = [rows for rows in buffer if rows["key"] not in stored]
-                    w.write_batch(fresh)
-                    ran = len((stored | {rows["key"] for rows in fresh}) & {t.key for t in todo})
-                else:
-                    w.write_batch(buffer)
-                w.end_run(status, ran)
+                tally.ran = _store_the_rest(w, out, status, tally.buffer, todo, tally.ran)
+                w.end_run(status, tally.ran)
             finally:
                 signal.signal(signal.SIGINT, previous)
                 signal.signal(signal.SIGTERM, previous_term)
-    summary = RunSummary(len(trials), already, ran, falls, status, time.perf_counter() - start)
+    summary = RunSummary(len(trials), already, tally.ran, tally.falls, status, time.perf_counter() - start)
     if status == "interrupted":
-        console.print(f"Interrupted: {already + ran} of {len(trials)} trials stored in {out}. "
+        console.print(f"Interrupted: {already + tally.ran} of {len(trials)} trials stored in {out}. "
                       f"Resume with:\n  {resume_command or f'pisa3d experiment run {out}'}", highlight=False,
                       soft_wrap=True, markup=False)  # one copyable line, never re-wrapped
     return summary

@@ -38,7 +38,6 @@ from ..core.errors import OptionsError
 from .agents import AgentChoice, parse_agent
 
 DEFAULT_SEEDS = 100
-SPEC_KEYS = ("name", "game", "players", "agents", "rotate_seats", "seeds", "zip", "options", "sweep")
 
 
 class _Strict(BaseModel):
@@ -135,6 +134,10 @@ class ExperimentSpec(_Strict):
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_none=True)
+
+
+SPEC_KEYS = tuple(ExperimentSpec.model_fields)
+"""The keys a spec file may hold, in the order the spec declares them."""
 
 
 def flatten_sweep(sweep: Mapping[str, Any]) -> dict[str, Any]:

@@ -137,6 +137,16 @@ def hazard_by_kind(placements: pd.DataFrame, by: str | None = None) -> pd.DataFr
 
 def sections(games: pd.DataFrame, placements: pd.DataFrame, summary: pd.DataFrame, axes: Sequence[str],
                     out: Path, name: str) -> list[str]:
+    lines = _outcome_section(summary)
+    lines += _axis_sections(games, summary, axes, out, name)
+    lines += _survival_section(games, summary, out, name)
+    if len(placements):
+        lines += _hazard_sections(games, placements.merge(games[["key", "label"]], on="key"), summary, out, name)
+    return lines
+
+
+def _outcome_section(summary: pd.DataFrame) -> list[str]:
+    """The table of each cell's outcomes: falls, emptied stacks, draws, game length."""
     summary = summary.assign(
         fall=_pct_texts(summary, "fall_share", "fall_low", "fall_high"),
         emptied=_pct_texts(summary, "emptied_stack_share", "emptied_stack_low", "emptied_stack_high"),
@@ -146,10 +156,16 @@ def sections(games: pd.DataFrame, placements: pd.DataFrame, summary: pd.DataFram
         fpp=[f"{r:.3f} [{a:.3f}, {b:.3f}]" for r, a, b in summary[["falls_per_placement", "fpp_low", "fpp_high"]]
              .to_numpy()],
     )
-    lines = ["## Outcomes per cell", "",
-             markdown_table(summary, {"label": "cell", "games": "games", "fall": "fall", "emptied": "emptied stack",
-                                      "draw": "draw", "to_end": "placements to the end, median (IQR)",
-                                      "fpp": "falls per placement"}), ""]
+    return ["## Outcomes per cell", "",
+            markdown_table(summary, {"label": "cell", "games": "games", "fall": "fall", "emptied": "emptied stack",
+                                     "draw": "draw", "to_end": "placements to the end, median (IQR)",
+                                     "fpp": "falls per placement"}), ""]
+
+
+def _axis_sections(games: pd.DataFrame, summary: pd.DataFrame, axes: Sequence[str], out: Path,
+                   name: str) -> list[str]:
+    """Per numeric sweep axis, the fall rate and falls per placement plotted against it."""
+    lines: list[str] = []
     plotted: list[str] = []
     for axis in numeric_axes(games, axes):
         if any(_zipped(games, axis, earlier) for earlier in plotted):
@@ -163,55 +179,71 @@ def sections(games: pd.DataFrame, placements: pd.DataFrame, summary: pd.DataFram
                        ("falls_per_placement", "fpp_low", "fpp_high"), "placements that fell (%)")
         lines += [f"## Fall rate against {axis}", "", f"![fall rate against {axis}]({png})", "",
                   f"![falls per placement against {axis}]({per_placement})", ""]
+    return lines
+
+
+def _survival_section(games: pd.DataFrame, summary: pd.DataFrame, out: Path, name: str) -> list[str]:
+    """Kaplan-Meier curves of the towers standing, per cell (the first MAX_CURVES), and their medians."""
     cells = list(summary["cell"])[:MAX_CURVES]
     curves = {}
     for cell in cells:
         group = games[games["cell"] == cell]
         curves[group["label"].iloc[0]] = survival_curve(group["placements"], group["fell"])
     plot_survival(curves, out / "survival.png", f"{name}: towers standing after k placements")
-    lines += ["## Survival", "",
-              "Share of towers still standing after k placements (Kaplan-Meier; a game that ended without a "
-              "fall is censored at its last placement)"
-              + (f"; the first {MAX_CURVES} cells" if len(summary) > MAX_CURVES else "") + ".", "",
-              "![survival](survival.png)", ""]
+    lines = ["## Survival", "",
+             "Share of towers still standing after k placements (Kaplan-Meier; a game that ended without a "
+             "fall is censored at its last placement)"
+             + (f"; the first {MAX_CURVES} cells" if len(summary) > MAX_CURVES else "") + ".", "",
+             "![survival](survival.png)", ""]
     half = {label: curve[curve["survival"] <= 0.5]["k"].min() for label, curve in curves.items()}
     lines += ["Placements until half the towers have fallen (median survival): "
               + "; ".join(f"{label}: {'not reached' if pd.isna(k) else int(k)}" for label, k in half.items()), ""]
-    if len(placements):
-        placements = placements.merge(games[["key", "label"]], on="key")
-        overall = hazard_by_kind(placements)
-        overall["text"] = _pct_texts(overall)
-        overall["what"] = overall["kind"].map(lambda k: KIND_LABELS.get(k, k))
-        by_cell = hazard_by_kind(placements, by="label") if 1 < len(summary) <= MAX_CURVES else overall
-        plot_bars(by_cell, "kind", "hazard", "label" if by_cell is not overall else None, out / "hazard_by_kind.png",
-                  f"{name}: falls per placement by kind", "placement kind", "placements that fell (%)", KIND_LABELS)
-        lines += ["## Hazard by placement kind", "",
-                  "Falls per placement of each kind, all cells together (each placement is one try):", "",
-                  markdown_table(overall, {"what": "placement", "placements": "placements", "falls": "falls",
-                                           "text": "falls per placement"}), "",
-                  "![hazard by kind](hazard_by_kind.png)", ""]
-        hazard_by_kind(placements, by="label").to_csv(out / "hazard_by_kind.csv", index=False)
-        on_ceilings = walls_on_ceilings(placements)
-        if len(on_ceilings):
-            table = hazard_by_kind(on_ceilings.assign(kind=on_ceilings["ceiling_kind"]))
-            table["what"] = table["kind"].map(lambda k: KIND_LABELS.get(k, k))
-            table["text"] = _pct_texts(table)
-            first = on_ceilings[on_ceilings["first_on_floor"]]
-            later = on_ceilings[~on_ceilings["first_on_floor"]]
-            lines += ["Walls on a ceiling, by what holds that ceiling up:", "",
-                      markdown_table(table, {"what": "the ceiling below", "placements": "walls", "falls": "falls",
-                                             "text": "falls per placement"}), "",
-                      f"The first wall on a ceiling (standing alone on it) fell in "
-                      f"{_pct(*wilson(int(first['fell'].sum()), len(first)))} of {len(first)} placements; later "
-                      f"walls on a ceiling (beside a wall already there) in "
-                      f"{_pct(*wilson(int(later['fell'].sum()), len(later)))} of {len(later)}.", ""]
-        lines += _mixed_table_sections(games, placements)
-        floors = hazard_table(placements, ["floor"])
-        floors["text"] = _pct_texts(floors)
-        lines += ["Falls per placement by floor (0 = on the table):", "",
-                  markdown_table(floors, {"floor": "floor", "placements": "placements", "falls": "falls",
-                                          "text": "falls per placement"}), ""]
     return lines
+
+
+def _hazard_sections(games: pd.DataFrame, placements: pd.DataFrame, summary: pd.DataFrame, out: Path,
+                     name: str) -> list[str]:
+    """Falls per placement by kind (all cells, and per cell in a plot), on ceilings, by who placed
+    them at mixed tables, and by floor; ``placements`` carry their game's label."""
+    overall = hazard_by_kind(placements)
+    overall["text"] = _pct_texts(overall)
+    overall["what"] = overall["kind"].map(lambda k: KIND_LABELS.get(k, k))
+    by_cell = hazard_by_kind(placements, by="label") if 1 < len(summary) <= MAX_CURVES else overall
+    plot_bars(by_cell, "kind", "hazard", "label" if by_cell is not overall else None, out / "hazard_by_kind.png",
+              f"{name}: falls per placement by kind", "placement kind", "placements that fell (%)", KIND_LABELS)
+    lines = ["## Hazard by placement kind", "",
+             "Falls per placement of each kind, all cells together (each placement is one try):", "",
+             markdown_table(overall, {"what": "placement", "placements": "placements", "falls": "falls",
+                                      "text": "falls per placement"}), "",
+             "![hazard by kind](hazard_by_kind.png)", ""]
+    hazard_by_kind(placements, by="label").to_csv(out / "hazard_by_kind.csv", index=False)
+    lines += _ceiling_lines(placements)
+    lines += _mixed_table_sections(games, placements)
+    floors = hazard_table(placements, ["floor"])
+    floors["text"] = _pct_texts(floors)
+    lines += ["Falls per placement by floor (0 = on the table):", "",
+              markdown_table(floors, {"floor": "floor", "placements": "placements", "falls": "falls",
+                                      "text": "falls per placement"}), ""]
+    return lines
+
+
+def _ceiling_lines(placements: pd.DataFrame) -> list[str]:
+    """Walls on a ceiling: by what holds the ceiling up, and the first on a ceiling against later ones."""
+    on_ceilings = walls_on_ceilings(placements)
+    if not len(on_ceilings):
+        return []
+    table = hazard_by_kind(on_ceilings.assign(kind=on_ceilings["ceiling_kind"]))
+    table["what"] = table["kind"].map(lambda k: KIND_LABELS.get(k, k))
+    table["text"] = _pct_texts(table)
+    first = on_ceilings[on_ceilings["first_on_floor"]]
+    later = on_ceilings[~on_ceilings["first_on_floor"]]
+    return ["Walls on a ceiling, by what holds that ceiling up:", "",
+            markdown_table(table, {"what": "the ceiling below", "placements": "walls", "falls": "falls",
+                                   "text": "falls per placement"}), "",
+            f"The first wall on a ceiling (standing alone on it) fell in "
+            f"{_pct(*wilson(int(first['fell'].sum()), len(first)))} of {len(first)} placements; later "
+            f"walls on a ceiling (beside a wall already there) in "
+            f"{_pct(*wilson(int(later['fell'].sum()), len(later)))} of {len(later)}.", ""]
 
 
 def _mixed_table_sections(games: pd.DataFrame, placements: pd.DataFrame) -> list[str]:

@@ -116,6 +116,12 @@ class TileSpec:
         return asdict(self)
 
 
+FALL_THICKNESSES = 1.25
+"""RULES.md: a tile moved farther than this many tile thicknesses has fallen (5 mm for a 4 mm tile)."""
+FALL_ANGLE_DEG = 10.0
+"""RULES.md: a tile turned more than this many degrees has fallen."""
+
+
 @dataclass(frozen=True)
 class FallThresholds:
     """The tower falls when a tile ends farther than ``distance`` metres or turned more than
@@ -128,7 +134,8 @@ class FallThresholds:
         require_positive("FallThresholds", distance=self.distance, angle_deg=self.angle_deg)
 
     @classmethod
-    def for_tile(cls, tile: TileSpec, thicknesses: float = 1.25, angle_deg: float = 10.0) -> FallThresholds:
+    def for_tile(cls, tile: TileSpec, thicknesses: float = FALL_THICKNESSES, angle_deg: float = FALL_ANGLE_DEG
+                 ) -> FallThresholds:
         """RULES.md's defaults: ``thicknesses`` tile thicknesses (5 mm for a 4 mm tile), 10 degrees."""
         return cls(distance=thicknesses * tile.thickness, angle_deg=angle_deg)
 

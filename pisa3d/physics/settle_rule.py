@@ -73,6 +73,29 @@ def _check(
     return bool(beyond[0]), bool(beyond[1])
 
 
+def _check_limits(rule: SettleRule, thresholds: FallThresholds, chunk_time: float) -> np.ndarray:
+    """The checks run every few steps, so they compare squared distances and |q1 . q2|
+    (= cos(angle / 2)) instead of computing distances and angles: row 0 the fall exit, row 1 the
+    settle speeds over one chunk."""
+    return np.array([
+        [(rule.fall_exit_factor * thresholds.distance) ** 2,
+         math.cos(math.radians(min(180.0, rule.fall_exit_factor * thresholds.angle_deg)) / 2)],
+        [(rule.settle_linear_speed * chunk_time) ** 2,
+         math.cos(math.radians(rule.settle_angular_speed_deg * chunk_time) / 2)],
+    ])
+
+
+def _aftermath_frames(rule: SettleRule, step: Callable[[int], None], read_poses: Callable[[], np.ndarray],
+                      sample_steps: int) -> list[np.ndarray]:
+    """The verdict is made; keep the tower coming down for the replay, on the same frame clock
+    (the frame after the verdict's last one is one sample interval, ``sample_steps``, later)."""
+    frames = []
+    for _ in range(rule.steps_for(rule.fall_aftermath_time) // sample_steps):
+        step(sample_steps)
+        frames.append(read_poses())
+    return frames
+
+
 def run_settle(
     rule: SettleRule,
     thresholds: FallThresholds,
@@ -91,14 +114,7 @@ def run_settle(
     quiet_needed = max(1, math.ceil(rule.settle_window_time / chunk_time - 1e-9))
     min_steps = rule.steps_for(rule.settle_min_time)
     max_steps = max(check, rule.steps_for(rule.max_time))
-    # The checks run every few steps, so they compare squared distances and |q1 . q2|
-    # (= cos(angle / 2)) instead of computing distances and angles.
-    limits = np.array([
-        [(rule.fall_exit_factor * thresholds.distance) ** 2,
-         math.cos(math.radians(min(180.0, rule.fall_exit_factor * thresholds.angle_deg)) / 2)],
-        [(rule.settle_linear_speed * chunk_time) ** 2,
-         math.cos(math.radians(rule.settle_angular_speed_deg * chunk_time) / 2)],
-    ])
+    limits = _check_limits(rule, thresholds, chunk_time)
 
     previous = read_poses()
     current = previous
@@ -129,11 +145,7 @@ def run_settle(
     fell = bool(np.any(distance > thresholds.distance) or np.any(angle > thresholds.angle_deg))
     hz = 1.0 / (sample_every * chunk_time)
     if fell and aftermath:
-        # The verdict is made; keep the tower coming down for the replay, on the same frame clock.
-        # (The frame after the verdict's last one is one sample interval later.)
-        for _ in range(rule.steps_for(rule.fall_aftermath_time) // (check * sample_every)):
-            step(check * sample_every)
-            frames.append(read_poses())
+        frames += _aftermath_frames(rule, step, read_poses, check * sample_every)
     return Verdict(
         fell=fell,
         max_displacement=float(distance.max()),

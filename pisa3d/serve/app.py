@@ -340,44 +340,47 @@ async def _json_body(request: Request) -> Any:
         raise OptionsError(f"the request is not JSON ({exc})") from None
 
 
-def create_app(config: ServerConfig) -> Starlette:
-    server = Server(config)
-    web = asset_path("web")
+def _guarded(handler: Callable[..., Any]) -> Callable[[Request], Any]:
+    """User mistakes become one JSON error line with the right status, never a traceback."""
 
-    def guarded(handler: Callable[..., Any]) -> Callable[[Request], Any]:
-        """User mistakes become one JSON error line with the right status, never a traceback."""
+    async def endpoint(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except UnknownMatch as exc:
+            return _error(str(exc), 404)
+        except TooManyMatches as exc:
+            return _error(str(exc), 429)
+        except PisaError as exc:
+            return _error(str(exc), 400)
 
-        async def endpoint(request: Request) -> Response:
-            try:
-                return await handler(request)
-            except UnknownMatch as exc:
-                return _error(str(exc), 404)
-            except TooManyMatches as exc:
-                return _error(str(exc), 429)
-            except PisaError as exc:
-                return _error(str(exc), 400)
+    return endpoint
 
-        return endpoint
 
-    async def list_games(request: Request) -> Response:
+class _Handlers:
+    """The server's pages and API endpoints, on one server and its web assets."""
+
+    def __init__(self, server: Server, web: Path) -> None:
+        self.server, self.web = server, web
+
+    async def list_games(self, request: Request) -> Response:
         return JSONResponse({"protocol": 1, "games": games_catalog()})
 
-    async def list_matches(request: Request) -> Response:
-        tables = sorted(server.tables.values(), key=lambda t: t.match.meta.created, reverse=True)
+    async def list_matches(self, request: Request) -> Response:
+        tables = sorted(self.server.tables.values(), key=lambda t: t.match.meta.created, reverse=True)
         return JSONResponse({"matches": [t.match.summary(t.connected()) for t in tables]})
 
-    async def new_match(request: Request) -> Response:
-        return JSONResponse(await server.create(await _json_body(request)), status_code=201)
+    async def new_match(self, request: Request) -> Response:
+        return JSONResponse(await self.server.create(await _json_body(request)), status_code=201)
 
-    async def one_match(request: Request) -> Response:
-        table = server.table(request.path_params["match_id"])
+    async def one_match(self, request: Request) -> Response:
+        table = self.server.table(request.path_params["match_id"])
         summary = table.match.summary(table.connected())
         state = table.match.state
         summary["view"] = state.public_view() if state is not None else None
         return JSONResponse(summary)
 
-    async def match_record(request: Request) -> Response:
-        table = server.table(request.path_params["match_id"])
+    async def match_record(self, request: Request) -> Response:
+        table = self.server.table(request.path_params["match_id"])
         async with table.lock:  # a last move's record is whole only once its move is done
             match = table.match
             over = match.over
@@ -387,45 +390,49 @@ def create_app(config: ServerConfig) -> Starlette:
                           "which deals every hidden hand and every draw still to come; it is served once "
                           "the match is over", 403)
         if over:  # the whole record, trajectories included, as the worker wrote it
-            return FileResponse(server.store.record_path(match.match_id), media_type="application/json")
+            return FileResponse(self.server.store.record_path(match.match_id), media_type="application/json")
         return JSONResponse(match.record_to_save().to_json())
 
-    async def rematch(request: Request) -> Response:
-        table = server.table(request.path_params["match_id"])
-        return JSONResponse(await server.rematch(table), status_code=201)
+    async def rematch(self, request: Request) -> Response:
+        table = self.server.table(request.path_params["match_id"])
+        return JSONResponse(await self.server.rematch(table), status_code=201)
 
-    async def lobby(request: Request) -> Response:
-        return FileResponse(web / "serve" / "index.html")
+    async def lobby(self, request: Request) -> Response:
+        return FileResponse(self.web / "serve" / "index.html")
 
-    async def play_page(request: Request) -> Response:
-        server.table(request.path_params["match_id"])
-        return FileResponse(web / "serve" / "play.html")
+    async def play_page(self, request: Request) -> Response:
+        self.server.table(request.path_params["match_id"])
+        return FileResponse(self.web / "serve" / "play.html")
 
-    async def replay_page(request: Request) -> Response:
-        table = server.table(request.path_params["match_id"])
+    async def replay_page(self, request: Request) -> Response:
+        table = self.server.table(request.path_params["match_id"])
         async with table.lock:
             match = table.match
         if not match.over:
             return _error("the replay opens once the match is over; watch it live at "
                           f"/play/{match.match_id}", 403)
-        path = server.store.record_path(match.match_id)
-        return HTMLResponse(await server.run_on("physics", work.replay_page, path))
+        path = self.server.store.record_path(match.match_id)
+        return HTMLResponse(await self.server.run_on("physics", work.replay_page, path))
 
-    async def socket(ws: WebSocket) -> None:
-        await play_socket(server, ws)
+    async def socket(self, ws: WebSocket) -> None:
+        await play_socket(self.server, ws)
 
+
+def create_app(config: ServerConfig) -> Starlette:
+    server = Server(config)
+    h = _Handlers(server, asset_path("web"))
     routes = [
-        Route("/", lobby),
-        Route("/play/{match_id}", guarded(play_page)),
-        Route("/replay/{match_id}", guarded(replay_page)),
-        Route("/api/games", guarded(list_games)),
-        Route("/api/matches", guarded(list_matches), methods=["GET"]),
-        Route("/api/matches", guarded(new_match), methods=["POST"]),
-        Route("/api/matches/{match_id}", guarded(one_match)),
-        Route("/api/matches/{match_id}/record", guarded(match_record)),
-        Route("/api/matches/{match_id}/rematch", guarded(rematch), methods=["POST"]),
-        WebSocketRoute("/ws/{match_id}", socket),
-        Mount("/static", StaticFiles(directory=web), name="static"),
+        Route("/", h.lobby),
+        Route("/play/{match_id}", _guarded(h.play_page)),
+        Route("/replay/{match_id}", _guarded(h.replay_page)),
+        Route("/api/games", _guarded(h.list_games)),
+        Route("/api/matches", _guarded(h.list_matches), methods=["GET"]),
+        Route("/api/matches", _guarded(h.new_match), methods=["POST"]),
+        Route("/api/matches/{match_id}", _guarded(h.one_match)),
+        Route("/api/matches/{match_id}/record", _guarded(h.match_record)),
+        Route("/api/matches/{match_id}/rematch", _guarded(h.rematch), methods=["POST"]),
+        WebSocketRoute("/ws/{match_id}", h.socket),
+        Mount("/static", StaticFiles(directory=h.web), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=server.lifespan)
     app.state.server = server

@@ -15,12 +15,11 @@ from ..core.agent_specs import build_agent
 from ..core.agents import Agent, check_sight
 from ..core.errors import IllegalMoveError
 from ..core.events import Event
-from ..core.match import AGENT_STREAM
 from ..core.presentation import presenter_of
 from ..core.record import GameRecord, MoveEntry, load_record, move_to_json
 from ..core.registry import get_game
 from ..core.replay import check_record, verify_record
-from ..core.rng import make_rng
+from ..core.rng import Stream, make_rng
 from ..core.state import Result, State
 from ..viewer.camera import Bounds
 from .framing import box_json, poses_of, release_box
@@ -95,7 +94,7 @@ def bot_move(state: State, agent_text: str, options_json: str, seed: int, move_n
     assert seat is not None
     agent = _agent(state.game_id, agent_text, seat, options_json)
     check_sight(get_game(state.game_id), agent, seat)
-    rng = make_rng(seed, AGENT_STREAM, seat, move_number)
+    rng = make_rng(seed, Stream.AGENTS, seat, move_number)
     seen = state.clone() if getattr(agent, "wants_state", False) else state.view(seat)
     return str(agent.choose(seen, state.legal_moves(), rng))
 

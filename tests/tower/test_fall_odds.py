@@ -17,7 +17,6 @@ from pisa3d.games import get_game
 from pisa3d.games.tower.fall_odds import (
     DEFAULT_SAMPLES,
     DEFAULT_SEED,
-    MM,
     default_model,
     fall_odds,
     hand_sigmas,
@@ -26,6 +25,7 @@ from pisa3d.games.tower.fall_odds import (
 )
 from pisa3d.games.tower.hand import apply_hand_noise
 from pisa3d.games.tower.moves import PlaceMove
+from pisa3d.games.tower.units import MM_PER_M
 from tests.tower.tile_sets import uniform_tile_set
 
 GAME = get_game("tower")
@@ -150,7 +150,7 @@ def test_the_calibration_benchmark_scores_the_odds_the_game_gives():
         odds = {o.slot: o.odds for o in fall_odds(state, hand).values()}
         slots = list(odds)
         _, sampled = slot_margins(state, slots, hand_sigmas(state, hand), DEFAULT_SAMPLES, DEFAULT_SEED)
-        sigma = hand_sigmas(state, hand)[0] * MM
+        sigma = hand_sigmas(state, hand)[0] * MM_PER_M
         predicted = bench.predict(default_model(), sampled, np.full(len(slots), sigma))
         assert predicted.tolist() == [odds[s] for s in slots]
 

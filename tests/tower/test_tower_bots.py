@@ -146,7 +146,7 @@ def test_deeper_look_ahead_keeps_the_shallower_sequences_and_is_pessimistic(tmp_
     futures = [{s.slot: s.future for s in StaticsPlanner(depth=d).rank(state, legal)} for d in (1, 2, 3)]
     for shallow, deep in itertools.pairwise(futures):
         assert shallow.keys() == deep.keys() and all(deep[k] <= shallow[k] for k in deep)
-    with pytest.raises(ValueError, match="depth must be an integer from 0 to 3, got 4"):
+    with pytest.raises(OptionsError, match="statics planner: parameter 'depth' must be an integer >= 0 and <= 3"):
         StaticsPlanner(depth=4)
 
 

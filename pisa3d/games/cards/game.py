@@ -13,7 +13,7 @@ from ...core.events import Event
 from ...core.game import AgentFactory, Game
 from ...core.observation import ObservationLayout
 from ...core.options import GameOptions
-from ...core.rng import make_rng
+from ...core.rng import Stream, make_rng
 from ...core.state import Move, State, View
 from .cards import SPEC
 from .moves import NUM_ACTIONS, action_of, move_of, parse_move
@@ -21,9 +21,6 @@ from .observation import layout as observation_layout
 from .scoring import least_points_per_round, most_points_per_round
 from .state import DISCARDS, MAX_VOTE, CardsOptions, CardsState
 from .voting import ROUND_NAMES
-
-DEAL_STREAM = 0
-"""RNG stream of the shuffles; agents draw from stream 1 of the same seed (core.match)."""
 
 
 class CardsGame(Game):
@@ -46,7 +43,7 @@ class CardsGame(Game):
             raise OptionsError(
                 f"cards: option 'first_dealer' is a seat from 1 to {num_players}, got {options.first_dealer}"
             )
-        state = CardsState(num_players, options, make_rng(seed, DEAL_STREAM))
+        state = CardsState(num_players, options, make_rng(seed, Stream.DEAL))
         return state, state.start_round()
 
     # --- notation and action ids ----------------------------------------------------------
@@ -85,9 +82,6 @@ class CardsGame(Game):
     def legal_action_mask(self, state: State) -> np.ndarray:
         assert isinstance(state, CardsState)
         return state.legal_action_mask()  # the card state's own table of action ids
-
-    def observation_shape(self, num_players: int, options: GameOptions) -> tuple[int, ...]:
-        return observation_layout(num_players).shape
 
     # --- agents and search ---------------------------------------------------------------
     @property

@@ -109,14 +109,7 @@ def observe(state: CardsState, player: int) -> np.ndarray:
         ones.append(f["trick"] + rel(seat) * NUM_CARDS + card)
     for _, cards in state.trick_history:
         mark("played", cards)
-    most = most_points_per_round(n) * state.num_rounds
-    biggest_hand = max(SPEC.hand_size.values())
-    for seat in range(n):
-        r = rel(seat)
-        values.append((f["hand_sizes"] + r, len(state.hands[seat]) / biggest_hand))
-        values.append((f["tricks_won"] + r, state.tricks_won[seat] / VALUES_PER_SUIT))
-        values.append((f["discards"] + r, len(state.discarded[seat]) / DISCARDS))
-        values.append((f["totals"] + r, state.totals[seat] / most))
+    _seat_counts(state, player, f, values)
     rounds = state.num_rounds
     values.append((f["round"], min(state.round_index + 1, rounds) / rounds))
     values.append((f["round"] + 1, rounds / n))
@@ -126,6 +119,19 @@ def observe(state: CardsState, player: int) -> np.ndarray:
     if state.phase == PLAY:
         ones.append(f["leader"] + rel(state.leader))
     return lay.as_array(buffer)
+
+
+def _seat_counts(state: CardsState, player: int, f: dict[str, int], values: _Values) -> None:
+    """Per relative seat: hand size, tricks won, discards and score, each over its most."""
+    n = state.num_players
+    most = most_points_per_round(n) * state.num_rounds
+    biggest_hand = max(SPEC.hand_size.values())
+    for seat in range(n):
+        r = (seat - player) % n
+        values.append((f["hand_sizes"] + r, len(state.hands[seat]) / biggest_hand))
+        values.append((f["tricks_won"] + r, state.tricks_won[seat] / VALUES_PER_SUIT))
+        values.append((f["discards"] + r, len(state.discarded[seat]) / DISCARDS))
+        values.append((f["totals"] + r, state.totals[seat] / most))
 
 
 class _Ones:

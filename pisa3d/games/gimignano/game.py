@@ -15,7 +15,7 @@ from ...core.game import AgentFactory, Game
 from ...core.mcts import mcts_spec
 from ...core.observation import ObservationLayout
 from ...core.options import GameOptions
-from ...core.rng import make_rng
+from ...core.rng import Stream, make_rng
 from ...core.state import Move, State, View
 from .agents import GreedyAgent
 from .moves import ActionSpace, GimignanoMove, parse_move
@@ -24,9 +24,6 @@ from .options import GimignanoOptions
 from .setup import deal
 from .state import GimignanoState
 from .tiles import default_tileset, setup_table
-
-SETUP_STREAM = 0
-"""RNG stream of the shuffle and table turns (agents use stream 1, see core.match)."""
 
 MCTS_ITERATIONS = 100  # with leaf evaluation; measured in benchmarks/mcts_strength.py
 
@@ -52,7 +49,7 @@ class GimignanoGame(Game):
     def _start(self, num_players: int, seed: int, options: GameOptions) -> tuple[State, list[Event]]:
         assert isinstance(options, GimignanoOptions)
         seating = self.seating.by_players[num_players]
-        state, events = deal(num_players, options, self.tileset, seating, make_rng(seed, SETUP_STREAM))
+        state, events = deal(num_players, options, self.tileset, seating, make_rng(seed, Stream.DEAL))
         events.extend(state.begin())
         return state, events
 
@@ -96,9 +93,6 @@ class GimignanoGame(Game):
     def observation_layout(self, num_players: int, options: GameOptions) -> ObservationLayout:
         radius = self.action_space(num_players).radius
         return observation_layout(num_players, radius, self.tileset.max_id, len(self.tileset.guilds))
-
-    def observation_shape(self, num_players: int, options: GameOptions) -> tuple[int, ...]:
-        return self.observation_layout(num_players, options).shape
 
     # --- agents --------------------------------------------------------------------------------
     @property

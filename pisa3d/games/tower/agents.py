@@ -26,15 +26,16 @@ from typing import Any
 import numpy as np
 
 from ...core.agent_specs import AgentRegistry, AgentSpec, random_spec
-from ...core.errors import OptionsError
 from ...core.game import Game
 from ...core.mcts import mcts_spec
 from ...core.state import Move, State, View
 from .fall_odds import DEFAULT_SAMPLES, fall_odds
 from .moves import PlaceMove
-from .planning import MAX_DEPTH, SlotScore, StaticsPlanner
+from .params import ParamRange
+from .planning import PLANNER, SlotScore, StaticsPlanner
 from .sampling import sample_state
 from .state import TowerState
+from .units import MM_PER_M
 
 SPOILER_TILES_LEFT = 2
 
@@ -67,14 +68,7 @@ def planning_state(agent: object, view: View) -> TowerState:
 
 def _check(agent: str, name: str, value: float, low: float, high: float | None = None, integer: bool = False) -> None:
     """Refuse a parameter outside [low, high] (or of the wrong kind) with one clear line."""
-    kind = int if integer else (int, float)
-    ok = isinstance(value, kind) and not isinstance(value, bool) and np.isfinite(value) and value >= low
-    if ok and high is not None:
-        ok = value <= high
-    if not ok:
-        allowed = f"{'an integer' if integer else 'a number'} >= {low:g}"
-        allowed += f" and <= {high:g}" if high is not None else ""
-        raise OptionsError(f"agent {agent!r}: parameter {name!r} must be {allowed}, got {value!r}")
+    ParamRange(low, high, integer).check(f"agent {agent!r}", name, value)
 
 
 class CarefulAgent:
@@ -84,12 +78,10 @@ class CarefulAgent:
 
     name = "careful"
 
-    def __init__(self, seat: int, depth: int = 1, future_weight: float = 1.0, cap_mm: float = 2.0) -> None:
-        _check(self.name, "depth", depth, 0, MAX_DEPTH, integer=True)
-        _check(self.name, "future_weight", future_weight, 0.0)
-        _check(self.name, "cap_mm", cap_mm, 0.01)
+    def __init__(self, seat: int, depth: int = PLANNER.depth, future_weight: float = PLANNER.future_weight,
+                 cap_mm: float = PLANNER.cap_mm) -> None:
         self.seat = seat
-        self.planner = StaticsPlanner(depth, float(future_weight), float(cap_mm))
+        self.planner = StaticsPlanner.checked(f"agent {self.name!r}", depth, future_weight, cap_mm)
 
     @property
     def params(self) -> dict[str, Any]:
@@ -124,8 +116,8 @@ class SafestAgent(CarefulAgent):
 
     name = "safest"
 
-    def __init__(self, seat: int, samples: int = DEFAULT_SAMPLES, tolerance: float = 0.02, depth: int = 1,
-                 future_weight: float = 1.0, cap_mm: float = 2.0) -> None:
+    def __init__(self, seat: int, samples: int = DEFAULT_SAMPLES, tolerance: float = 0.02, depth: int = PLANNER.depth,
+                 future_weight: float = PLANNER.future_weight, cap_mm: float = PLANNER.cap_mm) -> None:
         super().__init__(seat, depth, future_weight, cap_mm)
         _check(self.name, "samples", samples, 1, 4096, integer=True)
         _check(self.name, "tolerance", tolerance, 0.0, 1.0)
@@ -156,7 +148,7 @@ class CautiousAgent(CarefulAgent):
 
     def __init__(
         self, seat: int, max_candidates: int = 2, hand_samples: int = 2, shake: float = 1.0, trust_mm: float = 1.0,
-        depth: int = 1, future_weight: float = 1.0, cap_mm: float = 2.0,
+        depth: int = PLANNER.depth, future_weight: float = PLANNER.future_weight, cap_mm: float = PLANNER.cap_mm,
     ) -> None:
         super().__init__(seat, depth, future_weight, cap_mm)
         _check(self.name, "max_candidates", max_candidates, 1, integer=True)
@@ -172,7 +164,7 @@ class CautiousAgent(CarefulAgent):
                 "trust_mm": self.trust_mm, **super().params}
 
     def trusted(self, best: SlotScore) -> bool:
-        return best.margin * 1000.0 >= self.trust_mm
+        return best.margin * MM_PER_M >= self.trust_mm
 
     def trials(
         self, state: TowerState, moves: Sequence[tuple[PlaceMove, float]], rng: np.random.Generator
@@ -215,8 +207,8 @@ class SpoilerAgent(CautiousAgent):
 
     def __init__(
         self, seat: int, tiles_left: int = SPOILER_TILES_LEFT, max_candidates: int = 2, hand_samples: int = 2,
-        shake: float = 1.0, trust_mm: float = 1.0, depth: int = 1, future_weight: float = 1.0,
-        cap_mm: float = 2.0,
+        shake: float = 1.0, trust_mm: float = 1.0, depth: int = PLANNER.depth,
+        future_weight: float = PLANNER.future_weight, cap_mm: float = PLANNER.cap_mm,
     ) -> None:
         super().__init__(seat, max_candidates, hand_samples, shake, trust_mm, depth, future_weight, cap_mm)
         _check(self.name, "tiles_left", tiles_left, 0, integer=True)

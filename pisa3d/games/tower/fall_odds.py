@@ -26,14 +26,15 @@ import numpy as np
 
 from ...assets import load_json_asset
 from ...core.errors import OptionsError
+from ...core.rng import Stream, make_rng
 from ...physics.poses import quat_multiply
 from .moves import PlaceMove
 from .options import hand_noise
 from .state import TowerState
 from .statics import TowerStatics
 from .structure import Slot
+from .units import MM_PER_M
 
-MM = 1000.0
 DEFAULT_SAMPLES = 48
 DEFAULT_SEED = 0
 
@@ -49,7 +50,7 @@ class FallResponse:
     floor: float
 
     def __call__(self, margins: np.ndarray) -> np.ndarray:
-        z = (np.asarray(margins, dtype=np.float64) * MM - self.midpoint_mm) / self.width_mm
+        z = (np.asarray(margins, dtype=np.float64) * MM_PER_M - self.midpoint_mm) / self.width_mm
         z = np.clip(z, -50.0, 50.0)  # margins are inf where nothing holds the tile: no overflow
         return self.floor + (1.0 - 2.0 * self.floor) / (1.0 + np.exp(z))
 
@@ -108,7 +109,7 @@ def hand_sigmas(state: TowerState, hand: str | None) -> tuple[float, float, floa
     if not isinstance(hand, str):
         raise OptionsError(f"fall odds: hand must be a hand's name or None (the match's), got {hand!r}")
     noise = hand_noise(hand)
-    return noise["noise_position_mm"] / MM, noise["noise_yaw_deg"], noise["noise_tilt_deg"]
+    return noise["noise_position_mm"] / MM_PER_M, noise["noise_yaw_deg"], noise["noise_tilt_deg"]
 
 
 def _axis_quats(axis: int, angles: np.ndarray) -> np.ndarray:
@@ -137,7 +138,7 @@ def sampled_poses(target: np.ndarray, draws: np.ndarray, sigmas: tuple[float, fl
 
 @cache
 def _draws(samples: int, seed: int) -> np.ndarray:
-    draws = np.random.default_rng(np.random.SeedSequence([seed, 21])).standard_normal((samples, 5))
+    draws = make_rng(seed, Stream.FALL_ODDS).standard_normal((samples, 5))
     draws.setflags(write=False)
     return draws
 
@@ -185,7 +186,7 @@ def fall_odds(
     if not moves:
         return {}
     sigmas = hand_sigmas(state, hand)
-    curve = default_model().at(sigmas[0] * MM) if response is None else response
+    curve = default_model().at(sigmas[0] * MM_PER_M) if response is None else response
     slots = list(dict.fromkeys(m.slot for m in moves))
     aimed, sampled = slot_margins(state, slots, sigmas, samples, seed)
     odds = curve(sampled).mean(axis=1)

@@ -13,7 +13,7 @@ from ...core.events import Event
 from ...core.game import AgentFactory, Game
 from ...core.observation import ObservationLayout
 from ...core.options import GameOptions
-from ...core.rng import make_rng
+from ...core.rng import Stream, make_rng
 from ...core.state import Move, State, View
 from . import moves as notation
 from .agents import AGENTS
@@ -22,7 +22,7 @@ from .observation import DISPLACEMENT_CLIP
 from .observation import layout as observation_layout
 from .options import TowerOptions
 from .setup import build_setup
-from .state import DEAL_STREAM, TowerState
+from .state import TowerState
 
 PORTABLE_SINCE = "0.2.0"
 """The first pisa3d whose tower games do not depend on the CPU (no BLAS in the game's maths,
@@ -82,7 +82,7 @@ class TowerGame(Game):
         per_player = total // num_players
         if per_player < 1:
             raise OptionsError(f"tile set {setup.tile_set.name!r} has {total} tiles: too few for {num_players} players")
-        order = [int(t) for t in make_rng(seed, DEAL_STREAM).permutation(total)]
+        order = [int(t) for t in make_rng(seed, Stream.TOWER_DEAL).permutation(total)]
         stacks = [order[seat * per_player:(seat + 1) * per_player] for seat in range(num_players)]
         judge = EngineJudge(setup)  # the state is given its physics
         state = TowerState(setup, num_players, seed, stacks, judge)
@@ -130,9 +130,6 @@ class TowerGame(Game):
 
     def observation_bounds(self, num_players: int, options: GameOptions) -> tuple[float, float]:
         return -DISPLACEMENT_CLIP, DISPLACEMENT_CLIP
-
-    def observation_shape(self, num_players: int, options: GameOptions) -> tuple[int, ...]:
-        return self.observation_layout(num_players, options).shape
 
     # --- agents and search ----------------------------------------------------------------------
     @property

@@ -18,8 +18,9 @@ import numpy as np
 from ...core.state import Move, View
 from .fall_odds import fall_odds
 from .moves import PlaceMove
-from .planning import MM, SlotScore, StaticsPlanner
+from .planning import SlotScore, StaticsPlanner
 from .sampling import sample_state
+from .units import MM_PER_M
 
 RISKY_MM = 1.0  # under this margin the hand's noise topples some placements (docs/tower.md)
 
@@ -29,13 +30,13 @@ def _verdict(score: SlotScore) -> str:
         return "falls now"
     if score.future <= 0:
         return "stands, but a next placement would topple it"
-    if min(score.margin, score.future) * MM < RISKY_MM:
+    if min(score.margin, score.future) * MM_PER_M < RISKY_MM:
         return "thin: a shaky hand may topple it"
     return "safe"
 
 
 def _mm(value: float) -> str:
-    return "-" if not np.isfinite(value) else f"{value * MM:+.2f} mm"
+    return "-" if not np.isfinite(value) else f"{value * MM_PER_M:+.2f} mm"
 
 
 def percent(odds: float) -> str:
@@ -106,4 +107,4 @@ def placement_poses(view: View, legal_moves: Sequence[Move]) -> dict[str, dict[s
 
 
 def _finite_mm(value: float) -> float | None:
-    return round(float(value) * MM, 3) if np.isfinite(value) else None
+    return round(float(value) * MM_PER_M, 3) if np.isfinite(value) else None

@@ -50,6 +50,18 @@ def default_hand() -> str:
     return _hand_table()["default"]
 
 
+def describe_hands() -> str:
+    """The named hands with their sigmas, the default marked, for help texts (units on the first:
+    'steady 0.25 mm / 0.25 deg yaw / 0.075 deg tilt, careful 0.5 / 0.5 / 0.15 (default), ...')."""
+    parts = []
+    for number, (name, noise) in enumerate(named_hands().items()):
+        units = (" mm", " deg yaw", " deg tilt") if number == 0 else ("", "", "")
+        sigmas = (noise["noise_position_mm"], noise["noise_yaw_deg"], noise["noise_tilt_deg"])
+        text = " / ".join(f"{sigma:g}{unit}" for sigma, unit in zip(sigmas, units, strict=True))
+        parts.append(f"{name} {text}" + (" (default)" if name == default_hand() else ""))
+    return ", ".join(parts)
+
+
 def hand_noise(hand: str) -> dict[str, float]:
     """The three noise options of a named hand; an unknown name is refused with the names allowed."""
     hands = named_hands()
@@ -99,8 +111,7 @@ class TowerOptions(GameOptions):
                                         description="override the tile set's wood density")
     friction: float | None = Field(default=None, **_range("friction"), description="override the tile-on-tile friction")
     hand: str = Field(default_factory=default_hand,
-                      description="named hand: steady 0.25 mm, careful 0.5 mm, casual 1 mm, shaky 2 mm "
-                                  "(yaw in degrees alike, tilt 0.3 of it); noise options override it")
+                      description=f"named hand: {describe_hands()}; noise options override it")
     noise_position_mm: float = Field(default_factory=lambda: hand_noise(default_hand())["noise_position_mm"],
                                      ge=0, le=10, description="hand position sigma (mm); default: the hand's")
     noise_yaw_deg: float = Field(default_factory=lambda: hand_noise(default_hand())["noise_yaw_deg"],

@@ -22,12 +22,13 @@ import numpy as np
 
 from .geometry import Layout
 from .moves import PlaceMove
+from .params import ParamRange
 from .state import TowerState
 from .statics import TowerStatics
 from .structure import Placement, Slot, Structure
 from .tiles import Face
+from .units import MM_PER_M
 
-MM = 1000.0
 MAX_DEPTH = 3  # placements looked ahead at most: each level multiplies the judged towers by about 5
 
 
@@ -54,6 +55,20 @@ class SlotScore:
     score: float  # what the planner ranks by (higher is safer)
 
 
+PLANNER_RANGES = {
+    "depth": ParamRange(0, MAX_DEPTH, integer=True),
+    "future_weight": ParamRange(0.0),
+    "cap_mm": ParamRange(0.01),  # a hundredth of a millimetre: below it every margin counts as unsafe
+}
+"""What the planner's parameters may be; the bots that plan take them as they are (agents.py)."""
+
+
+def check_planner_params(owner: str, depth: int, future_weight: float, cap_mm: float) -> None:
+    """OptionsError in ``owner``'s name when a planner parameter is outside ``PLANNER_RANGES``."""
+    for name, value in (("depth", depth), ("future_weight", future_weight), ("cap_mm", cap_mm)):
+        PLANNER_RANGES[name].check(owner, name, value)
+
+
 @dataclass(frozen=True)
 class StaticsPlanner:
     """Ranks legal placements by statics. ``cap_mm`` caps each margin (beyond it a placement counts as
@@ -65,12 +80,13 @@ class StaticsPlanner:
     cap_mm: float = 2.0
 
     def __post_init__(self) -> None:
-        if isinstance(self.depth, bool) or not isinstance(self.depth, int) or not 0 <= self.depth <= MAX_DEPTH:
-            raise ValueError(f"depth must be an integer from 0 to {MAX_DEPTH}, got {self.depth!r}")
-        if not (self.cap_mm > 0 and np.isfinite(self.cap_mm)):
-            raise ValueError(f"cap_mm must be a positive number of millimetres, got {self.cap_mm!r}")
-        if not (self.future_weight >= 0 and np.isfinite(self.future_weight)):
-            raise ValueError(f"future_weight must be zero or more, got {self.future_weight!r}")
+        check_planner_params("statics planner", self.depth, self.future_weight, self.cap_mm)
+
+    @classmethod
+    def checked(cls, owner: str, depth: int, future_weight: float, cap_mm: float) -> StaticsPlanner:
+        """The planner for parameters as given by ``owner`` (an agent): refused in its name."""
+        check_planner_params(owner, depth, future_weight, cap_mm)
+        return cls(depth, float(future_weight), float(cap_mm))
 
     def rank(self, state: TowerState, moves: Sequence[PlaceMove]) -> list[SlotScore]:
         """Every slot among ``moves`` scored, best first (ties keep the moves' order)."""
@@ -96,7 +112,7 @@ class StaticsPlanner:
                 follow_ups[slot] = list(range(len(hypotheticals), len(hypotheticals) + len(sequences)))
                 hypotheticals += sequences
         margins = tower.with_added(hypotheticals)
-        cap = self.cap_mm / MM
+        cap = self.cap_mm / MM_PER_M
         scores = []
         for k, slot in enumerate(slots):
             now = margins[k][0]
@@ -167,3 +183,7 @@ class StaticsPlanner:
                 pose[:3] += shift
             out.append((nxt, pose, shift))
         return out
+
+
+PLANNER = StaticsPlanner()
+"""The planner's defaults: the bots that plan take theirs from here."""

@@ -12,6 +12,7 @@ from .geometry import Layout, load_layout
 from .options import TowerOptions
 from .structure import RuleParams
 from .tiles import TileSet, check_tile_shape, tile_set_from_json
+from .units import MM_PER_M
 
 
 @dataclass(frozen=True)
@@ -36,15 +37,15 @@ class TowerSetup:
     @property
     def noise(self) -> tuple[float, float, float]:
         o = self.options
-        return o.noise_position_mm / 1000.0, o.noise_yaw_deg, o.noise_tilt_deg
+        return o.noise_position_mm / MM_PER_M, o.noise_yaw_deg, o.noise_tilt_deg
 
     @property
     def clearance(self) -> float:
-        return self.options.clearance_mm / 1000.0
+        return self.options.clearance_mm / MM_PER_M
 
     @property
     def drop(self) -> float:
-        return self.options.drop_mm / 1000.0
+        return self.options.drop_mm / MM_PER_M
 
 
 def build_setup(options: TowerOptions) -> TowerSetup:
@@ -55,9 +56,8 @@ def build_setup(options: TowerOptions) -> TowerSetup:
 def _build_setup_cached(options_json: str) -> TowerSetup:
     options = TowerOptions.model_validate_json(options_json)
     tiles = tile_set_from_json(options.tile_set, "option 'tile_set'")
-    mm = 1000.0
-    side = options.tile_side_mm / mm if options.tile_side_mm is not None else tiles.side
-    thickness = options.tile_thickness_mm / mm if options.tile_thickness_mm is not None else tiles.thickness
+    side = options.tile_side_mm / MM_PER_M if options.tile_side_mm is not None else tiles.side
+    thickness = options.tile_thickness_mm / MM_PER_M if options.tile_thickness_mm is not None else tiles.thickness
     density = options.density_kg_m3 if options.density_kg_m3 is not None else tiles.density
     friction = options.friction if options.friction is not None else tiles.friction
     check_tile_shape(side, thickness, "tower options")
@@ -65,7 +65,8 @@ def _build_setup_cached(options_json: str) -> TowerSetup:
     tile_spec = TileSpec(side=side, thickness=thickness, mass=tiles.mass, friction=friction)
     default_thresholds = FallThresholds.for_tile(tile_spec)  # RULES.md: 1.25 thicknesses, 10 degrees
     thresholds = FallThresholds(
-        distance=options.fall_distance_mm / mm if options.fall_distance_mm is not None else default_thresholds.distance,
+        distance=(options.fall_distance_mm / MM_PER_M if options.fall_distance_mm is not None
+                  else default_thresholds.distance),
         angle_deg=options.fall_angle_deg if options.fall_angle_deg is not None else default_thresholds.angle_deg,
     )
     return TowerSetup(

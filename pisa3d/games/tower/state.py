@@ -18,7 +18,7 @@ import numpy as np
 
 from ...core.errors import IllegalMoveError
 from ...core.events import Event
-from ...core.rng import make_rng
+from ...core.rng import Stream, make_rng
 from ...core.state import Move, Result, State, View
 from ...physics import Verdict, box_corners, pose_differences
 from .geometry import visible_bits
@@ -30,11 +30,8 @@ from .setup import TowerSetup
 from .statics import placement_margin
 from .structure import Placement, Slot, Structure
 from .tiles import Face, face_of_seat
+from .units import MM_PER_M
 
-NOISE_STREAM = 11
-"""RNG stream of the players' hands (the deal uses DEAL_STREAM, agents use stream 1)."""
-DEAL_STREAM = 10
-MM = 1000.0
 RECORDED_PHYSICS = (
     "max_displacement_mm", "max_rotation_deg", "worst_tile", "steps", "height_mm",
     "static_margin_mm", "target_margin_mm", "hand_offset_mm", "hand_turn_deg",
@@ -44,7 +41,7 @@ the engine, the margins read settled poses); a rules-only replay copies them fro
 
 
 def _mm_or_none(metres: float) -> float | None:
-    return round(metres * MM, 3) if np.isfinite(metres) else None
+    return round(metres * MM_PER_M, 3) if np.isfinite(metres) else None
 
 
 class TowerState(State):
@@ -249,7 +246,7 @@ class TowerState(State):
         return self.judge.release(self.states, target, self._hand(player))
 
     def _hand(self, player: int) -> np.random.Generator:
-        return make_rng(self.seed, NOISE_STREAM, player, len(self.placements))
+        return make_rng(self.seed, Stream.TOWER_HANDS, player, len(self.placements))
 
     def _place(self, player: int, move: PlaceMove, judge: PlacementJudge) -> list[Event]:
         tile = self.top_tile(player)
@@ -277,12 +274,12 @@ class TowerState(State):
         events = [Event("placed", {
             "player": player, "tile": tile, "face": face.label, "move": str(move),
             "fell": verdict.fell,
-            "max_displacement_mm": round(verdict.max_displacement * MM, 4),
+            "max_displacement_mm": round(verdict.max_displacement * MM_PER_M, 4),
             "max_rotation_deg": round(verdict.max_rotation_deg, 4),
             "worst_tile": verdict.worst_tile, "steps": verdict.steps,
-            "height_mm": round((standing if verdict.fell else self.height()) * MM, 3),
+            "height_mm": round((standing if verdict.fell else self.height()) * MM_PER_M, 3),
             "static_margin_mm": _mm_or_none(released), "target_margin_mm": _mm_or_none(aimed),
-            "hand_offset_mm": round(hand_offset * MM, 4), "hand_turn_deg": round(float(hand_turn), 4),
+            "hand_offset_mm": round(hand_offset * MM_PER_M, 4), "hand_turn_deg": round(float(hand_turn), 4),
         })]
         if self.setup.options.record_trajectories:
             self._extras = {"release": [round(float(v), 7) for v in release],
@@ -364,7 +361,7 @@ class TowerState(State):
         details = {
             "outcome": self.outcome["kind"],
             "placer": self.outcome["placer"],
-            "height_mm": round(self.standing_height() * MM, 3),
+            "height_mm": round(self.standing_height() * MM_PER_M, 3),
             "floors": self.structure.num_floors,
             "placements": len(self.placements),
             "tiles_left": [len(s) for s in self.stacks],

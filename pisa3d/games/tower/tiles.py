@@ -16,6 +16,7 @@ from typing import Any
 
 from ...assets import asset_path
 from ...core.errors import OptionsError
+from .units import MM_PER_M
 
 Pattern = tuple[int, int, int, int]
 """Edge bits (top, right, bottom, left) of one face, clockwise as seen looking at the face."""
@@ -106,8 +107,8 @@ def check_tile_number(key: str, value: object, where: str) -> float:
 
 def check_tile_shape(side: float, thickness: float, where: str) -> None:
     if thickness > MAX_THICKNESS_PER_SIDE * side:
-        raise OptionsError(f"{where}: a tile {thickness * 1000:g} mm thick is too thick for its "
-                           f"{side * 1000:g} mm side (at most {MAX_THICKNESS_PER_SIDE:g} of the side)")
+        raise OptionsError(f"{where}: a tile {thickness * MM_PER_M:g} mm thick is too thick for its "
+                           f"{side * MM_PER_M:g} mm side (at most {MAX_THICKNESS_PER_SIDE:g} of the side)")
 
 
 def load_tile_set(name: str) -> TileSet:
@@ -147,8 +148,8 @@ def tile_set_from_json(doc: Any, where: str) -> TileSet:
     name = doc.get("name", "tile set")
     if not isinstance(name, str):
         raise OptionsError(f"{where}: field 'name' must be text, got {name!r}")
-    side = check_tile_number("side_mm", doc.get("side_mm"), where) / 1000.0
-    thickness = check_tile_number("thickness_mm", doc.get("thickness_mm"), where) / 1000.0
+    side = check_tile_number("side_mm", doc.get("side_mm"), where) / MM_PER_M
+    thickness = check_tile_number("thickness_mm", doc.get("thickness_mm"), where) / MM_PER_M
     check_tile_shape(side, thickness, where)
     return TileSet(
         name=name,
@@ -164,8 +165,8 @@ def tile_set_to_json(tile_set: TileSet) -> dict[str, Any]:
     """The document ``tile_set_from_json`` reads back: what a record carries instead of a path."""
     return {
         "name": tile_set.name,
-        "side_mm": round(tile_set.side * 1000.0, 9),
-        "thickness_mm": round(tile_set.thickness * 1000.0, 9),
+        "side_mm": round(tile_set.side * MM_PER_M, 9),
+        "thickness_mm": round(tile_set.thickness * MM_PER_M, 9),
         "density_kg_m3": tile_set.density,
         "friction": tile_set.friction,
         "tiles": [{"id": t.id, "white": pattern_text(t.white), "black": pattern_text(t.black)} for t in tile_set.tiles],

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.state import View
 from .tiles import pattern_text
+from .units import MM_PER_M
 
 if TYPE_CHECKING:
     from .state import TowerState
 
-MM = 1000.0
 
 
 def _pose(values: Any) -> list[float]:
@@ -48,7 +48,7 @@ def public_view(state: TowerState) -> View:
         "turns_without_placement": state.non_placements_in_row,
         "open_floor": state.structure.open_floor,
         "floors": state.structure.num_floors,
-        "height_mm": round(state.standing_height() * MM, 3),
+        "height_mm": round(state.standing_height() * MM_PER_M, 3),
         "placements": [
             {"tile": p.tile, "face": p.face.label, "slot": str(p.slot), "rotation": p.rotation,
              "player": p.player, "bits": pattern_text(p.bits)}
