@@ -11,23 +11,16 @@ import math
 import numpy as np
 import pytest
 
-from pisa3d.physics import PhysicsEngine, TileSpec, engine_names, make_engine
+from pisa3d.physics import PhysicsEngine, TileSpec, make_engine
 from pisa3d.physics.poses import apply_matrix, matrix_from_quaternion, quat_from_axis_angle, quat_multiply
 from pisa3d.physics.validation import WALL_ALONG_X, pose, tipping_angle
+from tests.physics.engines import every_engine
 
 TILE = TileSpec()
 REST_BY = 1.5  # seconds
 LOOKS = (1.5, 1.75, 2.0, 2.5, 3.0)  # instants (s) at which the wall must be at rest
 FACTORS = (0.3, 0.5, 0.7, 0.8, 0.9, 0.95)  # of the tipping angle
 
-
-def engines() -> list:
-    out = []
-    for name in engine_names():
-        missing = name == "mujoco" and importlib.util.find_spec("mujoco") is None
-        out.append(pytest.param(name, marks=pytest.mark.skip(reason="pisa3d[mujoco] not installed")) if missing
-                   else name)
-    return out
 
 
 def tilted(factor: float) -> np.ndarray:
@@ -52,7 +45,7 @@ def motion(engine: PhysicsEngine, factor: float, seconds: float) -> tuple[float,
     return float(np.linalg.norm(state[7:10])), math.degrees(float(np.linalg.norm(state[10:13]))), tilt_deg(state)
 
 
-@pytest.mark.parametrize("engine_name", engines())
+@pytest.mark.parametrize("engine_name", every_engine())
 def test_a_lone_wall_below_its_tipping_angle_rests_within_a_second_and_a_half(engine_name: str) -> None:
     """Quiet (the settle rule's 3 mm/s and 1.5 deg/s) and upright at every look from 1.5 s to 3 s;
     and it did move first (turning fast in its first 0.2 s), so the test sees the motion it requires gone."""

@@ -14,8 +14,9 @@ import pytest
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
 from pisa3d.games.tower.hand import lowered_release
-from pisa3d.physics import TileSpec, engine_names, make_engine
+from pisa3d.physics import TileSpec, make_engine
 from pisa3d.physics.validation import GAME_CLEARANCE, GAME_DROP, WALL_ALONG_X, pose
+from tests.physics.engines import every_engine
 
 TILE = TileSpec()
 NO_TILES = np.zeros((0, 13))
@@ -25,16 +26,8 @@ NOISE_FREE = {"noise_position_mm": 0, "noise_yaw_deg": 0, "noise_tilt_deg": 0}
 MOST_OFF_TARGET = 0.00036
 
 
-def engines() -> list:
-    out = []
-    for name in engine_names():
-        missing = name == "mujoco" and importlib.util.find_spec("mujoco") is None
-        out.append(pytest.param(name, marks=pytest.mark.skip(reason="pisa3d[mujoco] not installed")) if missing
-                   else name)
-    return out
 
-
-@pytest.mark.parametrize("engine_name", engines())
+@pytest.mark.parametrize("engine_name", every_engine())
 @pytest.mark.parametrize("kind", ["flat", "wall"])
 def test_a_tile_touching_the_table_is_lifted_straight_up(engine_name: str, kind: str) -> None:
     """Exactly touching (zero gap) and sunk 1 mm: both come out straight above, at the drop."""

@@ -4,12 +4,11 @@ is set down 0.02 mm above it): each scene must stand at 0.95x of its limit and f
 
 from __future__ import annotations
 
-import importlib.util
 import math
 
 import pytest
 
-from pisa3d.physics import engine_names, make_engine
+from pisa3d.physics import make_engine
 from pisa3d.physics.validation import (
     GAME_DROP,
     ceiling_overhang,
@@ -19,6 +18,7 @@ from pisa3d.physics.validation import (
     tipping_angle,
     wall_on_wall,
 )
+from tests.physics.engines import every_engine
 
 SCENES = {
     "tilted wall atan(t/h)": (tilted_wall, {}),
@@ -32,16 +32,8 @@ SCENES = {
 KNOWN_MISSES: set[tuple[str, str, float]] = set()
 
 
-def engines() -> list:
-    out = []
-    for name in engine_names():
-        missing = name == "mujoco" and importlib.util.find_spec("mujoco") is None
-        out.append(pytest.param(name, marks=pytest.mark.skip(reason="pisa3d[mujoco] not installed")) if missing
-                   else name)
-    return out
 
-
-@pytest.fixture(scope="module", params=engines())
+@pytest.fixture(scope="module", params=every_engine())
 def engine(request):
     built = make_engine(request.param)
     yield built

@@ -11,7 +11,7 @@ needs nothing hidden), without simulation.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +21,10 @@ from .moves import PlaceMove
 from .planning import SlotScore, StaticsPlanner
 from .sampling import sample_state
 from .units import MM_PER_M
+
+if TYPE_CHECKING:
+    from .state import TowerState
+    from .tiles import Face
 
 RISKY_MM = 1.0  # under this margin the hand's noise topples some placements (docs/tower.md)
 
@@ -72,12 +76,9 @@ def placement_details(view: View, legal_moves: Sequence[Move]) -> dict[str, dict
     """Per legal placement (by notation), what a page draws and says beside it: the pose the
     tile is aimed at (a ghost there), the careful bot's margins and verdict, and its rank
     (0: the careful bot's choice). From the view alone, as ``statics_hints``."""
-    places = [m for m in legal_moves if isinstance(m, PlaceMove)]
+    places, state, face = _placements_seen(view, legal_moves)
     if not places:
         return {}
-    player = int(view["player"])
-    state = sample_state(view, player, np.random.default_rng(0))
-    face = state.face_of(player)
     ranked = StaticsPlanner().rank(state, places)
     by_slot = {score.slot: (rank, score) for rank, score in enumerate(ranked)}
     odds = fall_odds(state)  # with the match's own hand
@@ -96,14 +97,22 @@ def placement_details(view: View, legal_moves: Sequence[Move]) -> dict[str, dict
 def placement_poses(view: View, legal_moves: Sequence[Move]) -> dict[str, dict[str, Any]]:
     """Per legal placement, only the pose the tile is aimed at (a ghost there): what a page
     draws when the match shows no safety figures (hints off, for competitive play)."""
-    places = [m for m in legal_moves if isinstance(m, PlaceMove)]
+    places, state, face = _placements_seen(view, legal_moves)
     if not places:
         return {}
-    player = int(view["player"])
-    state = sample_state(view, player, np.random.default_rng(0))
-    face = state.face_of(player)
     return {str(move): {"pose": [round(float(v), 6) for v in state.intended_pose(move.slot, face, move.rotation)[1]]}
             for move in places}
+
+
+def _placements_seen(view: View, legal_moves: Sequence[Move]) -> tuple[list[PlaceMove], TowerState | None, Face | None]:
+    """The legal placements, and the position and face the seat sees (rebuilt from its view with a
+    fixed generator: the same view always gives the same figures); no rebuild without a placement."""
+    places = [m for m in legal_moves if isinstance(m, PlaceMove)]
+    if not places:
+        return places, None, None
+    player = int(view["player"])
+    state = sample_state(view, player, np.random.default_rng(0))
+    return places, state, state.face_of(player)
 
 
 def _finite_mm(value: float) -> float | None:
