@@ -4,13 +4,12 @@ reference poses the verdict is judged against."""
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 import pytest
 
-from pisa3d.physics import FallThresholds, TileSpec, engine_names, make_engine
+from pisa3d.physics import FallThresholds, TileSpec, make_engine
 from pisa3d.physics.contract import settle_inputs
+from tests.physics.engines import every_engine
 
 TILE = TileSpec()
 THRESHOLDS = FallThresholds.for_tile(TILE)
@@ -46,13 +45,8 @@ def test_a_bad_input_is_named_before_any_stepping(bad: dict, words: str) -> None
         settle_inputs(**inputs)
 
 
-def engines() -> list:
-    return [pytest.param(name, marks=pytest.mark.skipif(
-        name == "mujoco" and importlib.util.find_spec("mujoco") is None, reason="pisa3d[mujoco] not installed"))
-        for name in engine_names()]
 
-
-@pytest.mark.parametrize("name", engines())
+@pytest.mark.parametrize("name", every_engine())
 def test_every_engine_refuses_bad_inputs_alike_and_takes_poses_as_tiles_at_rest(name: str) -> None:
     with make_engine(name, TILE) as engine:
         with pytest.raises(ValueError, match="release pose"):

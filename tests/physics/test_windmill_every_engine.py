@@ -7,11 +7,11 @@ import pytest
 
 from pisa3d.games.tower.windmill import build_windmill
 from pisa3d.physics import make_engine
-from tests.physics.test_statics_every_engine import engines
+from tests.physics.engines import every_engine
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", engines())
+@pytest.mark.parametrize("name", every_engine())
 def test_a_noise_free_48_tile_windmill_stands(name: str) -> None:
     engine = make_engine(name)
     verdicts = [verdict for _, verdict in build_windmill(engine, 48)]
