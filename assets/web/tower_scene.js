@@ -170,20 +170,26 @@
       if (view !== "top") return framingOf(lo, hi);
       return framingOf([lo[0], lo[1], Math.max(lo[2], hi[2] - TOP_DEPTH * side)], hi, [0.55, -0.75, 1.1]);
     };
+    // The ease heads for `easeGoal`, which a resize may move mid-way (a thinner view needs the
+    // camera further): so the camera always ends where the rule frames the box in the final view.
+    // `data-easing` tells tests (and anyone waiting for a still picture) that it is under way.
+    let easeGoal = null;
     const easeTo = (to, instant) => {
-      if (instant) { easing = null; place(to); render(); return; }
+      if (instant) { easing = null; delete stage.dataset.easing; place(to); render(); return; }
       const from = { target: controls.target.toArray(), position: camera.position.toArray() };
       const began = performance.now();
+      easeGoal = to;
       const step = () => {
         if (easing !== step) return;
         const t = Math.min(1, (performance.now() - began) / 400);
         const s = t * t * (3 - 2 * t);
-        place({ target: from.target.map((v, a) => v + (to.target[a] - v) * s),
-                position: from.position.map((v, a) => v + (to.position[a] - v) * s) });
+        place({ target: from.target.map((v, a) => v + (easeGoal.target[a] - v) * s),
+                position: from.position.map((v, a) => v + (easeGoal.position[a] - v) * s) });
         renderer.render(world, camera);
-        if (t < 1) requestAnimationFrame(step); else easing = null;
+        if (t < 1) requestAnimationFrame(step); else { easing = null; delete stage.dataset.easing; }
       };
       easing = step;
+      stage.dataset.easing = "1";
       requestAnimationFrame(step);
     };
     // Frame [lo, hi] in the current view (instant for the first box, eased after).
@@ -202,7 +208,11 @@
       if (name !== "free" && box) easeTo(goal(), false);
       viewListeners.forEach((fn) => fn(name));
     };
-    controls.addEventListener("start", () => { easing = null; if (view !== "free") setView("free"); });
+    controls.addEventListener("start", () => {
+      easing = null;
+      delete stage.dataset.easing;
+      if (view !== "free") setView("free");
+    });
     renderer.domElement.addEventListener("dblclick", () => setView("tower"));
     const bar = document.createElement("div");
     bar.className = "pisa-views";
@@ -237,7 +247,10 @@
       renderer.setSize(w, h, false);
       camera.aspect = w / h;
       camera.updateProjectionMatrix();
-      if (box && view !== "free" && !easing) place(goal()); // a thinner view needs the camera further
+      if (box && view !== "free") {
+        if (easing) easeGoal = goal(); // a thinner view needs the camera further: the ease heads there
+        else place(goal());
+      }
     };
     resize();
     // Follow the stage's real size: it settles only after the rest of the page is filled.

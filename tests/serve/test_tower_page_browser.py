@@ -171,7 +171,10 @@ def _pin_stage(page: Any, selector: str) -> None:
 
 
 def _stage_shot(page: Any) -> np.ndarray:
-    page.wait_for_timeout(900)  # the resize observer, then the 400 ms camera ease
+    page.wait_for_timeout(500)  # the resize observer
+    # the camera's ease to its box over (under load a frame can take longer than the whole ease)
+    page.wait_for_function("() => !document.querySelector('[data-easing]')", timeout=STEP_TIMEOUT_MS)
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
     shot = page.screenshot(clip={"x": 0, "y": 0, "width": STAGE[0], "height": STAGE[1]})
     return np.asarray(Image.open(BytesIO(shot)).convert("RGB"), dtype=np.int16)
 
