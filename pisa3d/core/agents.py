@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 import numpy as np
 
 from .errors import HiddenInformationError
-from .state import Move, View
+from .state import Move, State, View
 
 if TYPE_CHECKING:
     from .game import Game
@@ -40,6 +40,15 @@ def check_sight(game: Game, agent: object, seat: int) -> None:
             f"agent {name!r} at seat {seat + 1} asks for the whole state (wants_state), but {game.id!r} is a "
             f"game of {game.contract.information} information: its agents play on their seat's view "
             f"(state.view(seat)) or on game.sample_state(view, seat, rng)")
+
+
+def seen_by(agent: object, state: State, seat: int) -> State | View:
+    """What ``agent`` at ``seat`` is handed to choose on: a clone of the state for one that asks for
+    it (``wants_state``, allowed by ``check_sight``), nothing for one that never reads its view
+    (``reads_view = False``: no view is built), else the seat's view."""
+    if getattr(agent, "wants_state", False):
+        return state.clone()
+    return state.view(seat) if getattr(agent, "reads_view", True) else {}
 
 
 class RandomAgent:

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .agents import Agent, check_sight
+from .agents import Agent, check_sight, seen_by
 from .errors import IllegalMoveError, OptionsError
 from .events import Event
 from .game import Game
@@ -69,9 +69,7 @@ def play_match(
         assert player is not None
         legal = state.legal_moves()
         agent = agents[player]
-        seen = state.clone() if getattr(agent, "wants_state", False) else (
-            state.view(player) if getattr(agent, "reads_view", True) else {})
-        move = agent.choose(seen, legal, rngs[player])
+        move = agent.choose(seen_by(agent, state, player), legal, rngs[player])
         try:
             events = state.apply(move)
         except IllegalMoveError as exc:

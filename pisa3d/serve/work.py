@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.agent_specs import build_agent
-from ..core.agents import Agent, check_sight
+from ..core.agents import Agent, check_sight, seen_by
 from ..core.errors import IllegalMoveError
 from ..core.events import Event
 from ..core.presentation import presenter_of
@@ -95,8 +95,7 @@ def bot_move(state: State, agent_text: str, options_json: str, seed: int, move_n
     agent = _agent(state.game_id, agent_text, seat, options_json)
     check_sight(get_game(state.game_id), agent, seat)
     rng = make_rng(seed, Stream.AGENTS, seat, move_number)
-    seen = state.clone() if getattr(agent, "wants_state", False) else state.view(seat)
-    return str(agent.choose(seen, state.legal_moves(), rng))
+    return str(agent.choose(seen_by(agent, state, seat), state.legal_moves(), rng))
 
 
 def move_details(state: State, figures: bool = True) -> dict[str, Any] | None:
