@@ -40,6 +40,7 @@ def _mm(metres: float) -> float | None:
 @dataclass
 class SecondVerdict:
     engine: str
+    version: str
     fell: bool
     max_displacement_mm: float
     max_rotation_deg: float
@@ -80,8 +81,8 @@ def second_verdict(prior: TowerState, release: np.ndarray, target: np.ndarray, e
     setup = prior.setup
     judge = shared_engine(engine, setup.tile_spec, resolve_engine_params(engine))
     verdict = judge.settle(prior.states, release, target, setup.thresholds)
-    return SecondVerdict(engine, bool(verdict.fell), round(verdict.max_displacement * MM_PER_M, 4),
-                         round(verdict.max_rotation_deg, 4))
+    return SecondVerdict(engine, judge.describe()["version"], bool(verdict.fell),
+                         round(verdict.max_displacement * MM_PER_M, 4), round(verdict.max_rotation_deg, 4))
 
 
 def scene_labels(prior: TowerState, move: PlaceMove, release: np.ndarray, target: np.ndarray, seed: int,
@@ -96,8 +97,8 @@ def scene_labels(prior: TowerState, move: PlaceMove, release: np.ndarray, target
     seconds["statics"] = seconds.get("statics", 0.0) + after_statics - start
     row: dict[str, Any] = {"tile_margins_mm": tiles, "level_margins_mm": levels, "fall_odds": round(odds, 9),
                            "observed_hands": None, "observed_falls": None, "observed_fall_rate": None,
-                           "second_engine": None, "second_fell": None, "second_max_displacement_mm": None,
-                           "second_max_rotation_deg": None}
+                           "second_engine": None, "second_engine_version": None, "second_fell": None,
+                           "second_max_displacement_mm": None, "second_max_rotation_deg": None}
     if chosen_for_hands(seed, index, labels.observed_share):
         falls = observed_falls(prior, move, seed, index, labels.observed_hands)
         row.update(observed_hands=labels.observed_hands, observed_falls=falls,
@@ -106,7 +107,7 @@ def scene_labels(prior: TowerState, move: PlaceMove, release: np.ndarray, target
     seconds["hands"] = seconds.get("hands", 0.0) + after_hands - after_statics
     if labels.second_engine is not None:
         second = second_verdict(prior, release, target, labels.second_engine)
-        row.update(second_engine=second.engine, second_fell=second.fell,
+        row.update(second_engine=second.engine, second_engine_version=second.version, second_fell=second.fell,
                    second_max_displacement_mm=second.max_displacement_mm,
                    second_max_rotation_deg=second.max_rotation_deg)
     seconds["second_engine"] = seconds.get("second_engine", 0.0) + time.perf_counter() - after_hands

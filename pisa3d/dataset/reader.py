@@ -98,7 +98,7 @@ def summary(root: Path | str) -> dict[str, Any]:
     root = Path(root)
     spec = check_dataset_dir(root)
     table = read_scenes(root, columns=["key", "split", "fell", "floor", "tiles", "static_margin_mm", "fall_odds",
-                                       "observed_hands", "second_fell"])
+                                       "observed_hands", "second_engine", "second_engine_version", "second_fell"])
     rows = table.to_pylist()
     judged = [r for r in rows if r["second_fell"] is not None]
     splits: dict[str, dict[str, Any]] = {}
@@ -115,4 +115,5 @@ def summary(root: Path | str) -> dict[str, Any]:
             "mean_fall_odds": float(np.mean([r["fall_odds"] for r in rows])) if rows else None,
             "observed": sum(r["observed_hands"] is not None for r in rows),
             "second_judged": len(judged), "second_disagree": sum(r["second_fell"] != r["fell"] for r in judged),
+            "second_engines": sorted({(r["second_engine"], r["second_engine_version"]) for r in judged}, key=str),
             "parts": len(committed_parts(root)), "settings": spec["dataset"]}

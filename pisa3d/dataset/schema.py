@@ -20,8 +20,8 @@ SCENE_SCHEMA = pa.schema([
     ("settled_poses", pa.list_(pa.list_(_f64, 7))),
     ("tile_margins_mm", pa.list_(_f64)), ("level_margins_mm", pa.list_(_f64)), ("fall_odds", _f64),
     ("observed_hands", pa.int64()), ("observed_falls", pa.int64()), ("observed_fall_rate", _f64),
-    ("second_engine", pa.string()), ("second_fell", pa.bool_()), ("second_max_displacement_mm", _f64),
-    ("second_max_rotation_deg", _f64),
+    ("second_engine", pa.string()), ("second_engine_version", pa.string()), ("second_fell", pa.bool_()),
+    ("second_max_displacement_mm", _f64), ("second_max_rotation_deg", _f64),
     ("params", pa.string()), ("options", pa.string()),
     ("rgb", pa.list_(pa.binary())), ("depth", pa.list_(pa.binary())), ("segmentation", pa.list_(pa.binary())),
 ])

@@ -9,8 +9,8 @@
     keep = 1.0                 # share of placements kept as scenes (seeded per placement)
     resolution = [224, 224]    # width, height in pixels
     channels = ["rgb", "depth", "segmentation"]
-    taller_from_floor = 3      # scenes whose new tile is on this floor or above: the "taller" split
-    split = {train = 0.8, validation = 0.1, test = 0.1}   # by seed
+    taller_from_floor = 3      # new tile on this floor or above: held out by height (see split_of)
+    split = {train = 0.8, validation = 0.1, test = 0.1}   # games, by a hash of the seed
 
     [dataset.cameras]          # a ring around the tower
     count = 4
@@ -42,7 +42,7 @@ from ..core.errors import OptionsError
 from ..experiments.spec import SPEC_KEYS, ExperimentSpec, _problems, apply_overrides, parse_value
 
 CHANNELS = ("rgb", "depth", "segmentation")
-SPLITS = ("train", "validation", "test", "taller")
+SPLITS = ("train", "validation", "test", "taller", "train_taller", "validation_taller")
 
 
 class _Strict(BaseModel):

@@ -28,6 +28,7 @@ from ..experiments.run import Runner, RunSummary, run_experiment
 from ..experiments.storage import is_experiment_dir, load_stored_spec
 from ..games import get_game
 from ..games.tower.setup import build_setup
+from .reader import read_scenes
 from .render import Appearance, SceneRenderer, depth_to_png, encode_png, random_appearance
 from .scenes import PlayedGame, Scene, play_scenes
 from .schema import IMAGE_COLUMNS, SCENE_SCHEMA, SCENES
@@ -52,16 +53,18 @@ def scene_appearance(seed: int, index: int, tiles: int, settings: DatasetSetting
 
 
 def split_of(seed: int, floor: int, settings: DatasetSettings) -> str:
-    """train / validation / test by a hash of the seed (a game's scenes stay together, and a
-    seed lands in the same split in every release), or taller for a new tile high enough."""
-    if floor >= settings.taller_from_floor:
-        return "taller"
+    """The scene's split. A game goes to train / validation / test by a hash of its seed (its scenes
+    stay together, and a seed lands in the same split in every release). Scenes from floor
+    ``taller_from_floor`` up are held out by height: a test game's form ``taller``, so no tower in
+    ``taller`` grew from one that train or validation show; a train or validation game's go to
+    ``train_taller`` / ``validation_taller``, for training on every height when the hold-out is not wanted."""
     digest = hashlib.sha256(f"pisa3d-dataset-split:{seed}".encode()).digest()
     u = int.from_bytes(digest[:8], "big") / 2**64
     shares = settings.split
-    if u < shares.train:
-        return "train"
-    return "validation" if u < shares.train + shares.validation else "test"
+    game = "train" if u < shares.train else "validation" if u < shares.train + shares.validation else "test"
+    if floor < settings.taller_from_floor:
+        return game
+    return "taller" if game == "test" else f"{game}_taller"
 
 
 def _renderer(options: Mapping[str, Any], settings: DatasetSettings) -> SceneRenderer:
@@ -136,6 +139,17 @@ def check_same_settings(out: Path, spec: DatasetSpec) -> None:
         raise OptionsError(f"--out {out}: the stored dataset has other {', '.join(changed)} "
                            f"({', '.join(f'{k}={json.dumps(theirs.get(k))}' for k in changed)}); "
                            "use a new --out directory for other settings")
+    _check_same_split_rule(out, spec.dataset)
+
+
+def _check_same_split_rule(out: Path, settings: DatasetSettings) -> None:
+    """Rows stored by a pisa3d whose split rule differed would mix two rules in one release."""
+    rows = read_scenes(out, columns=["scene", "seed", "floor", "split"]).to_pylist()
+    other = next((r for r in rows if r["split"] != split_of(r["seed"], r["floor"], settings)), None)
+    if other is not None:
+        raise OptionsError(f"--out {out}: scene {other['scene']} is stored in split {other['split']!r}, which this "
+                           f"pisa3d puts in {split_of(other['seed'], other['floor'], settings)!r} (an earlier "
+                           "version split by another rule); use a new --out directory")
 
 
 def build_dataset(spec: DatasetSpec, source: str, out: Path, runner: Runner, resume_command: str = "",

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from pisa3d.core.errors import OptionsError
@@ -90,12 +93,45 @@ def test_splits_follow_the_seed_and_the_new_tiles_floor(built):
     settings = validate_dataset_spec(load_stored_spec(built)["spec"]).dataset
     for row in rows:
         assert row["split"] == split_of(row["seed"], row["floor"], settings)
-        assert (row["split"] == "taller") == (row["floor"] >= 1)
+        assert row["split"].endswith("taller") == (row["floor"] >= 1)
     assert {r["split"] for r in rows if r["floor"] == 0} <= {"train", "validation", "test"}
     info = summary(built)
     assert sum(s["scenes"] for s in info["splits"].values()) == info["scenes"] == len(rows)
     sheet = (built / "DATASHEET.md").read_text()
     assert f"{info['scenes']} scenes from 3 tower games" in sheet and "fall_odds" in sheet
+
+
+def test_the_taller_split_holds_out_whole_games_that_training_never_sees():
+    """ShapeStacks-style height hold-out without a shared tower: a game's tall scenes are in
+    taller only if its lower scenes are in test; train and validation games keep theirs apart."""
+    settings = validate_dataset_spec({"dataset": {"taller_from_floor": 3}}).dataset
+    games: dict[str, set[int]] = {}
+    for seed in range(2000):
+        low = {split_of(seed, floor, settings) for floor in range(3)}
+        high = {split_of(seed, floor, settings) for floor in range(3, 12)}
+        assert len(low) == 1 and len(high) == 1
+        (game,), (tall,) = low, high
+        assert tall == ("taller" if game == "test" else f"{game}_taller")
+        games.setdefault(game, set()).add(seed)
+    shares = {name: len(seeds) / 2000 for name, seeds in games.items()}
+    # 0.8 / 0.1 / 0.1 by a hash: within four binomial standard deviations of 2,000 seeds
+    assert abs(shares["train"] - 0.8) < 0.036 and abs(shares["test"] - 0.1) < 0.027
+    assert abs(shares["validation"] - 0.1) < 0.027
+
+
+def test_resuming_rows_stored_under_another_split_rule_is_refused(built, tmp_path):
+    """A directory built by a pisa3d that split otherwise would mix two rules in one release."""
+    copy = tmp_path / "old-rule"
+    shutil.copytree(built, copy)
+    part = sorted((copy / "scenes").glob("part-*.parquet"))[0]
+    table = pq.read_table(part)
+    splits = table.column("split").to_pylist()
+    splits[0] = "validation" if splits[0] != "validation" else "train"
+    pq.write_table(table.set_column(table.schema.get_field_index("split"), "split", pa.array(splits)), part)
+    spec = validate_dataset_spec(load_stored_spec(copy)["spec"])
+    name = table.column("scene")[0].as_py()
+    with pytest.raises(OptionsError, match=rf"scene {name} is stored in split .*use a new --out directory"):
+        build_dataset(spec, "x", copy, LocalRunner(workers=1))
 
 
 def test_the_same_rows_from_one_worker_and_two(built, tmp_path):

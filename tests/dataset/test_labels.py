@@ -110,6 +110,7 @@ def test_the_second_engine_judges_the_very_release_the_game_judged(replayed, lab
     assert f"; second engine pybullet {importlib.metadata.version('pybullet')}." in sheet
     for _, _, row in replayed:
         assert row["second_engine"] == "pybullet"
+        assert row["second_engine_version"] == importlib.metadata.version("pybullet")
         assert row["second_fell"] == row["fell"]
         assert row["second_max_displacement_mm"] == row["max_displacement_mm"]
         assert row["second_max_rotation_deg"] == row["max_rotation_deg"]
