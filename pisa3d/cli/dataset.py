@@ -92,10 +92,11 @@ def info(
     typer.echo(f"{s['name']}: {s['scenes']} scenes from {s['games']} games, {s['fell']} fell, "
                f"{s['bytes'] / 1e6:.1f} MB in {s['parts']} parts; {settings['cameras']['count']} cameras at "
                f"{width}x{height}, channels {', '.join(settings['channels'])}")
+    name_width = max(len(name) for name in s["splits"])
     for name, split in s["splits"].items():
         share = f"{100 * split['fell'] / split['scenes']:.1f}%" if split["scenes"] else "-"
-        typer.echo(f"  {name:<10} {split['scenes']:>7} scenes  {split['games']:>6} games  fell {split['fell']:>6} "
-                   f"({share})")
+        typer.echo(f"  {name:<{name_width}} {split['scenes']:>7} scenes  {split['games']:>6} games  "
+                   f"fell {split['fell']:>6} ({share})")
     if s["scenes"]:
         second = (f"second engine disagrees on {s['second_disagree']} of {s['second_judged']}" if s["second_judged"]
                   else "no second engine")
@@ -130,18 +131,22 @@ def baseline(
                                  "(needs pisa3d[learn]: scikit-learn)."),
     size: int = typer.Option(24, "--size", min=4, max=224, help="With --learned: images shrunk to this many pixels "
                              "a side."),
+    every_height: bool = typer.Option(False, "--every-height", help="With --learned: train on train + "
+                                      "train_taller (every height) instead of train alone (heights held out)."),
 ) -> None:
     """Baselines against PyBullet's fell label, per split (Markdown tables, as in docs/datasets.md):
     the statics margin of the new tile (falls below 0 mm) and the fall odds (falls above 0.5) as
     classifiers, accuracy and ROC AUC; the second engine's disagreement with examples; with
-    --learned a logistic regression on downsampled depth and masks, trained on train."""
+    --learned a logistic regression on downsampled depth and masks, trained on train (with
+    --every-height on train and train_taller too)."""
     from ..dataset.baseline import baseline_table, engines_agreement, engines_table, margin_baseline, odds_baseline
 
     results = margin_baseline(directory) + odds_baseline(directory)
     if learned:
         from ..dataset.learned import learned_baseline
 
-        results += learned_baseline(directory, size=size)
+        results += learned_baseline(directory, size=size,
+                                    protocol="every height" if every_height else "held-out heights")
     typer.echo(baseline_table(results))
     typer.echo("")
     typer.echo(engines_table(engines_agreement(directory)))

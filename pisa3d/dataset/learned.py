@@ -1,6 +1,6 @@
 """A small learned image baseline (the optional ``learn`` extra: scikit-learn, CPU only): a
-logistic regression on downsampled depth and masks, trained on the train split and evaluated on
-the others against PyBullet's ``fell``.
+logistic regression on downsampled depth and masks, trained on the train split (or on train and
+train_taller: every height) and evaluated on every split against PyBullet's ``fell``.
 
 Features per camera, each downsampled to ``size`` x ``size``: the depth (metres, area-averaged),
 the new tile's mask and the whole tower's mask (shares of each cell covered). No RGB: with the
@@ -60,24 +60,35 @@ def _features(root: Path, size: int) -> Iterator[tuple[str, bool, np.ndarray]]:
             yield row["split"], bool(row["fell"]), scene_features(decode_scene(row), size)
 
 
-def learned_baseline(root: Path | str, size: int = 24, c: float = 0.01) -> list[dict[str, Any]]:
-    """Train on ``train``, evaluate on every other split present (accuracy at probability 0.5,
-    ROC AUC of the probability). ``c``: the inverse L2 strength."""
+TRAIN_SPLITS = {"held-out heights": ("train",), "every height": ("train", "train_taller")}
+
+
+def learned_baseline(root: Path | str, size: int = 24, c: float = 0.01,
+                     protocol: str = "held-out heights") -> list[dict[str, Any]]:
+    """Train on the splits of ``protocol`` (TRAIN_SPLITS: ``train``, or ``train`` and
+    ``train_taller``), evaluate on every split present (accuracy at probability 0.5, ROC AUC of
+    the probability); rows of the training splits say so. ``c``: the inverse L2 strength."""
+    if protocol not in TRAIN_SPLITS:
+        raise OptionsError(f"protocol {protocol!r}: choose from {', '.join(TRAIN_SPLITS)}")
     make_pipeline, scaler, logistic = _sklearn()
     data: dict[str, tuple[list[bool], list[np.ndarray]]] = {}
     for split, fell, features in _features(Path(root), size):
         labels, rows = data.setdefault(split, ([], []))
         labels.append(fell)
         rows.append(features)
-    if "train" not in data or len(set(data["train"][0])) < 2:
-        raise OptionsError(f"{root}: the learned baseline needs a train split with falls and stands")
+    trained_on = [split for split in TRAIN_SPLITS[protocol] if split in data]
+    train_labels = [label for split in trained_on for label in data[split][0]]
+    if len(set(train_labels)) < 2:
+        needed = " + ".join(TRAIN_SPLITS[protocol])
+        raise OptionsError(f"{root}: the learned baseline needs falls and stands in {needed}")
     model = make_pipeline(scaler(), logistic(C=c, class_weight="balanced", max_iter=5000))
-    model.fit(np.stack(data["train"][1]), np.asarray(data["train"][0]))
+    model.fit(np.stack([row for split in trained_on for row in data[split][1]]), np.asarray(train_labels))
+    name = f"{CLASSIFIER} (trained on {' + '.join(trained_on)})"
     out = []
     for split in SPLITS:
         if split not in data:
             continue
         labels, rows = data[split]
         probability = model.predict_proba(np.stack(rows))[:, 1]
-        out.append(evaluate(CLASSIFIER, split, labels, (probability > 0.5).tolist(), probability.tolist()))
+        out.append(evaluate(name, split, labels, (probability > 0.5).tolist(), probability.tolist()))
     return out

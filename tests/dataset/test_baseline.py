@@ -76,9 +76,35 @@ def test_the_learned_model_trains_on_train_and_reports_every_other_split(tmp_pat
     assert np.isclose(new_tile.sum() * (32 * 24) / 64, (scene["segmentation"] == scene["tiles"]).sum(), rtol=1e-4)
     results = learned_baseline(root, size=8, c=1.0)
     by_split = {r["split"]: r for r in results}
-    assert all(r["classifier"] == CLASSIFIER for r in results) and "train" in by_split
+    assert all(r["classifier"] == f"{CLASSIFIER} (trained on train)" for r in results) and "train" in by_split
     assert by_split["train"]["accuracy"] > by_split["train"]["majority_accuracy"] or by_split["train"]["accuracy"] == 1
     assert by_split["train"]["roc_auc"] > 0.9  # it can fit what it was trained on
+
+
+@pytest.mark.slow
+def test_every_height_trains_on_the_tall_scenes_of_training_games_too(tmp_path):
+    pytest.importorskip("sklearn")
+    from pisa3d.core.errors import OptionsError
+    from pisa3d.dataset.learned import learned_baseline
+    from pisa3d.dataset.reader import read_scenes
+
+    root = _built(tmp_path, ["seeds=10", "dataset.taller_from_floor=1"])
+    splits = set(read_scenes(root, columns=["split"]).column("split").to_pylist())
+    if "train_taller" not in splits:
+        pytest.skip("no tall scene of a train game among these seeds")
+    rows = read_scenes(root, columns=["split", "fell"]).to_pylist()
+    if any(r["fell"] for r in rows if r["split"] == "train"):
+        pytest.skip("a fall on floor 0 of a train game: the held-out protocol would train too")
+    # Games end at their first fall, which here is never on floor 0: train alone has no fall to learn from,
+    with pytest.raises(OptionsError, match="needs falls and stands in train$"):
+        learned_baseline(root, size=8, c=1.0)
+    # while every height adds the train games' upper floors, falls included.
+    every = {r["split"]: r for r in learned_baseline(root, size=8, c=1.0, protocol="every height")}
+    assert every["train_taller"]["classifier"].endswith("(trained on train + train_taller)")
+    assert set(every) == splits
+    assert every["train_taller"]["roc_auc"] > 0.9  # it fits what it was trained on
+    with pytest.raises(OptionsError, match="protocol 'all': choose from held-out heights, every height"):
+        learned_baseline(root, protocol="all")
 
 
 def test_the_learned_model_names_its_extra_when_scikit_learn_is_missing(monkeypatch, tmp_path):
