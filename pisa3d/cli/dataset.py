@@ -107,16 +107,17 @@ def info(
 @dataset_app.command("show", cls=OnceCommand)
 def show(
     directory: Path = typer.Argument(..., help="A dataset directory."),
-    scene: int = typer.Option(0, "--scene", "-k", min=0, help="The scene, counted in scene-name order from 0."),
+    scene: str = typer.Option("0", "--scene", "-k", help="The scene: its name (as `baseline` lists them) or its "
+                              "index in scene-name order from 0."),
     png: Path = typer.Option(..., "--png", help="Where to write the contact sheet (PNG)."),
 ) -> None:
     """A contact sheet of one scene: every camera's RGB, depth and segmentation, with its labels."""
-    from ..dataset.reader import scene_by_index
+    from ..dataset.reader import find_scene
     from ..dataset.sheet import contact_sheet
 
     if png.suffix.lower() != ".png":
         raise OptionsError(f"--png {png}: give a file name ending in .png")
-    data = scene_by_index(directory, scene)
+    data = find_scene(directory, scene)
     try:
         contact_sheet(data, png)
     except OSError as exc:

@@ -82,15 +82,27 @@ def iter_scenes(root: Path | str, split: str | None = None) -> Iterator[dict[str
             yield decode_scene(row)
 
 
-def scene_by_index(root: Path | str, k: int) -> dict[str, Any]:
-    """The ``k``-th scene in scene-name order (stable whatever the order rows were stored in)."""
-    names = read_scenes(root, columns=["scene"]).column("scene").to_pylist()
-    if not 0 <= k < len(names):
-        raise OptionsError(f"--scene {k}: the dataset holds {len(names)} scenes; choose 0 to {len(names) - 1}")
-    name = sorted(names)[k]
-    table = read_scenes(root)
-    row = table.filter(pc.equal(table["scene"], name)).to_pylist()[0]
-    return decode_scene(row)
+def find_scene(root: Path | str, scene: str) -> dict[str, Any]:
+    """One scene decoded: ``scene`` is its name (as ``pisa3d dataset baseline`` lists them) or its
+    index in scene-name order from 0 (stable whatever the order rows were stored in)."""
+    root = Path(root)
+    names = sorted(read_scenes(root, columns=["scene"]).column("scene").to_pylist())
+    if scene.isdigit():
+        k = int(scene)
+        if k >= len(names):
+            raise OptionsError(f"--scene {k}: the dataset holds {len(names)} scenes; choose 0 to {len(names) - 1} "
+                               "or a scene name")
+        scene = names[k]
+    elif scene not in set(names):
+        raise OptionsError(f"--scene {scene}: no such scene; give an index 0 to {len(names) - 1} or a name such as "
+                           f"{names[0] if names else '(the dataset is empty)'}")
+    for part in committed_parts(root):
+        path = root / SCENES / part
+        if path.exists():
+            rows = pq.read_table(path, schema=SCENE_SCHEMA, filters=[("scene", "=", scene)]).to_pylist()
+            if rows:
+                return decode_scene(rows[0])
+    raise OptionsError(f"--scene {scene}: listed but not found in any stored part")  # a part removed meanwhile
 
 
 def summary(root: Path | str) -> dict[str, Any]:

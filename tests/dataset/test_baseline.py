@@ -96,7 +96,7 @@ def test_every_height_trains_on_the_tall_scenes_of_training_games_too(tmp_path):
     if any(r["fell"] for r in rows if r["split"] == "train"):
         pytest.skip("a fall on floor 0 of a train game: the held-out protocol would train too")
     # Games end at their first fall, which here is never on floor 0: train alone has no fall to learn from,
-    with pytest.raises(OptionsError, match="needs falls and stands in train$"):
+    with pytest.raises(OptionsError, match=r"needs falls and stands in train$"):
         learned_baseline(root, size=8, c=1.0)
     # while every height adds the train games' upper floors, falls included.
     every = {r["split"]: r for r in learned_baseline(root, size=8, c=1.0, protocol="every height")}
