@@ -20,7 +20,11 @@ their statics, never by their outcome, leaves each bin's observed rate unbiased.
 referee verdict, stored with the sampled margins (and the statics margin of the pose the hand
 released the tile at), so the curve can be fitted and the odds recomputed without playing again.
 
-Fit and report: the curve is fitted on one set of games (its seeds are stored in the asset,
+Extensions (issue 21): terms of the curve beyond the hand's (walls and ceilings, the tower's size,
+the spread of the sampled margins), compared by four-fold cross-validation inside the fit games
+only; the one chosen (SHIPPED_TERMS, the tower's size) is the form --part fit fits.
+
+Fit and report: the model is fitted on one set of games (its seeds are stored in the asset,
 ``fit_seeds``); the report scores it on another set and refuses rows of a fitted seed. Bins of
 predicted odds against the observed fall rate with 95% intervals (Wilson, and from resampling
 whole games, as a game's rows share a tower); the Brier score against that of the best constant
@@ -149,7 +153,8 @@ def load(out: Path) -> dict[str, np.ndarray]:
 
 def sigma_mm(data: dict[str, np.ndarray]) -> np.ndarray:
     """Each row's hand position sigma (mm)."""
-    return np.array([hand_noise(str(h))["noise_position_mm"] for h in data["hand"]])
+    hands, index = np.unique(data["hand"].astype(str), return_inverse=True)
+    return np.array([hand_noise(str(h))["noise_position_mm"] for h in hands])[index]
 
 
 Knots = tuple[np.ndarray, np.ndarray]  # a monotone piecewise-linear map of odds to fall rates (tried, not shipped)
@@ -245,10 +250,12 @@ def ranges_of(data: dict[str, np.ndarray]) -> Ranges:
     return {name: (float(f.min()), float(f.max())) for name, f in features(data).items()}
 
 
-def extended_odds(x: np.ndarray, terms: tuple[str, ...], data: dict[str, np.ndarray], ranges: Ranges) -> np.ndarray:
+def extended_odds(x: np.ndarray, terms: tuple[str, ...], data: dict[str, np.ndarray], ranges: Ranges,
+                  feats: dict[str, np.ndarray] | None = None) -> np.ndarray:
     """The odds of each row of ``data`` under parameters ``x`` (the curve's five: midpoint, its slope
-    in ln s, ln width, its exponent, logit floor; then a and b per term)."""
-    feats = {name: np.clip(f, *ranges[name]) for name, f in features(data).items()}
+    in ln s, ln width, its exponent, logit floor; then a and b per term); ``feats``: the rows'
+    features if already computed."""
+    feats = {name: np.clip(f, *ranges[name]) for name, f in (feats or features(data)).items()}
     log_ratio = np.log(feats["sigma"] / REFERENCE_SIGMA_MM)
     midpoint = x[0] + x[1] * log_ratio
     log_width = x[2] + x[3] * log_ratio
@@ -274,7 +281,8 @@ def fit_extended(data: dict[str, np.ndarray], terms: tuple[str, ...]) -> np.ndar
                       logit(base.floor), *([0.0] * (2 * len(terms)))])
     if not terms:
         return start
-    best = minimize(lambda x: log_loss(extended_odds(x, terms, data, ranges), fell), start, method="Nelder-Mead",
+    feats = features(data)
+    best = minimize(lambda x: log_loss(extended_odds(x, terms, data, ranges, feats), fell), start, method="Nelder-Mead",
                     options={"xatol": 1e-5, "fatol": 1e-10, "maxiter": 12000, "maxfev": 12000, "adaptive": True})
     return best.x
 
@@ -319,7 +327,7 @@ def check_extensions(out: Path, folds: int = 4) -> None:
             test = {key: value[fold == k] for key, value in data.items()}
             odds[fold == k] = extended_odds(fit_extended(train, terms), terms, test, ranges_of(train))
         scored[name] = odds
-        line = f"\n{name}: log loss {log_loss(odds, fell):.4f}; {summary(odds, fell)}"
+        line = f"\n{name}: {summary(odds, fell)}"
         if terms:
             base = scored["the curve"]
             ll = paired_difference(row_log_loss(odds, fell), row_log_loss(base, fell), games)
@@ -417,8 +425,9 @@ def summary(odds: np.ndarray, fell: np.ndarray) -> str:
     score, constant = brier(odds, fell)
     gaps = [abs(odds[_bin_of(odds) == b].mean() - fell[_bin_of(odds) == b].mean())
             for b in range(len(BINS) - 1) if (_bin_of(odds) == b).sum() >= 50]
-    return (f"Brier {score:.4f} (best constant {fell.mean():.3f}: {constant:.4f}); largest gap of a bin with 50 "
-            f"or more placements {100 * max(gaps, default=0.0):.1f} points ({len(gaps)} such bins)")
+    return (f"log loss {log_loss(odds, fell):.4f}, Brier {score:.4f} (best constant {fell.mean():.3f}: "
+            f"{constant:.4f}); largest gap of a bin with 50 or more placements {100 * max(gaps, default=0.0):.1f} "
+            f"points ({len(gaps)} such bins)")
 
 
 def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:

@@ -3,7 +3,8 @@
 The statics judge (statics.py) over sampled hands: the new tile is put at its target pose moved
 by ``samples`` draws of the hand's noise (the hand model of hand.py: x, y, yaw, two tilts), each
 draw's statics margin goes through a response curve, the chance that the physics referee calls a
-tile released with that margin a fall, and the odds are the mean over the draws. The curve is
+tile released with that margin a fall (a curve for the hand and the tower's size), and the odds
+are the mean over the draws. The curve is
 fitted to the referee (PyBullet, the game's own release and settle) by benchmarks/fall_odds.py and
 stored in assets/tower/fall_odds.json; its calibration table is in docs/tower-physics.md.
 
