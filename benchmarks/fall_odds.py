@@ -3,7 +3,8 @@
     nice python benchmarks/fall_odds.py --part play --out /tmp/odds-fit --first-seed 0      # fit games
     nice python benchmarks/fall_odds.py --part play --out /tmp/odds-held --first-seed 1000  # held-out games
     python benchmarks/fall_odds.py --part fit --out /tmp/odds-fit      # the curve -> assets/tower/fall_odds.json
-    python benchmarks/fall_odds.py --part check --out /tmp/odds-fit    # curve or recalibrated? four-fold, fit games
+    python benchmarks/fall_odds.py --part extensions --out /tmp/odds-fit  # which terms? four-fold, fit games
+    python benchmarks/fall_odds.py --part check --out /tmp/odds-fit    # model or recalibrated? four-fold, fit games
     python benchmarks/fall_odds.py --part report --out /tmp/odds-held  # the calibration table (docs/tower-physics.md)
     python benchmarks/fall_odds.py --part cost --repeats 30            # every legal slot of a 48-tile position
 
@@ -19,7 +20,11 @@ their statics, never by their outcome, leaves each bin's observed rate unbiased.
 referee verdict, stored with the sampled margins (and the statics margin of the pose the hand
 released the tile at), so the curve can be fitted and the odds recomputed without playing again.
 
-Fit and report: the curve is fitted on one set of games (its seeds are stored in the asset,
+Extensions (issue 21): terms of the curve beyond the hand's (walls and ceilings, the tower's size,
+the spread of the sampled margins), compared by four-fold cross-validation inside the fit games
+only; the one chosen (SHIPPED_TERMS, the tower's size) is the form --part fit fits.
+
+Fit and report: the model is fitted on one set of games (its seeds are stored in the asset,
 ``fit_seeds``); the report scores it on another set and refuses rows of a fitted seed. Bins of
 predicted odds against the observed fall rate with 95% intervals (Wilson, and from resampling
 whole games, as a game's rows share a tower); the Brier score against that of the best constant
@@ -35,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 from scipy.optimize import isotonic_regression, minimize
+from scipy.special import expit, logit
 
 from pisa3d.assets import asset_path
 from pisa3d.core.agent_specs import build_agent
@@ -47,6 +53,7 @@ from pisa3d.games.tower.fall_odds import (
     default_model,
     fall_odds,
     hand_sigmas,
+    model_of,
     slot_margins,
 )
 from pisa3d.games.tower.moves import PlaceMove
@@ -146,37 +153,40 @@ def load(out: Path) -> dict[str, np.ndarray]:
 
 def sigma_mm(data: dict[str, np.ndarray]) -> np.ndarray:
     """Each row's hand position sigma (mm)."""
-    return np.array([hand_noise(str(h))["noise_position_mm"] for h in data["hand"]])
+    hands, index = np.unique(data["hand"].astype(str), return_inverse=True)
+    return np.array([hand_noise(str(h))["noise_position_mm"] for h in hands])[index]
 
 
 Knots = tuple[np.ndarray, np.ndarray]  # a monotone piecewise-linear map of odds to fall rates (tried, not shipped)
 
 
-def predict(model: ResponseModel, margins: np.ndarray, sigmas: np.ndarray, recal: Knots | None = None) -> np.ndarray:
+def predict(model: ResponseModel, margins: np.ndarray, sigmas: np.ndarray, tiles: np.ndarray,
+            recal: Knots | None = None) -> np.ndarray:
     """The estimator's odds of each row, as fall_odds gives them: the mean over its sampled hands of
-    its hand's curve (then, for the variant tried, a recalibration map)."""
+    the curve of its hand and tower size (then, for the variant tried, a recalibration map)."""
     odds = np.zeros(len(margins))
-    for sigma in np.unique(sigmas):
-        rows = sigmas == sigma
-        odds[rows] = model.at(float(sigma))(margins[rows]).mean(axis=1)
+    for sigma, size in set(zip(sigmas.tolist(), tiles.tolist(), strict=True)):
+        rows = (sigmas == sigma) & (tiles == size)
+        odds[rows] = model.at(float(sigma), int(size))(margins[rows]).mean(axis=1)
     return odds if recal is None else np.interp(odds, *recal)
 
 
 def fit_curve(margins: np.ndarray, fell: np.ndarray, sigmas: np.ndarray) -> ResponseModel:
-    """The response curve of least log loss of the estimator's odds (the mean over sampled hands)."""
+    """The response curve without the size terms (the curve shipped before them) of least log loss of
+    the estimator's odds (the mean over sampled hands)."""
     low, high = float(sigmas.min()), float(sigmas.max())
 
-    def model_of(x: np.ndarray) -> ResponseModel:
+    def curve_of(x: np.ndarray) -> ResponseModel:
         return ResponseModel(float(x[0]), float(x[1]), float(np.exp(x[2])), float(x[3]),
                              float(1.0 / (1.0 + np.exp(-x[4]))), REFERENCE_SIGMA_MM, (low, high))
 
     def loss(x: np.ndarray) -> float:
-        p = np.clip(predict(model_of(x), margins, sigmas), 1e-9, 1 - 1e-9)
+        p = np.clip(predict(curve_of(x), margins, sigmas, np.zeros(len(sigmas), dtype=int)), 1e-9, 1 - 1e-9)
         return float(-(fell * np.log(p) + (1 - fell) * np.log(1 - p)).mean())
 
     best = minimize(loss, np.array([0.1, -0.5, np.log(0.24), 1.0, -9.0]), method="Nelder-Mead",
                     options={"xatol": 1e-5, "fatol": 1e-10, "maxiter": 6000, "maxfev": 6000})
-    return model_of(best.x)
+    return curve_of(best.x)
 
 
 def fit_recalibration(odds: np.ndarray, fell: np.ndarray) -> Knots:
@@ -194,35 +204,162 @@ def fit_recalibration(odds: np.ndarray, fell: np.ndarray) -> Knots:
 
 
 def fit_curve_on(data: dict[str, np.ndarray]) -> ResponseModel:
-    return fit_curve(data["margins"], data["fell"].astype(float), sigma_mm(data))
+    """The shipped model's form (the curve with the terms in SHIPPED_TERMS) fitted on ``data``."""
+    return model_from(fit_extended(data, SHIPPED_TERMS), SHIPPED_TERMS, ranges_of(data))
 
 
 def fit_recalibrated(data: dict[str, np.ndarray]) -> tuple[ResponseModel, Knots]:
-    """The variant tried: the curve on all rows, then the map from the curve's out-of-fold odds
+    """The variant tried: the model on all rows, then the map from the model's out-of-fold odds
     (two-fold by game seed within these rows) to the verdicts."""
-    fell, sigmas, margins = data["fell"].astype(float), sigma_mm(data), data["margins"]
+    fell, sigmas, margins, tiles = data["fell"].astype(float), sigma_mm(data), data["margins"], data["placed"]
     fold = data["seed"] % 2
     oof = np.zeros(len(fell))
     for k in (0, 1):
         train, test = fold != k, fold == k
-        oof[test] = predict(fit_curve(margins[train], fell[train], sigmas[train]), margins[test], sigmas[test])
+        model = fit_curve_on({key: value[train] for key, value in data.items()})
+        oof[test] = predict(model, margins[test], sigmas[test], tiles[test])
     return fit_curve_on(data), fit_recalibration(oof, fell)
 
 
+# Extensions of the curve tried (issue 21): each term moves the midpoint by ``a f`` (mm) and scales the width
+# by ``exp(b f)``, for a feature f of the row that the estimator knows when it predicts. Chosen by the
+# four-fold check inside the fit games (--part extensions), never by the held-out games.
+EXTENSIONS: dict[str, tuple[str, ...]] = {
+    "the curve": (),
+    "walls and ceilings": ("ceiling",),
+    "tower size": ("size",),
+    "margin spread": ("spread",),
+    "walls and ceilings, tower size": ("ceiling", "size"),
+}
+SHIPPED_TERMS = ("size",)  # the one chosen: fall_odds.ResponseModel has these terms only
+Ranges = dict[str, tuple[float, float]]
+
+
+def features(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Per row: ``sigma`` the hand's position sigma (mm); ``ceiling`` 1 for a ceiling slot, 0 for a
+    wall; ``size`` the tiles standing before, in tens; ``spread`` ln of the sampled margins'
+    standard deviation over the hand's sigma."""
+    sigmas = sigma_mm(data)
+    spread = np.std(data["margins"], axis=1) * 1000.0 / sigmas
+    return {"sigma": sigmas, "ceiling": (~np.char.startswith(data["slot"].astype(str), "W")).astype(float),
+            "size": data["placed"].astype(float) / 10.0, "spread": np.log(np.maximum(spread, 1e-3))}
+
+
+def ranges_of(data: dict[str, np.ndarray]) -> Ranges:
+    """Each feature's range in ``data``: a model holds its features within what it was fitted on."""
+    return {name: (float(f.min()), float(f.max())) for name, f in features(data).items()}
+
+
+def extended_odds(x: np.ndarray, terms: tuple[str, ...], data: dict[str, np.ndarray], ranges: Ranges,
+                  feats: dict[str, np.ndarray] | None = None) -> np.ndarray:
+    """The odds of each row of ``data`` under parameters ``x`` (the curve's five: midpoint, its slope
+    in ln s, ln width, its exponent, logit floor; then a and b per term); ``feats``: the rows'
+    features if already computed."""
+    feats = {name: np.clip(f, *ranges[name]) for name, f in (feats or features(data)).items()}
+    log_ratio = np.log(feats["sigma"] / REFERENCE_SIGMA_MM)
+    midpoint = x[0] + x[1] * log_ratio
+    log_width = x[2] + x[3] * log_ratio
+    for k, term in enumerate(terms):
+        midpoint = midpoint + x[5 + 2 * k] * feats[term]
+        log_width = log_width + x[6 + 2 * k] * feats[term]
+    z = np.clip((data["margins"] * 1000.0 - midpoint[:, None]) / np.exp(log_width)[:, None], -50.0, 50.0)
+    floor = expit(x[4])
+    return (floor + (1.0 - 2.0 * floor) / (1.0 + np.exp(z))).mean(axis=1)
+
+
+def log_loss(odds: np.ndarray, fell: np.ndarray) -> float:
+    p = np.clip(odds, 1e-9, 1 - 1e-9)
+    return float(-(fell * np.log(p) + (1 - fell) * np.log(1 - p)).mean())
+
+
+def fit_extended(data: dict[str, np.ndarray], terms: tuple[str, ...]) -> np.ndarray:
+    """Least log loss parameters of the curve with ``terms``, started from the curve's own fit (so the
+    extension fits its rows at least as well)."""
+    fell, ranges = data["fell"].astype(float), ranges_of(data)
+    base = fit_curve(data["margins"], fell, sigma_mm(data))
+    start = np.array([base.midpoint_mm, base.midpoint_slope_mm, np.log(base.width_mm), base.width_exponent,
+                      logit(base.floor), *([0.0] * (2 * len(terms)))])
+    if not terms:
+        return start
+    feats = features(data)
+    best = minimize(lambda x: log_loss(extended_odds(x, terms, data, ranges, feats), fell), start, method="Nelder-Mead",
+                    options={"xatol": 1e-5, "fatol": 1e-10, "maxiter": 12000, "maxfev": 12000, "adaptive": True})
+    return best.x
+
+
+def model_from(x: np.ndarray, terms: tuple[str, ...], ranges: Ranges) -> ResponseModel:
+    """The fitted parameters as the estimator's model (the curve, or the curve with the size terms)."""
+    if terms not in ((), ("size",)):
+        raise ValueError(f"fall_odds.ResponseModel has no terms {terms}")
+    size = (float(x[5]), float(x[6])) if terms else (0.0, 0.0)
+    return ResponseModel(float(x[0]), float(x[1]), float(np.exp(x[2])), float(x[3]), float(expit(x[4])),
+                         REFERENCE_SIGMA_MM, ranges["sigma"], *size,
+                         (round(10 * ranges["size"][0]), round(10 * ranges["size"][1])))
+
+
+def paired_difference(ours: np.ndarray, theirs: np.ndarray, games: np.ndarray, draws: int = 2000) -> tuple[float, ...]:
+    """Mean of ``ours - theirs`` (per-row losses) and its 95% interval with whole games resampled."""
+    ids, index = np.unique(games, return_inverse=True)
+    total, n = np.bincount(index, weights=ours - theirs), np.bincount(index)
+    picks = np.random.default_rng(21).integers(len(ids), size=(draws, len(ids)))
+    means = total[picks].sum(1) / n[picks].sum(1)
+    return float((ours - theirs).mean()), float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
+
+
+def row_log_loss(odds: np.ndarray, fell: np.ndarray) -> np.ndarray:
+    p = np.clip(odds, 1e-9, 1 - 1e-9)
+    return -(fell * np.log(p) + (1 - fell) * np.log(1 - p))
+
+
+def check_extensions(out: Path, folds: int = 4) -> None:
+    """The extensions tried, chosen between inside the fit games only: each fold of games (by seed)
+    predicted by the model fitted on the other folds; each against the curve, with the difference's
+    interval from resampling whole games."""
+    data = load(out)
+    fell, games, fold = data["fell"].astype(float), game_ids(data), data["seed"] % folds
+    wall = features(data)["ceiling"] == 0
+    print(f"{len(fell)} verdicts of {len(games_of(data))} games, {folds}-fold by seed")
+    scored = {}
+    for name, terms in EXTENSIONS.items():
+        odds = np.zeros(len(fell))
+        for k in range(folds):
+            train = {key: value[fold != k] for key, value in data.items()}
+            test = {key: value[fold == k] for key, value in data.items()}
+            odds[fold == k] = extended_odds(fit_extended(train, terms), terms, test, ranges_of(train))
+        scored[name] = odds
+        line = f"\n{name}: {summary(odds, fell)}"
+        if terms:
+            base = scored["the curve"]
+            ll = paired_difference(row_log_loss(odds, fell), row_log_loss(base, fell), games)
+            bs = paired_difference((odds - fell) ** 2, (base - fell) ** 2, games)
+            line += (f"\n  against the curve (games resampled, 95%): log loss {ll[0]:+.4f} [{ll[1]:+.4f}, "
+                     f"{ll[2]:+.4f}], Brier {bs[0]:+.5f} [{bs[1]:+.5f}, {bs[2]:+.5f}]")
+        print(line)
+        for kind, sel in (("walls", wall), ("ceilings", ~wall)):
+            print(f"  {kind:8} {summary(odds[sel], fell[sel])}")
+        print("\n".join(calibration_table(odds, fell, games)), flush=True)
+
+
+TABLE_TILES = (4, 20, 40)  # tower sizes the curve table is quoted at
+
+
 def describe(model: ResponseModel) -> str:
-    return "; ".join(f"{s:g} mm: midpoint {c.midpoint_mm:+.3f} mm, width {c.width_mm:.3f} mm"
-                     for s, c in ((s, model.at(s)) for s in (0.25, 0.5, 1.0))) + f"; floor {model.floor:.2e}"
+    return "; ".join(f"{s:g} mm, {n} tiles: midpoint {c.midpoint_mm:+.3f} mm, width {c.width_mm:.3f} mm"
+                     for s, n, c in ((s, n, model.at(s, n)) for s in (0.25, 0.5, 1.0) for n in TABLE_TILES)
+                     ) + f"; floor {model.floor:.2e}"
 
 
 def curve_table(model: ResponseModel) -> list[str]:
-    """The curve at each hand fitted, and what it says of a released tile at a few margins."""
-    lines = ["| hand | s | midpoint | width | a tile at margin 0 falls | at +0.5 mm | at +1 mm |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    """The curve at each hand fitted and a few tower sizes, and what it says of a released tile at a
+    few margins."""
+    lines = ["| hand | s | tiles standing | midpoint | width | a tile at margin 0 falls | at +0.5 mm | at +1 mm |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for hand in HANDS:
         s = hand_noise(hand)["noise_position_mm"]
-        curve = model.at(s)
-        lines.append(f"| {hand} | {s:g} mm | {curve.midpoint_mm:+.2f} mm | {curve.width_mm:.3f} mm | "
-                     + " | ".join(f"{100 * p:.1f}%" for p in curve(np.array([0.0, 0.0005, 0.001]))) + " |")
+        for tiles in TABLE_TILES:
+            curve = model.at(s, tiles)
+            lines.append(f"| {hand} | {s:g} mm | {tiles} | {curve.midpoint_mm:+.2f} mm | {curve.width_mm:.3f} mm | "
+                         + " | ".join(f"{100 * p:.1f}%" for p in curve(np.array([0.0, 0.0005, 0.001]))) + " |")
     return lines
 
 
@@ -288,8 +425,9 @@ def summary(odds: np.ndarray, fell: np.ndarray) -> str:
     score, constant = brier(odds, fell)
     gaps = [abs(odds[_bin_of(odds) == b].mean() - fell[_bin_of(odds) == b].mean())
             for b in range(len(BINS) - 1) if (_bin_of(odds) == b).sum() >= 50]
-    return (f"Brier {score:.4f} (best constant {fell.mean():.3f}: {constant:.4f}); largest gap of a bin with 50 "
-            f"or more placements {100 * max(gaps, default=0.0):.1f} points ({len(gaps)} such bins)")
+    return (f"log loss {log_loss(odds, fell):.4f}, Brier {score:.4f} (best constant {fell.mean():.3f}: "
+            f"{constant:.4f}); largest gap of a bin with 50 or more placements {100 * max(gaps, default=0.0):.1f} "
+            f"points ({len(gaps)} such bins)")
 
 
 def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
@@ -305,18 +443,17 @@ def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
     model = default_model()
     fell = data["fell"].astype(float)
     sigmas = sigma_mm(data)
-    odds = predict(model, data["margins"], sigmas)
+    tiles = data["placed"]
+    odds = predict(model, data["margins"], sigmas, tiles)
     others = {}
     for path in compare:
         other = json.loads(path.read_text())
-        curve = ResponseModel(*(float(other[k]) for k in ("midpoint_mm", "midpoint_slope_mm", "width_mm",
-                                                          "width_exponent", "floor", "reference_sigma_mm")),
-                              tuple(other["sigma_range_mm"]))
-        others[f"the curve of {path} ({other['fitted_on']})"] = predict(curve, data["margins"], sigmas)
+        others[f"the curve of {path} ({other['fitted_on']})"] = predict(model_of(other), data["margins"], sigmas,
+                                                                        tiles)
     if fit_out is not None:
         curve, recal = fit_recalibrated(load(fit_out))
-        others[f"a curve fitted on {fit_out} then recalibrated (isotonic, out of fold)"] = predict(
-            curve, data["margins"], sigmas, recal)
+        others[f"the model fitted on {fit_out} then recalibrated (isotonic, out of fold)"] = predict(
+            curve, data["margins"], sigmas, tiles, recal)
     print(f"held out: {len(fell)} referee verdicts ({int((data['kind'] == 'played').sum())} played, "
           f"{int((data['kind'] == 'preview').sum())} previewed), {int(fell.sum())} falls, {len(games_of(data))} "
           f"games of seeds {data['seed'].min()}-{data['seed'].max()}; the model was fitted on {doc['fitted_on']}")
@@ -342,8 +479,8 @@ def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
 
 
 def check(out: Path, folds: int = 4) -> None:
-    """Model choice inside the fit games only: each fold of games (by seed) predicted by the curve,
-    and by the recalibrated variant, fitted on the other folds."""
+    """Model choice inside the fit games only: each fold of games (by seed) predicted by the shipped
+    model's form, and by its recalibrated variant, fitted on the other folds."""
     data = load(out)
     fell, sigmas, margins, games = data["fell"].astype(float), sigma_mm(data), data["margins"], game_ids(data)
     fold = data["seed"] % folds
@@ -351,10 +488,10 @@ def check(out: Path, folds: int = 4) -> None:
     for k in range(folds):
         train, test = fold != k, fold == k
         curve, recal = fit_recalibrated({key: value[train] for key, value in data.items()})
-        curve_odds[test] = predict(curve, margins[test], sigmas[test])
-        recal_odds[test] = predict(curve, margins[test], sigmas[test], recal)
+        curve_odds[test] = predict(curve, margins[test], sigmas[test], data["placed"][test])
+        recal_odds[test] = predict(curve, margins[test], sigmas[test], data["placed"][test], recal)
     print(f"{len(fell)} verdicts of {len(games_of(data))} games, {folds}-fold by seed")
-    for name, odds in (("the curve", curve_odds), ("the curve, recalibrated", recal_odds)):
+    for name, odds in (("the model", curve_odds), ("the model, recalibrated", recal_odds)):
         print(f"\n{name}: {summary(odds, fell)}\n" + "\n".join(calibration_table(odds, fell, games)))
 
 
@@ -368,6 +505,9 @@ def fit(out: Path) -> None:
                 "width_mm": round(model.width_mm, 4), "width_exponent": round(model.width_exponent, 4),
                 "floor": float(f"{model.floor:.3g}"), "reference_sigma_mm": model.reference_sigma_mm,
                 "sigma_range_mm": list(model.sigma_range_mm),
+                "midpoint_per_ten_tiles_mm": round(model.midpoint_per_ten_tiles_mm, 4),
+                "width_log_per_ten_tiles": round(model.width_log_per_ten_tiles, 4),
+                "tiles_range": list(model.tiles_range),
                 "fit_seeds": [int(data["seed"].min()), int(data["seed"].max())],
                 "fitted_on": f"{len(data['fell'])} referee verdicts of {len(games_of(data))} games, seeds "
                              f"{data['seed'].min()}-{data['seed'].max()}, benchmarks/fall_odds.py --part play "
@@ -393,22 +533,31 @@ def forty_eight_tile_position():
     return state
 
 
-def cost(repeats: int) -> None:
+def cost(repeats: int, compare: list[Path]) -> None:
+    """CPU time of fall_odds on the 48-tile position per hand: the shipped model, and each curve of
+    ``compare`` (fall_odds.json files) in the same run, interleaved, with the ratio of medians."""
     state = forty_eight_tile_position()
     slots = {m.slot for m in state.legal_moves() if isinstance(m, PlaceMove)}
+    models = {"shipped": None} | {str(path): model_of(json.loads(path.read_text())) for path in compare}
     for hand in HANDS:
-        times = []
+        sigma_mm_ = hand_sigmas(state, hand)[0] * 1000.0
+        times: dict[str, list[float]] = {name: [] for name in models}
         for _ in range(repeats):
-            start = time.process_time()
-            fall_odds(state, hand)
-            times.append(time.process_time() - start)
-        print(f"48 tiles, {len(slots)} legal slots ({len(state.legal_moves())} moves), hand {hand}: median "
-              f"{1000 * np.median(times):.1f} ms CPU, min {1000 * min(times):.1f} ms, of {repeats}")
+            for name, model in models.items():
+                response = None if model is None else model.at(sigma_mm_, len(state.placements))
+                start = time.process_time()
+                fall_odds(state, hand, response=response)
+                times[name].append(time.process_time() - start)
+        shipped = np.median(times["shipped"])
+        for name, spent in times.items():
+            ratio = "" if name == "shipped" else f", shipped/this {shipped / np.median(spent):.2f}"
+            print(f"48 tiles, {len(slots)} legal slots ({len(state.legal_moves())} moves), hand {hand}, {name}: "
+                  f"median {1000 * np.median(spent):.1f} ms CPU, min {1000 * min(spent):.1f} ms, of {repeats}{ratio}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=["play", "fit", "check", "report", "cost"], required=True)
+    parser.add_argument("--part", choices=["play", "fit", "check", "extensions", "report", "cost"], required=True)
     parser.add_argument("--out", type=Path, default=Path("/tmp/fall-odds"), help="directory of the played rows")
     parser.add_argument("--games", type=int, nargs=3, default=[30, 10, 4], metavar=("RANDOM", "MIXED", "CAREFUL"),
                         help="seeded games per hand of the random, careful+random and careful tables")
@@ -421,7 +570,7 @@ def main() -> None:
                         help="hands the referee judges each previewed slot with whose shipped odds are 3-97%%")
     parser.add_argument("--fit-out", type=Path, help="report: the rows the curve was fitted on (adds the "
                         "recalibrated variant tried)")
-    parser.add_argument("--compare", type=Path, nargs="*", default=[], help="report: other fall_odds.json curves")
+    parser.add_argument("--compare", type=Path, nargs="*", default=[], help="report, cost: other fall_odds.json curves")
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
     if args.part == "play":
@@ -431,10 +580,12 @@ def main() -> None:
         fit(args.out)
     elif args.part == "check":
         check(args.out)
+    elif args.part == "extensions":
+        check_extensions(args.out)
     elif args.part == "report":
         report(args.out, args.fit_out, args.compare)
     else:
-        cost(args.repeats)
+        cost(args.repeats, args.compare)
 
 
 if __name__ == "__main__":

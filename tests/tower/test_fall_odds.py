@@ -151,8 +151,52 @@ def test_the_calibration_benchmark_scores_the_odds_the_game_gives():
         slots = list(odds)
         _, sampled = slot_margins(state, slots, hand_sigmas(state, hand), DEFAULT_SAMPLES, DEFAULT_SEED)
         sigma = hand_sigmas(state, hand)[0] * MM_PER_M
-        predicted = bench.predict(default_model(), sampled, np.full(len(slots), sigma))
+        predicted = bench.predict(default_model(), sampled, np.full(len(slots), sigma),
+                                  np.full(len(slots), len(state.placements)))
         assert predicted.tolist() == [odds[s] for s in slots]
+
+
+def test_the_odds_use_the_curve_of_the_tower_s_size_and_taller_towers_get_less_decided_odds(tmp_path):
+    # Real statics: a ceiling on two neighbouring walls, walls over the walls below stand on 2 mm
+    # (W2N), walls on its far side topple (W2S, about -7.5 mm).
+    state = tower(tmp_path, [*BASE, "W1N", "W1E", "C1"])
+    model = default_model()
+    for hand in ("steady", "careful", "casual"):
+        sigmas = hand_sigmas(state, hand)
+        odds = {o.slot: o.odds for o in fall_odds(state, hand).values()}
+        slots = list(odds)
+        _, sampled = slot_margins(state, slots, sigmas, DEFAULT_SAMPLES, DEFAULT_SEED)
+        at = {n: model.at(sigmas[0] * MM_PER_M, n)(sampled).mean(axis=1) for n in (7, 40)}
+        assert at[7].tolist() == [odds[s] for s in slots]  # this tower has 7 tiles
+        by_name = {str(s): k for k, s in enumerate(slots)}
+        # The same margins in a 40-tile tower: the safe wall riskier, the toppling ones still sure to fall.
+        assert at[40][by_name["W2N"]] > at[7][by_name["W2N"]]
+        assert min(at[40][by_name["W2S"]], at[40][by_name["W2W"]]) > 0.9
+    # The size is held within the towers the fit saw, as the hand is.
+    low, high = model.tiles_range
+    assert model.at(0.5, 10 * high) == model.at(0.5, high) and model.at(0.5, -3) == model.at(0.5, low)
+
+
+def test_the_benchmark_fits_the_form_the_estimator_evaluates(tmp_path):
+    """The size terms as fitted (benchmarks/fall_odds.py) and as fall_odds evaluates them agree."""
+    bench = calibration_benchmark()
+    state = tower(tmp_path, [*BASE, "W1N", "W1E", "C1"])
+    rows = {"hand": [], "slot": [], "placed": [], "margins": []}
+    for hand, tiles in (("steady", 4), ("careful", 7), ("casual", 30)):
+        slots = [o.slot for o in fall_odds(state, hand).values()]
+        _, sampled = slot_margins(state, slots, hand_sigmas(state, hand), DEFAULT_SAMPLES, DEFAULT_SEED)
+        rows["hand"] += [hand] * len(slots)
+        rows["slot"] += [str(s) for s in slots]
+        rows["placed"] += [tiles] * len(slots)
+        rows["margins"] += list(sampled)
+    data = {k: np.array(v) for k, v in rows.items()}
+    x = np.array([0.1, -0.5, np.log(0.2), 1.3, -8.0, -0.04, 0.2])
+    ranges = bench.ranges_of(data)
+    model = bench.model_from(x, ("size",), ranges)
+    fitted = bench.extended_odds(x, ("size",), data, ranges)
+    assert np.allclose(fitted, bench.predict(model, data["margins"], bench.sigma_mm(data), data["placed"]),
+                       rtol=1e-12, atol=1e-15)
+    assert model.tiles_range == (4, 30) and len(set(np.round(fitted, 6))) > 3
 
 
 def test_the_calibration_report_refuses_games_the_curve_was_fitted_on(tmp_path):

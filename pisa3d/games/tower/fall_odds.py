@@ -3,7 +3,8 @@
 The statics judge (statics.py) over sampled hands: the new tile is put at its target pose moved
 by ``samples`` draws of the hand's noise (the hand model of hand.py: x, y, yaw, two tilts), each
 draw's statics margin goes through a response curve, the chance that the physics referee calls a
-tile released with that margin a fall, and the odds are the mean over the draws. The curve is
+tile released with that margin a fall (a curve for the hand and the tower's size), and the odds
+are the mean over the draws. The curve is
 fitted to the referee (PyBullet, the game's own release and settle) by benchmarks/fall_odds.py and
 stored in assets/tower/fall_odds.json; its calibration table is in docs/tower-physics.md.
 
@@ -57,13 +58,18 @@ class FallResponse:
 
 @dataclass(frozen=True)
 class ResponseModel:
-    """The response curve as a function of the hand's position sigma s (mm): its midpoint moves by
-    ``midpoint_slope_mm`` per e-fold of s and its width grows as s to the ``width_exponent``, from
-    their values at ``reference_sigma_mm``. Why the hand matters (likely, not checked): the sampled margins
-    spread with the hand as the draws do, but the referee's release is not the drawn pose (the
-    hand slides a tile clear of its neighbours and lowers it; a tilted tile lands on a corner), and
-    a steady hand's falls are the settling's, not the aim's. s is held within ``sigma_range_mm``,
-    the hands the fit saw (a noise-free match gets the steadiest curve fitted)."""
+    """The response curve as a function of the hand's position sigma s (mm) and of the tower's size
+    n (tiles standing before the placement): its midpoint moves by ``midpoint_slope_mm`` per e-fold
+    of s and by ``midpoint_per_ten_tiles_mm`` per 10 tiles, and its width grows as s to the
+    ``width_exponent`` and by the factor ``exp(width_log_per_ten_tiles)`` per 10 tiles, from their
+    values at ``reference_sigma_mm`` and no tiles. Why the hand matters (likely, not checked): the
+    sampled margins spread with the hand as the draws do, but the referee's release is not the
+    drawn pose (the hand slides a tile clear of its neighbours and lowers it; a tilted tile lands on
+    a corner), and a steady hand's falls are the settling's, not the aim's. Why the size (likely,
+    not checked): in a tall tower more tiles lean on neighbours and the settling moves more, both of
+    which statics does not count, so its margin decides less. s is held within ``sigma_range_mm``
+    and n within ``tiles_range``, what the fit saw (a noise-free match gets the steadiest curve
+    fitted)."""
 
     midpoint_mm: float
     midpoint_slope_mm: float
@@ -72,21 +78,35 @@ class ResponseModel:
     floor: float
     reference_sigma_mm: float = 0.5
     sigma_range_mm: tuple[float, float] = (0.25, 1.0)
+    midpoint_per_ten_tiles_mm: float = 0.0
+    width_log_per_ten_tiles: float = 0.0
+    tiles_range: tuple[int, int] = (0, 48)
 
-    def at(self, sigma_mm: float) -> FallResponse:
+    def at(self, sigma_mm: float, tiles: int) -> FallResponse:
+        """The curve for a hand of position sigma ``sigma_mm`` placing on a tower of ``tiles`` tiles."""
         low, high = self.sigma_range_mm
         ratio = min(max(float(sigma_mm), low), high) / self.reference_sigma_mm
-        return FallResponse(self.midpoint_mm + self.midpoint_slope_mm * float(np.log(ratio)),
-                            self.width_mm * ratio ** self.width_exponent, self.floor)
+        tens = min(max(int(tiles), self.tiles_range[0]), self.tiles_range[1]) / 10.0
+        return FallResponse(
+            self.midpoint_mm + self.midpoint_slope_mm * float(np.log(ratio)) + self.midpoint_per_ten_tiles_mm * tens,
+            self.width_mm * ratio ** self.width_exponent * float(np.exp(self.width_log_per_ten_tiles * tens)),
+            self.floor)
+
+
+def model_of(doc: dict) -> ResponseModel:
+    """A response model stored as fall_odds.json stores it (a curve without the size terms: none)."""
+    return ResponseModel(float(doc["midpoint_mm"]), float(doc["midpoint_slope_mm"]), float(doc["width_mm"]),
+                         float(doc["width_exponent"]), float(doc["floor"]), float(doc["reference_sigma_mm"]),
+                         tuple(float(v) for v in doc["sigma_range_mm"]),
+                         float(doc.get("midpoint_per_ten_tiles_mm", 0.0)),
+                         float(doc.get("width_log_per_ten_tiles", 0.0)),
+                         tuple(int(v) for v in doc.get("tiles_range", (0, 48))))
 
 
 @cache
 def default_model() -> ResponseModel:
     """The response model fitted to the referee (assets/tower/fall_odds.json)."""
-    doc = load_json_asset("tower", "fall_odds.json")
-    return ResponseModel(float(doc["midpoint_mm"]), float(doc["midpoint_slope_mm"]), float(doc["width_mm"]),
-                         float(doc["width_exponent"]), float(doc["floor"]), float(doc["reference_sigma_mm"]),
-                         tuple(float(v) for v in doc["sigma_range_mm"]))
+    return model_of(load_json_asset("tower", "fall_odds.json"))
 
 
 @dataclass(frozen=True)
@@ -171,7 +191,7 @@ def fall_odds(
     for the match's own noise options. ``samples``: hands drawn per slot (more: smoother odds,
     slower; 48 keeps a 48-tile position under 50 ms). ``seed``: which hands are drawn (the same
     for every slot and every position). ``response``: the margin-to-fall curve (default: the
-    one fitted to the referee for this hand, assets/tower/fall_odds.json).
+    one fitted to the referee for this hand and this tower's size, assets/tower/fall_odds.json).
 
     Returns every legal placement (rotations of one slot share its odds, which depend on where
     the box goes, not which edges show); empty when the game is over or only a pass is legal.
@@ -186,7 +206,7 @@ def fall_odds(
     if not moves:
         return {}
     sigmas = hand_sigmas(state, hand)
-    curve = default_model().at(sigmas[0] * MM_PER_M) if response is None else response
+    curve = default_model().at(sigmas[0] * MM_PER_M, len(state.placements)) if response is None else response
     slots = list(dict.fromkeys(m.slot for m in moves))
     aimed, sampled = slot_margins(state, slots, sigmas, samples, seed)
     odds = curve(sampled).mean(axis=1)
