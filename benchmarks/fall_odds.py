@@ -22,7 +22,8 @@ released the tile at), so the curve can be fitted and the odds recomputed withou
 
 Extensions (issue 21): terms of the curve beyond the hand's (walls and ceilings, the tower's size,
 the spread of the sampled margins), compared by four-fold cross-validation inside the fit games
-only; the one chosen (SHIPPED_TERMS, the tower's size) is the form --part fit fits.
+only. None beat the curve clearly, so --part fit fits the curve alone (SHIPPED_TERMS is empty;
+docs/tower-physics.md, "Extensions tried").
 
 Fit and report: the model is fitted on one set of games (its seeds are stored in the asset,
 ``fit_seeds``); the report scores it on another set and refuses rows of a fitted seed. Bins of
@@ -231,7 +232,7 @@ EXTENSIONS: dict[str, tuple[str, ...]] = {
     "margin spread": ("spread",),
     "walls and ceilings, tower size": ("ceiling", "size"),
 }
-SHIPPED_TERMS = ("size",)  # the one chosen: fall_odds.ResponseModel has these terms only
+SHIPPED_TERMS: tuple[str, ...] = ()  # what --part fit fits: no extension beat the curve clearly (docs)
 Ranges = dict[str, tuple[float, float]]
 
 
@@ -343,9 +344,15 @@ def check_extensions(out: Path, folds: int = 4) -> None:
 TABLE_TILES = (4, 20, 40)  # tower sizes the curve table is quoted at
 
 
+def sizes_shown(model: ResponseModel) -> tuple[int, ...]:
+    """The tower sizes worth a row: several when the curve has size terms, else one."""
+    sized = model.midpoint_per_ten_tiles_mm != 0.0 or model.width_log_per_ten_tiles != 0.0
+    return TABLE_TILES if sized else TABLE_TILES[:1]
+
+
 def describe(model: ResponseModel) -> str:
     return "; ".join(f"{s:g} mm, {n} tiles: midpoint {c.midpoint_mm:+.3f} mm, width {c.width_mm:.3f} mm"
-                     for s, n, c in ((s, n, model.at(s, n)) for s in (0.25, 0.5, 1.0) for n in TABLE_TILES)
+                     for s, n, c in ((s, n, model.at(s, n)) for s in (0.25, 0.5, 1.0) for n in sizes_shown(model))
                      ) + f"; floor {model.floor:.2e}"
 
 
@@ -356,7 +363,7 @@ def curve_table(model: ResponseModel) -> list[str]:
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for hand in HANDS:
         s = hand_noise(hand)["noise_position_mm"]
-        for tiles in TABLE_TILES:
+        for tiles in sizes_shown(model):
             curve = model.at(s, tiles)
             lines.append(f"| {hand} | {s:g} mm | {tiles} | {curve.midpoint_mm:+.2f} mm | {curve.width_mm:.3f} mm | "
                          + " | ".join(f"{100 * p:.1f}%" for p in curve(np.array([0.0, 0.0005, 0.001]))) + " |")
