@@ -24,9 +24,9 @@ from pisa3d.physics import TileSpec
 SIZE = 224
 
 
-def _egl_views(renderer: SceneRenderer) -> list[tuple[np.ndarray, np.ndarray]]:
+def _egl_views(renderer: SceneRenderer, poses: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     out = []
-    for view, projection in renderer.matrices:
+    for view, projection in renderer.matrices(poses):
         _, _, rgba, _, seg = pb.getCameraImage(SIZE, SIZE, viewMatrix=view, projectionMatrix=projection,
                                                renderer=pb.ER_BULLET_HARDWARE_OPENGL,
                                                physicsClientId=renderer._client)
@@ -63,8 +63,8 @@ def main() -> None:
     if plugin < 0:
         print("eglRenderer: the plugin did not load (no EGL display)")
         return
-    views = _egl_views(renderer)
-    egl_s = _cpu_median(lambda: _egl_views(renderer), args.repeats)
+    views = _egl_views(renderer, poses)
+    egl_s = _cpu_median(lambda: _egl_views(renderer, poses), args.repeats)
     print(f"EGL plugin: {egl_s * 1000:.1f} ms CPU a scene ({egl_s / tiny_s:.2f}x TinyRenderer)")
     ids = sorted({int(v) for _, seg in views for v in np.unique(seg)})
     print(f"EGL segmentation ids: {ids[:8]}{' ...' if len(ids) > 8 else ''} (TinyRenderer: "

@@ -19,6 +19,7 @@ from PIL import Image
 
 from ..games.tower.units import MM_PER_M
 from ..physics import TileSpec
+from ..viewer.camera import framing_camera, tower_bounds
 from .spec import Cameras
 
 NEAR_M, FAR_M = 0.02, 5.0
@@ -80,6 +81,9 @@ def _hsv_to_rgb(hsv: np.ndarray) -> np.ndarray:
     return v[:, None] - (v * s)[:, None] * np.clip(np.minimum(k, 4 - k), 0, 1)
 
 
+Matrices = list[tuple[list[float], list[float]]]
+
+
 @dataclass(frozen=True)
 class Views:
     """One scene from every camera: rgb (C, H, W, 3) uint8, depth (C, H, W) metres float32,
@@ -89,26 +93,36 @@ class Views:
     rgb: np.ndarray
     depth: np.ndarray
     segmentation: np.ndarray
+    matrices: Matrices  # (view, projection) per camera, PyBullet's column-major 4x4 as 16 floats
 
 
-def camera_matrices(cameras: Cameras, width: int, height: int) -> list[tuple[list[float], list[float]]]:
-    """(view, projection) per camera of the ring, the first at ``azimuth_deg``."""
-    target = [0.0, 0.0, cameras.target_height_mm / MM_PER_M]
+def camera_matrices(cameras: Cameras, width: int, height: int, poses: np.ndarray | None = None,
+                    side: float = 0.06) -> Matrices:
+    """(view, projection) per camera of the ring, the first at ``azimuth_deg``. Framing ``fixed``:
+    every camera at ``distance_m`` aimed ``target_height_mm`` above the table centre. Framing
+    ``tower`` (needs the scene's ``poses``): each camera keeps its azimuth and elevation and aims at
+    the middle of the box round the tiles (the viewer's ``tower_bounds``), from ``distance_m`` or,
+    where the box would not fit, from as far as makes it fit in every camera (one distance for the
+    ring, so the views share a scale), so a tall tower's top and its new tile are in sight."""
     projection = pb.computeProjectionMatrixFOV(cameras.fov_deg, width / height, NEAR_M, FAR_M)
-    out = []
-    for k in range(cameras.count):
-        view = pb.computeViewMatrixFromYawPitchRoll(
-            cameraTargetPosition=target, distance=cameras.distance_m,
-            yaw=cameras.azimuth_deg + 360.0 * k / cameras.count, pitch=-cameras.elevation_deg, roll=0.0,
-            upAxisIndex=2)
-        out.append((list(view), list(projection)))
-    return out
+    yaws = [cameras.azimuth_deg + 360.0 * k / cameras.count for k in range(cameras.count)]
+    target, distance = [0.0, 0.0, cameras.target_height_mm / MM_PER_M], cameras.distance_m
+    if cameras.framing == "tower":
+        if poses is None:
+            raise ValueError("tower framing needs the scene's poses")
+        bounds = tower_bounds([np.asarray(poses, dtype=np.float64).reshape(-1, 7)], side)
+        target = [float(v) for v in (bounds[0] + bounds[1]) / 2]
+        fits = [framing_camera(bounds, yaw, -cameras.elevation_deg, projection=projection, caption_room=0.0).distance
+                for yaw in yaws]
+        distance = max(distance, *fits)
+    return [(list(pb.computeViewMatrixFromYawPitchRoll(cameraTargetPosition=target, distance=distance, yaw=yaw,
+                                                      pitch=-cameras.elevation_deg, roll=0.0, upAxisIndex=2)),
+             list(projection)) for yaw in yaws]
 
 
 class SceneRenderer:
     def __init__(self, tile: TileSpec, cameras: Cameras, width: int, height: int) -> None:
-        self.tile, self.width, self.height = tile, width, height
-        self.matrices = camera_matrices(cameras, width, height)
+        self.tile, self.cameras, self.width, self.height = tile, cameras, width, height
         self._client = pb.connect(pb.DIRECT)
         self._shape = pb.createVisualShape(pb.GEOM_BOX, halfExtents=tile.half_extents, physicsClientId=self._client)
         table_shape = pb.createVisualShape(pb.GEOM_BOX, halfExtents=TABLE_HALF_M, rgbaColor=TABLE_RGBA,
@@ -166,10 +180,15 @@ class SceneRenderer:
             else:
                 pb.resetBasePositionAndOrientation(body, PARKED, (0, 0, 0, 1), physicsClientId=client)
 
+    def matrices(self, poses: np.ndarray) -> Matrices:
+        """The cameras' (view, projection) for a scene of these poses (``camera_matrices``)."""
+        return camera_matrices(self.cameras, self.width, self.height, poses, self.tile.side)
+
     def render(self, poses: np.ndarray, appearance: Appearance | None = None) -> Views:
         """Every camera's view of the tiles at ``poses`` ((N, 7), placement order, new tile last),
         in the fixed look or ``appearance``'s colours and light."""
         poses = np.asarray(poses, dtype=np.float64).reshape(-1, 7)
+        matrices = self.matrices(poses)
         appearance = appearance if appearance is not None else Appearance()
         self._place(poses, appearance)
         light = appearance.light if appearance.light is not None else FIXED_LIGHT
@@ -177,7 +196,7 @@ class SceneRenderer:
         for index, body in enumerate(self._tiles[:len(poses)]):
             lookup[body + 1] = index + 1  # +1: PyBullet marks background pixels -1
         rgbs, depths, masks = [], [], []
-        for view, projection in self.matrices:
+        for view, projection in matrices:
             _, _, rgba, zbuffer, seg = pb.getCameraImage(
                 self.width, self.height, viewMatrix=view, projectionMatrix=projection,
                 renderer=pb.ER_TINY_RENDERER, shadow=0, physicsClientId=self._client, **light)
@@ -187,7 +206,7 @@ class SceneRenderer:
             rgbs.append(rgba[:, :, :3])
             depths.append((FAR_M * NEAR_M / (FAR_M - (FAR_M - NEAR_M) * z)).astype(np.float32))
             masks.append(lookup[np.clip(seg, -1, len(lookup) - 2) + 1])
-        return Views(np.stack(rgbs), np.stack(depths), np.stack(masks))
+        return Views(np.stack(rgbs), np.stack(depths), np.stack(masks), matrices)
 
 
 def encode_png(image: np.ndarray) -> bytes:

@@ -22,6 +22,7 @@ SCENE_SCHEMA = pa.schema([
     ("observed_hands", pa.int64()), ("observed_falls", pa.int64()), ("observed_fall_rate", _f64),
     ("second_engine", pa.string()), ("second_engine_version", pa.string()), ("second_fell", pa.bool_()),
     ("second_max_displacement_mm", _f64), ("second_max_rotation_deg", _f64),
+    ("camera_views", pa.list_(pa.list_(_f64, 16))), ("camera_projections", pa.list_(pa.list_(_f64, 16))),
     ("params", pa.string()), ("options", pa.string()),
     ("rgb", pa.list_(pa.binary())), ("depth", pa.list_(pa.binary())), ("segmentation", pa.list_(pa.binary())),
 ])

@@ -13,6 +13,7 @@
     split = {train = 0.8, validation = 0.1, test = 0.1}   # games, by a hash of the seed
 
     [dataset.cameras]          # a ring around the tower
+    framing = "tower"          # or "fixed": the same distance and aim for every scene
     count = 4
     elevation_deg = 20.0
     distance_m = 0.45
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -50,6 +51,10 @@ class _Strict(BaseModel):
 
 
 class Cameras(_Strict):
+    # tower: each scene framed so the whole tower and its new tile are in sight (a tall tower seen
+    # from farther); fixed: every scene from distance_m, aimed target_height_mm up (a tall tower's
+    # top leaves the picture)
+    framing: Literal["tower", "fixed"] = "tower"
     count: int = Field(default=4, ge=1, le=16)
     elevation_deg: float = Field(default=20.0, ge=-10.0, le=90.0)
     distance_m: float = Field(default=0.45, gt=0.05, le=10.0)

@@ -29,7 +29,7 @@ from ..experiments.storage import is_experiment_dir, load_stored_spec
 from ..games import get_game
 from ..games.tower.setup import build_setup
 from .reader import read_scenes
-from .render import Appearance, SceneRenderer, depth_to_png, encode_png, random_appearance
+from .render import Appearance, Matrices, SceneRenderer, depth_to_png, encode_png, random_appearance
 from .scenes import PlayedGame, Scene, play_scenes
 from .schema import IMAGE_COLUMNS, SCENE_SCHEMA, SCENES
 from .spec import DatasetSettings, DatasetSpec
@@ -81,7 +81,7 @@ def _rounded(poses: np.ndarray) -> list[list[float]]:
 
 
 def scene_row(trial: Mapping[str, Any], played: PlayedGame, scene: Scene, settings: DatasetSettings,
-              images: Mapping[str, list[bytes] | None]) -> dict[str, Any]:
+              images: Mapping[str, list[bytes] | None], matrices: Matrices) -> dict[str, Any]:
     d = scene.placed
     return {
         "scene": f"{trial['key']}-{scene.index:03d}", "key": trial["key"], "cell": trial["cell"],
@@ -95,6 +95,7 @@ def scene_row(trial: Mapping[str, Any], played: PlayedGame, scene: Scene, settin
         "hand_turn_deg": d.get("hand_turn_deg"),
         "poses": _rounded(scene.poses), "target_pose": _rounded(scene.target)[0],
         "settled_poses": _rounded(scene.settled), **scene.labels,
+        "camera_views": [view for view, _ in matrices], "camera_projections": [proj for _, proj in matrices],
         "params": json.dumps(trial["params"], sort_keys=True), "options": json.dumps(trial["options"], sort_keys=True),
         **images,
     }
@@ -121,7 +122,7 @@ def build_trial(trial: Mapping[str, Any], records_dir: str | None = None) -> dic
             images["segmentation"] = [encode_png(image) for image in views.segmentation]
         seconds["render"] += middle - start
         seconds["encode"] += time.perf_counter() - middle
-        rows.append(scene_row(trial, played, scene, settings, images))
+        rows.append(scene_row(trial, played, scene, settings, images, views.matrices))
     return {"key": trial["key"], "game": played.game, SCENES: rows, "seconds": seconds}
 
 
@@ -133,7 +134,10 @@ def check_same_settings(out: Path, spec: DatasetSpec) -> None:
     if "dataset" not in stored:
         raise OptionsError(f"--out {out}: an experiment directory, not a dataset; choose another directory")
     ours = spec.dataset.model_dump(mode="json")
-    theirs = DatasetSettings.model_validate(stored["dataset"]).model_dump(mode="json")
+    cameras = stored["dataset"].get("cameras") or {}
+    # a spec stored before framing was a setting drew every scene with the fixed cameras
+    stored_settings = {**stored["dataset"], "cameras": {"framing": "fixed", **cameras}}
+    theirs = DatasetSettings.model_validate(stored_settings).model_dump(mode="json")
     changed = [k for k in ours if ours[k] != theirs.get(k)]
     if changed:
         raise OptionsError(f"--out {out}: the stored dataset has other {', '.join(changed)} "

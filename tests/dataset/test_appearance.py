@@ -71,7 +71,7 @@ def test_the_fixed_light_is_tinyrenderers_default(renderer):
     from pisa3d.dataset.render import Appearance
 
     renderer._place(POSES, Appearance())  # a fresh client: no light given to it yet
-    view, projection = renderer.matrices[0]
+    view, projection = renderer.matrices(POSES)[0]
     _, _, rgba, _, _ = pb.getCameraImage(48, 40, viewMatrix=view, projectionMatrix=projection, shadow=0,
                                          renderer=pb.ER_TINY_RENDERER, lightDirection=[0.4, -0.6, 1.0],
                                          physicsClientId=renderer._client)
