@@ -64,20 +64,31 @@ def test_a_fall_is_animated_and_ends_on_the_table(tmp_path: Path) -> None:
             ws_url = server.url.replace("http", "ws") + f"/ws/{match['match_id']}"
             return await _build_until_it_falls(ws_url, [token_of(match, 0), token_of(match, 1)])
 
+        def shoot_if_animating() -> bool:
+            animating = page.get_attribute(".twr", "data-animating") == "1"
+            if animating:
+                shots.append(np.asarray(Image.open(BytesIO(page.locator(".twr-stage").screenshot())).convert("L"),
+                                        dtype=np.int16))
+            return animating
+
         made: list[int] = []
         player = threading.Thread(target=lambda: made.append(asyncio.run(play())))
         player.start()
         while player.is_alive():  # the spectator's picture while the game goes on
-            if page.get_attribute(".twr", "data-animating") == "1":
-                shots.append(np.asarray(Image.open(BytesIO(page.locator(".twr-stage").screenshot())).convert("L"),
-                                        dtype=np.int16))
+            shoot_if_animating()
             page.wait_for_timeout(60)
         player.join()
         status = httpx.get(f"{server.url}/api/matches/{match['match_id']}").json()
-        for _ in range(300):  # the page's policy allows no evaluated strings: poll from here
-            if page.get_attribute(".twr", "data-animating") != "1":
+        # The falling release plays after the last move is made: keep taking its pictures (on a loaded
+        # machine the screenshots are slow and the moves' own releases gave only two). The page's
+        # policy allows no evaluated strings, so poll from here.
+        seen = False
+        for tick in range(500):
+            if shoot_if_animating():
+                seen = True
+            elif seen or tick > 30:  # it played, or two seconds passed and it had played already
                 break
-            page.wait_for_timeout(100)
+            page.wait_for_timeout(60)
     assert status["status"] == "over" and status["result"]["details"]["outcome"] == "fall", status["result"]
     assert len(shots) >= 3, "no release was seen playing"
     changes = [np.abs(a - b).mean() for a, b in itertools.pairwise(shots)]
