@@ -43,6 +43,9 @@ LABELS = (
      "largest value)."),
     ("key, cell, seed, move, options", "The game: `key` names the trial (spec.json's cell and the seed "
      "rebuild it), `move` its move in the game's record, `options` every resolved game option."),
+    ("keep_probability", "The chance the placement had of becoming a scene: 1, or `keep` for a sampled one "
+     "(placements near their statics edge are all kept when `keep_near_edge_mm` is set); weight by its inverse "
+     "to undo the sampling."),
 )
 
 
@@ -130,15 +133,31 @@ def _collection(spec: dict[str, Any], settings: dict[str, Any], meta: dict[str, 
         "",
         f"Games: {spec['spec'].get('players', 'default')} players, agents {json.dumps(spec['spec']['agents'])}, "
         f"seeds {json.dumps(spec['spec']['seeds'])}, sweep {json.dumps(spec['spec'].get('sweep', {}))}; "
-        f"placements kept: {settings['keep']:.0%} (seeded per game and placement).",
-        f"Cameras: {cams['count']} in a ring, elevation {cams['elevation_deg']} deg, distance {cams['distance_m']} m, "
-        f"aimed {cams['target_height_mm']} mm above the table centre, field of view {cams['fov_deg']} deg, first at "
-        f"azimuth {cams['azimuth_deg']} deg; {width}x{height} pixels; channels {', '.join(settings['channels'])}. "
+        f"placements kept: {_kept(settings)} (seeded per game and placement; `keep_probability` per row).",
+        f"Cameras: {cams['count']} in a ring, elevation {cams['elevation_deg']} deg, {_aim(cams)}, field of view "
+        f"{cams['fov_deg']} deg, first at azimuth {cams['azimuth_deg']} deg; {width}x{height} pixels; channels "
+        f"{', '.join(settings['channels'])}; each row holds its cameras' view and projection matrices. "
         "Drawn by PyBullet's TinyRenderer (software, headless): the same scene gives the same pixels on every run.",
         f"Made with pisa3d {meta.get('pisa3d_version', '?')}, {engine.get('name', '?')} {engine.get('version', '?')}, "
         f"Python {meta.get('python', '?')}" + _second_engine_versions(info) + ".",
         "",
     ]
+
+
+def _kept(settings: dict[str, Any]) -> str:
+    near = settings.get("keep_near_edge_mm")
+    every = f"{settings['keep']:.0%}"
+    if near is None or settings["keep"] >= 1.0:
+        return every
+    return (f"every new tile released within {near} mm of its statics edge, {every} of the others (weight a row by "
+            "1 / keep_probability to undo the selection)")
+
+
+def _aim(cams: dict[str, Any]) -> str:
+    if cams.get("framing", "fixed") == "tower":
+        return (f"each scene framed for itself (aimed at the middle of its tiles' box, from {cams['distance_m']} m "
+                "or as far as makes the whole tower fit in every camera)")
+    return f"distance {cams['distance_m']} m, aimed {cams['target_height_mm']} mm above the table centre in every scene"
 
 
 def _labels_use_and_limits(settings: dict[str, Any]) -> list[str]:

@@ -41,6 +41,7 @@ class Scene:
     settled: np.ndarray  # (N, 7): every tile when the verdict was reached (a fall: when it was declared)
     placed: Mapping[str, Any]  # the game's placed event: fell, displacement, rotation, margins, hand
     labels: dict[str, Any] = field(default_factory=dict)  # labels.py: margins of all, fall odds, hands, 2nd engine
+    keep_probability: float = 1.0  # the chance this placement had of becoming a scene
 
 
 @dataclass
@@ -50,16 +51,26 @@ class PlayedGame:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def kept(seed: int, index: int, keep: float) -> bool:
-    """Whether placement ``index`` of game ``seed`` becomes a scene (independent of the workers)."""
-    return keep >= 1.0 or float(make_rng(seed, Stream.DATASET_KEEP, index).random()) < keep
+def keep_probability(static_margin_mm: float | None, settings: DatasetSettings) -> float:
+    """The chance a placement becomes a scene: 1 for a new tile released within
+    ``keep_near_edge_mm`` of its statics edge (either side), ``keep`` for the others (and where
+    statics has no answer). Rows store it, so the selection can be undone by weighting 1/p."""
+    near = settings.keep_near_edge_mm
+    if near is not None and static_margin_mm is not None and abs(static_margin_mm) <= near:
+        return 1.0
+    return settings.keep
+
+
+def kept(seed: int, index: int, probability: float) -> bool:
+    """Whether placement ``index`` of game ``seed`` becomes a scene (independent of the workers;
+    one seeded draw per placement, so a scene kept at some probability is kept at any higher one)."""
+    return probability >= 1.0 or float(make_rng(seed, Stream.DATASET_KEEP, index).random()) < probability
 
 
 def play_scenes(trial: Mapping[str, Any], settings: DatasetSettings | None = None) -> PlayedGame:
     """Play ``trial`` (an experiments trial, as JSON) and return its game row and kept scenes,
     labelled as ``settings`` asks (default: every placement, the default labels)."""
     settings = settings if settings is not None else DatasetSettings()
-    keep = settings.keep
     label_seconds: dict[str, float] = {}
     game = get_game(trial["game"])
     options = game.options({**trial["options"], "record_trajectories": False})
@@ -74,8 +85,10 @@ def play_scenes(trial: Mapping[str, Any], settings: DatasetSettings | None = Non
             if placed is not None:
                 index = placed_count[0]
                 placed_count[0] += 1
-                if kept(trial["seed"], index, keep):
+                probability = keep_probability(placed.data.get("static_margin_mm"), settings)
+                if kept(trial["seed"], index, probability):
                     scene = _scene(before[0], state, player, move, index, placed.data)
+                    scene.keep_probability = probability
                     scene.labels = scene_labels(before[0], move, scene.poses[-1], scene.target, trial["seed"],
                                                 index, settings, label_seconds)
                     scenes.append(scene)

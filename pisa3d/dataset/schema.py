@@ -10,7 +10,8 @@ SCENES = "scenes"
 _f64 = pa.float64()
 SCENE_SCHEMA = pa.schema([
     ("scene", pa.string()), ("key", pa.string()), ("cell", pa.string()), ("seed", pa.int64()),
-    ("split", pa.string()), ("index", pa.int64()), ("move", pa.int64()), ("player", pa.int64()),
+    ("split", pa.string()), ("index", pa.int64()), ("keep_probability", _f64), ("move", pa.int64()),
+    ("player", pa.int64()),
     ("agent", pa.string()), ("tile", pa.int64()), ("slot", pa.string()), ("kind", pa.string()),
     ("floor", pa.int64()), ("tiles", pa.int64()),
     ("fell", pa.bool_()), ("max_displacement_mm", _f64), ("max_rotation_deg", _f64), ("worst_tile", pa.int64()),

@@ -7,6 +7,7 @@
 
     [dataset]
     keep = 1.0                 # share of placements kept as scenes (seeded per placement)
+    keep_near_edge_mm = 0.5    # optional: a new tile within 0.5 mm of its statics edge is always kept
     resolution = [224, 224]    # width, height in pixels
     channels = ["rgb", "depth", "segmentation"]
     taller_from_floor = 3      # new tile on this floor or above: held out by height (see split_of)
@@ -98,6 +99,7 @@ class AppearanceSettings(_Strict):
 
 class DatasetSettings(_Strict):
     keep: float = Field(default=1.0, gt=0.0, le=1.0)
+    keep_near_edge_mm: float | None = Field(default=None, gt=0.0, le=100.0)  # margins this close to 0: always kept
     resolution: list[int] = Field(default_factory=lambda: [224, 224], min_length=2, max_length=2)
     channels: list[str] = Field(default_factory=lambda: list(CHANNELS), min_length=1)
     taller_from_floor: int = Field(default=3, ge=1)

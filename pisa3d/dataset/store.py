@@ -86,6 +86,7 @@ def scene_row(trial: Mapping[str, Any], played: PlayedGame, scene: Scene, settin
     return {
         "scene": f"{trial['key']}-{scene.index:03d}", "key": trial["key"], "cell": trial["cell"],
         "seed": trial["seed"], "split": split_of(trial["seed"], scene.floor, settings), "index": scene.index,
+        "keep_probability": scene.keep_probability,
         "move": scene.move, "player": scene.player, "agent": played.game["agents"][scene.player],
         "tile": scene.tile, "slot": scene.slot, "kind": scene.kind, "floor": scene.floor,
         "tiles": len(scene.poses), "fell": bool(d["fell"]), "max_displacement_mm": d["max_displacement_mm"],

@@ -99,6 +99,7 @@ def test_splits_follow_the_seed_and_the_new_tiles_floor(built):
     assert sum(s["scenes"] for s in info["splits"].values()) == info["scenes"] == len(rows)
     sheet = (built / "DATASHEET.md").read_text()
     assert f"{info['scenes']} scenes from 3 tower games" in sheet and "fall_odds" in sheet
+    assert "each scene framed for itself" in sheet  # the tiny spec takes the default framing
 
 
 def test_the_taller_split_holds_out_whole_games_that_training_never_sees():
@@ -138,13 +139,39 @@ def test_the_same_rows_from_one_worker_and_two(built, tmp_path):
     assert dataset_rows(_build(tmp_path, "two", workers=2)) == dataset_rows(built)
 
 
+def _without_keep_probability(row: dict) -> dict:
+    return {k: v for k, v in row.items() if k != "keep_probability"}
+
+
 def test_a_sample_keeps_a_subset_of_the_same_scenes(built, tmp_path):
     sampled = _build(tmp_path, "half", overrides=("dataset.keep=0.5",))
     _, some = dataset_rows(sampled)
     _, every = dataset_rows(built)
     assert 0 < len(some) < len(every)
-    by_name = {s["scene"]: s for s in every}
-    assert all(by_name[s["scene"]] == s for s in some)
+    by_name = {s["scene"]: _without_keep_probability(s) for s in every}
+    assert all(by_name[s["scene"]] == _without_keep_probability(s) for s in some)
+    assert {s["keep_probability"] for s in some} == {0.5} and {s["keep_probability"] for s in every} == {1.0}
+
+
+def test_tiles_near_their_edge_are_all_kept_and_rows_say_how_likely_each_was(built, tmp_path):
+    """keep_near_edge_mm: a harder sample (the close calls all in, the easy ones thinned), with the
+    chance each row had, so that weighting by 1/p undoes the selection."""
+    near = 0.5
+    sampled = _build(tmp_path, "edge", overrides=("dataset.keep=0.2", f"dataset.keep_near_edge_mm={near}"))
+    _, some = dataset_rows(sampled)
+    _, every = dataset_rows(built)
+
+    def close(row: dict) -> bool:
+        return row["static_margin_mm"] is not None and abs(row["static_margin_mm"]) <= near
+
+    assert any(close(s) for s in every) and any(not close(s) for s in every)
+    assert {s["scene"] for s in every if close(s)} <= {s["scene"] for s in some}  # every close call kept
+    assert all(s["keep_probability"] == (1.0 if close(s) else 0.2) for s in some)
+    thinned = [s for s in every if not close(s)]
+    assert len([s for s in some if not close(s)]) < len(thinned)
+    by_name = {s["scene"]: _without_keep_probability(s) for s in every}
+    assert all(by_name[s["scene"]] == _without_keep_probability(s) for s in some)
+    assert "within 0.5 mm of its statics edge, 20% of the others" in (sampled / "DATASHEET.md").read_text()
 
 
 def test_an_unwritable_folder_is_refused_before_any_game(tmp_path):
