@@ -97,7 +97,7 @@ class Views:
 
 
 def camera_matrices(cameras: Cameras, width: int, height: int, poses: np.ndarray | None = None,
-                    side: float = 0.06) -> Matrices:
+                    side: float = TileSpec.side) -> Matrices:
     """(view, projection) per camera of the ring, the first at ``azimuth_deg``. Framing ``fixed``:
     every camera at ``distance_m`` aimed ``target_height_mm`` above the table centre. Framing
     ``tower`` (needs the scene's ``poses``): each camera keeps its azimuth and elevation and aims at
