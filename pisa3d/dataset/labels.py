@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..core.rng import Stream, make_rng
-from ..games.tower.fall_odds import DEFAULT_SEED, default_model, hand_sigmas, slot_margins
+from ..games.tower.fall_odds import DEFAULT_SEED, fitted_curve, hand_sigmas, slot_margins
 from ..games.tower.moves import PlaceMove
 from ..games.tower.state import TowerState
 from ..games.tower.statics import TowerStatics
@@ -60,7 +60,7 @@ def fall_odds_of(prior: TowerState, move: PlaceMove, samples: int) -> float:
     """The fall odds of ``move``'s slot under the match's hand: the value ``fall_odds(prior)``
     gives this move (the same draws, the same curve), computed for this one slot only."""
     sigmas = hand_sigmas(prior, None)
-    curve = default_model().at(sigmas[0] * MM_PER_M, len(prior.placements))
+    curve = fitted_curve(prior, sigmas)
     _, sampled = slot_margins(prior, [move.slot], sigmas, samples, DEFAULT_SEED)
     return float(curve(sampled).mean(axis=1)[0])
 

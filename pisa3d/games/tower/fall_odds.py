@@ -132,6 +132,11 @@ def hand_sigmas(state: TowerState, hand: str | None) -> tuple[float, float, floa
     return noise["noise_position_mm"] / MM_PER_M, noise["noise_yaw_deg"], noise["noise_tilt_deg"]
 
 
+def fitted_curve(state: TowerState, sigmas: tuple[float, float, float]) -> FallResponse:
+    """The curve fitted to the referee for a hand of these sigmas placing on this tower (its size)."""
+    return default_model().at(sigmas[0] * MM_PER_M, len(state.placements))
+
+
 def _axis_quats(axis: int, angles: np.ndarray) -> np.ndarray:
     q = np.zeros((len(angles), 4))
     q[:, axis] = np.sin(0.5 * angles)
@@ -206,7 +211,7 @@ def fall_odds(
     if not moves:
         return {}
     sigmas = hand_sigmas(state, hand)
-    curve = default_model().at(sigmas[0] * MM_PER_M, len(state.placements)) if response is None else response
+    curve = fitted_curve(state, sigmas) if response is None else response
     slots = list(dict.fromkeys(m.slot for m in moves))
     aimed, sampled = slot_margins(state, slots, sigmas, samples, seed)
     odds = curve(sampled).mean(axis=1)
