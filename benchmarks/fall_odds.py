@@ -182,8 +182,7 @@ def fit_curve(margins: np.ndarray, fell: np.ndarray, sigmas: np.ndarray) -> Resp
                              float(1.0 / (1.0 + np.exp(-x[4]))), REFERENCE_SIGMA_MM, (low, high))
 
     def loss(x: np.ndarray) -> float:
-        p = np.clip(predict(curve_of(x), margins, sigmas, np.zeros(len(sigmas), dtype=int)), 1e-9, 1 - 1e-9)
-        return float(-(fell * np.log(p) + (1 - fell) * np.log(1 - p)).mean())
+        return log_loss(predict(curve_of(x), margins, sigmas, np.zeros(len(sigmas), dtype=int)), fell)
 
     best = minimize(loss, np.array([0.1, -0.5, np.log(0.24), 1.0, -9.0]), method="Nelder-Mead",
                     options={"xatol": 1e-5, "fatol": 1e-10, "maxiter": 6000, "maxfev": 6000})
@@ -268,9 +267,13 @@ def extended_odds(x: np.ndarray, terms: tuple[str, ...], data: dict[str, np.ndar
     return (floor + (1.0 - 2.0 * floor) / (1.0 + np.exp(z))).mean(axis=1)
 
 
-def log_loss(odds: np.ndarray, fell: np.ndarray) -> float:
+def row_log_loss(odds: np.ndarray, fell: np.ndarray) -> np.ndarray:
     p = np.clip(odds, 1e-9, 1 - 1e-9)
-    return float(-(fell * np.log(p) + (1 - fell) * np.log(1 - p)).mean())
+    return -(fell * np.log(p) + (1 - fell) * np.log(1 - p))
+
+
+def log_loss(odds: np.ndarray, fell: np.ndarray) -> float:
+    return float(row_log_loss(odds, fell).mean())
 
 
 def fit_extended(data: dict[str, np.ndarray], terms: tuple[str, ...]) -> np.ndarray:
@@ -305,11 +308,6 @@ def paired_difference(ours: np.ndarray, theirs: np.ndarray, games: np.ndarray, d
     picks = np.random.default_rng(21).integers(len(ids), size=(draws, len(ids)))
     means = total[picks].sum(1) / n[picks].sum(1)
     return float((ours - theirs).mean()), float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
-
-
-def row_log_loss(odds: np.ndarray, fell: np.ndarray) -> np.ndarray:
-    p = np.clip(odds, 1e-9, 1 - 1e-9)
-    return -(fell * np.log(p) + (1 - fell) * np.log(1 - p))
 
 
 def check_extensions(out: Path, folds: int = 4) -> None:
