@@ -154,7 +154,7 @@ def _kept(settings: dict[str, Any]) -> str:
 
 
 def _aim(cams: dict[str, Any]) -> str:
-    if cams.get("framing", "fixed") == "tower":
+    if cams["framing"] == "tower":
         return (f"each scene framed for itself (aimed at the middle of its tiles' box, from {cams['distance_m']} m "
                 "or as far as makes the whole tower fit in every camera)")
     return f"distance {cams['distance_m']} m, aimed {cams['target_height_mm']} mm above the table centre in every scene"

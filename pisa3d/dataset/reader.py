@@ -25,7 +25,7 @@ from ..core.errors import OptionsError
 from ..experiments.storage import committed_parts, is_experiment_dir, load_stored_spec
 from .render import decode_png, depth_from_png
 from .schema import IMAGE_COLUMNS, SCENE_SCHEMA, SCENES
-from .spec import SPLITS
+from .spec import SPLITS, as_stored
 
 
 def check_dataset_dir(root: Path) -> dict[str, Any]:
@@ -128,4 +128,4 @@ def summary(root: Path | str) -> dict[str, Any]:
             "observed": sum(r["observed_hands"] is not None for r in rows),
             "second_judged": len(judged), "second_disagree": sum(r["second_fell"] != r["fell"] for r in judged),
             "second_engines": sorted({(r["second_engine"], r["second_engine_version"]) for r in judged}, key=str),
-            "parts": len(committed_parts(root)), "settings": spec["dataset"]}
+            "parts": len(committed_parts(root)), "settings": as_stored(spec["dataset"])}

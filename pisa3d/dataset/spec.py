@@ -121,6 +121,12 @@ class DatasetSettings(_Strict):
         return self
 
 
+def as_stored(dataset: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored spec's ``[dataset]`` table as this pisa3d reads it: one stored before framing was a
+    setting drew every scene with the fixed cameras."""
+    return {**dataset, "cameras": {"framing": "fixed", **(dataset.get("cameras") or {})}}
+
+
 class DatasetSpec(ExperimentSpec):
     dataset: DatasetSettings = Field(default_factory=DatasetSettings)
 

@@ -32,7 +32,7 @@ from .reader import read_scenes
 from .render import Appearance, Matrices, SceneRenderer, depth_to_png, encode_png, random_appearance
 from .scenes import PlayedGame, Scene, play_scenes
 from .schema import IMAGE_COLUMNS, SCENE_SCHEMA, SCENES
-from .spec import DatasetSettings, DatasetSpec
+from .spec import DatasetSettings, DatasetSpec, as_stored
 
 _renderers: dict[str, SceneRenderer] = {}  # per process: one renderer per drawing set-up
 
@@ -135,10 +135,7 @@ def check_same_settings(out: Path, spec: DatasetSpec) -> None:
     if "dataset" not in stored:
         raise OptionsError(f"--out {out}: an experiment directory, not a dataset; choose another directory")
     ours = spec.dataset.model_dump(mode="json")
-    cameras = stored["dataset"].get("cameras") or {}
-    # a spec stored before framing was a setting drew every scene with the fixed cameras
-    stored_settings = {**stored["dataset"], "cameras": {"framing": "fixed", **cameras}}
-    theirs = DatasetSettings.model_validate(stored_settings).model_dump(mode="json")
+    theirs = DatasetSettings.model_validate(as_stored(stored["dataset"])).model_dump(mode="json")
     changed = [k for k in ours if ours[k] != theirs.get(k)]
     if changed:
         raise OptionsError(f"--out {out}: the stored dataset has other {', '.join(changed)} "

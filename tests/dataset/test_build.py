@@ -120,6 +120,22 @@ def test_the_taller_split_holds_out_whole_games_that_training_never_sees():
     assert abs(shares["validation"] - 0.1) < 0.027
 
 
+def test_a_directory_stored_before_framing_was_a_setting_reads_as_the_fixed_ring(built, tmp_path):
+    """Its scenes were drawn by the fixed cameras: the datasheet says so and a default resume is refused."""
+    copy = tmp_path / "before-framing"
+    shutil.copytree(built, copy)
+    stored = json.loads((copy / "spec.json").read_text())
+    del stored["spec"]["dataset"]["cameras"]["framing"]
+    (copy / "spec.json").write_text(json.dumps(stored))
+    assert summary(copy)["settings"]["cameras"]["framing"] == "fixed"
+    spec = validate_dataset_spec(load_stored_spec(built)["spec"])  # framing "tower", the default
+    with pytest.raises(OptionsError, match=r'other cameras \(cameras=\{.*"framing": "fixed"'):
+        build_dataset(spec, "x", copy, LocalRunner(workers=1))
+    from pisa3d.dataset.datasheet import render_datasheet
+
+    assert "aimed 120.0 mm above the table centre in every scene" in render_datasheet(copy)
+
+
 def test_resuming_rows_stored_under_another_split_rule_is_refused(built, tmp_path):
     """A directory built by a pisa3d that split otherwise would mix two rules in one release."""
     copy = tmp_path / "old-rule"
