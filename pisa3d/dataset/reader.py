@@ -39,8 +39,10 @@ def check_dataset_dir(root: Path) -> dict[str, Any]:
     return spec
 
 
-def read_scenes(root: Path | str, split: str | None = None, columns: Sequence[str] | None = None) -> pa.Table:
-    """Every committed scene row (parts of a killed build not yet committed are left out)."""
+def read_scenes(root: Path | str, split: str | None = None, columns: Sequence[str] | None = None,
+                scene: str | None = None) -> pa.Table:
+    """Every committed scene row (parts of a killed build not yet committed are left out); only
+    ``scene``'s when named (read through Parquet's filter, not every image)."""
     root = Path(root)
     check_dataset_dir(root)
     if split is not None and split not in SPLITS:
@@ -48,7 +50,8 @@ def read_scenes(root: Path | str, split: str | None = None, columns: Sequence[st
     wanted = list(columns) if columns is not None else None
     if wanted is not None and split is not None and "split" not in wanted:
         wanted.append("split")
-    parts = [pq.read_table(root / SCENES / name, schema=SCENE_SCHEMA, columns=wanted)
+    filters = [("scene", "=", scene)] if scene is not None else None
+    parts = [pq.read_table(root / SCENES / name, schema=SCENE_SCHEMA, columns=wanted, filters=filters)
              for name in committed_parts(root) if (root / SCENES / name).exists()]
     schema = SCENE_SCHEMA if wanted is None else pa.schema([SCENE_SCHEMA.field(c) for c in wanted])
     table = pa.concat_tables(parts) if parts else schema.empty_table()
@@ -96,13 +99,10 @@ def find_scene(root: Path | str, scene: str) -> dict[str, Any]:
     elif scene not in set(names):
         raise OptionsError(f"--scene {scene}: no such scene; give an index 0 to {len(names) - 1} or a name such as "
                            f"{names[0] if names else '(the dataset is empty)'}")
-    for part in committed_parts(root):
-        path = root / SCENES / part
-        if path.exists():
-            rows = pq.read_table(path, schema=SCENE_SCHEMA, filters=[("scene", "=", scene)]).to_pylist()
-            if rows:
-                return decode_scene(rows[0])
-    raise OptionsError(f"--scene {scene}: listed but not found in any stored part")  # a part removed meanwhile
+    rows = read_scenes(root, scene=scene).to_pylist()
+    if not rows:  # a part removed since the names were read
+        raise OptionsError(f"--scene {scene}: listed but not found in any stored part")
+    return decode_scene(rows[0])
 
 
 def summary(root: Path | str) -> dict[str, Any]:
