@@ -174,8 +174,9 @@
     // camera further): so the camera always ends where the rule frames the box in the final view.
     // `data-easing` tells tests (and anyone waiting for a still picture) that it is under way.
     let easeGoal = null;
+    const endEase = () => { easing = null; delete stage.dataset.easing; };
     const easeTo = (to, instant) => {
-      if (instant) { easing = null; delete stage.dataset.easing; place(to); render(); return; }
+      if (instant) { endEase(); place(to); render(); return; }
       const from = { target: controls.target.toArray(), position: camera.position.toArray() };
       const began = performance.now();
       easeGoal = to;
@@ -186,7 +187,7 @@
         place({ target: from.target.map((v, a) => v + (easeGoal.target[a] - v) * s),
                 position: from.position.map((v, a) => v + (easeGoal.position[a] - v) * s) });
         renderer.render(world, camera);
-        if (t < 1) requestAnimationFrame(step); else { easing = null; delete stage.dataset.easing; }
+        if (t < 1) requestAnimationFrame(step); else endEase();
       };
       easing = step;
       stage.dataset.easing = "1";
@@ -208,11 +209,7 @@
       if (name !== "free" && box) easeTo(goal(), false);
       viewListeners.forEach((fn) => fn(name));
     };
-    controls.addEventListener("start", () => {
-      easing = null;
-      delete stage.dataset.easing;
-      if (view !== "free") setView("free");
-    });
+    controls.addEventListener("start", () => { endEase(); if (view !== "free") setView("free"); });
     renderer.domElement.addEventListener("dblclick", () => setView("tower"));
     const bar = document.createElement("div");
     bar.className = "pisa-views";

@@ -45,7 +45,6 @@ def test_a_bad_input_is_named_before_any_stepping(bad: dict, words: str) -> None
         settle_inputs(**inputs)
 
 
-
 @pytest.mark.parametrize("name", every_engine())
 def test_every_engine_refuses_bad_inputs_alike_and_takes_poses_as_tiles_at_rest(name: str) -> None:
     with make_engine(name, TILE) as engine:
