@@ -77,7 +77,7 @@ def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[s
     agents = [build_agent(GAME, kinds[(seat + seed) % len(kinds)], seat, options) for seat in range(4)]
     rngs = [make_rng(seed, Stream.AGENTS, seat) for seat in range(4)]
     sigmas = hand_sigmas(state, None)
-    curve = default_model().at(sigmas[0] * 1000.0)
+    model = default_model()
     rows: dict[str, list] = {k: [] for k in ("hand", "table", "seed", "placed", "kind", "slot", "fell", "margins",
                                              "aimed_mm", "released_mm", "rule")}
 
@@ -104,7 +104,7 @@ def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[s
         previewed = {}
         if others:  # one other slot at random, and those the shipped curve is least sure of (the middle)
             previewed[others[int(pick.integers(len(others)))]] = 1
-            odds = curve(sampled).mean(axis=1)
+            odds = model.at(sigmas[0] * 1000.0, len(state.placements))(sampled).mean(axis=1)
             # the middle of the odds is rare: every slot there is judged with several hands
             middle = [k for k in others if MIDDLE_RANGE[0] <= odds[k] <= MIDDLE_RANGE[1]]
             for k in middle or [min(others, key=lambda k: (abs(odds[k] - MIDDLE), k))]:
