@@ -4,6 +4,7 @@
     python benchmarks/tower_physics.py --only margins  # statics margins by bisection
     python benchmarks/tower_physics.py --only tower    # noise-free windmill towers, lean per floor
     python benchmarks/tower_physics.py --only speed    # verdict time and overhead against raw stepping
+    python benchmarks/tower_physics.py --only speed --against release_time=0   # ... and against letting go at once
     python benchmarks/tower_physics.py --only early    # early exit against a fixed 2 s horizon
     python benchmarks/tower_physics.py --only early --lift-only   # the same, tiles not cleared
     python benchmarks/tower_physics.py --only forget   # what a history-free question costs before stepping
@@ -138,15 +139,25 @@ def raw_stepping_time(engine: PyBulletEngine, start: np.ndarray, steps: int) -> 
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def report_speed(sizes: list[int], repeats: int, engine: PyBulletEngine) -> None:
+def report_speed(sizes: list[int], repeats: int, engine: PyBulletEngine, baseline: PyBulletEngine | None = None
+                 ) -> None:
+    """Each verdict against raw stepping; with ``baseline`` (another engine's parameters) also that
+    engine's verdict of the same question, timed in the same repeat: the last columns."""
     print(f"\nVerdict time per placement, median of {repeats} paired runs; raw = stepSimulation alone from the same")
     print("start (standing tiles + the new one at its release pose), same steps, timed right after each verdict")
     header = ("tiles", "steps", "verdict ms", "raw ms", "wall ratio", "cpu ratio", "ms/step")
-    print(" ".join(f"{h:>{w}}" for h, w in zip(header, (5, 6, 11, 8, 11, 10, 8), strict=True)))
+    if baseline is not None:
+        header += ("base steps", "base ms", "verdict / base")
+    print(" ".join(f"{h:>{w}}" for h, w in zip(header, (5, 6, 11, 8, 11, 10, 8, 11, 8, 15), strict=False)))
     states, releases, slots = tower_states(engine, max(sizes))
     for size in sizes:
         ours, raw, wall_ratios, cpu_ratios, steps = [], [], [], [], 0
+        base, base_ratios, base_steps = [], [], 0
         for _ in range(repeats):
+            if baseline is not None:
+                start = time.process_time()
+                base_steps = baseline.settle(states[size - 1], releases[size - 1], slots[size - 1], THRESHOLDS).steps
+                base.append(time.process_time() - start)
             wall, cpu = time.perf_counter(), time.process_time()
             verdict = engine.settle(states[size - 1], releases[size - 1], slots[size - 1], THRESHOLDS)
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
@@ -157,9 +168,14 @@ def report_speed(sizes: list[int], repeats: int, engine: PyBulletEngine) -> None
             raw.append(raw_wall)
             wall_ratios.append(wall / raw_wall)
             cpu_ratios.append(cpu / raw_cpu)
+            if base:
+                base_ratios.append(cpu / base[-1])
         mo, mr = statistics.median(ours), statistics.median(raw)
-        print(f"{size:5d} {steps:6d} {mo * 1000:11.1f} {mr * 1000:8.1f} {statistics.median(wall_ratios):11.3f} "
-              f"{statistics.median(cpu_ratios):10.3f} {mo / steps * 1000:8.3f}")
+        line = (f"{size:5d} {steps:6d} {mo * 1000:11.1f} {mr * 1000:8.1f} {statistics.median(wall_ratios):11.3f} "
+                f"{statistics.median(cpu_ratios):10.3f} {mo / steps * 1000:8.3f}")
+        if base:
+            line += f" {base_steps:11d} {statistics.median(base) * 1000:8.1f} {statistics.median(base_ratios):14.2f}x"
+        print(line)
 
 
 # -- ways to forget ---------------------------------------------------------------------------------
@@ -254,6 +270,9 @@ def main() -> None:
                         help="early: lift noisy releases above the slot instead of clear_of")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a PyBullet parameter (assets/physics/pybullet.json), e.g. --set timestep=0.001")
+    parser.add_argument("--against", action="append", default=[], metavar="KEY=VALUE",
+                        help="speed: also time an engine with these overrides on the same questions, in the same "
+                             "repeats (CPU ratio), e.g. --against release_time=0")
     args = parser.parse_args()
     parts = args.only or ["margins", "tower", "speed", "early"]
     overrides = parse_option_assignments(args.set)
@@ -268,7 +287,9 @@ def main() -> None:
         report_tower(48, 1, engine)
         report_tower(40, 1000, engine)
     if "speed" in parts:
-        report_speed([4, 8, 16, 24, 32, 40, 48], args.repeats, engine)
+        against = parse_option_assignments(args.against)
+        baseline = PyBulletEngine(TILE, PyBulletParams.from_data({**overrides, **against})) if against else None
+        report_speed([4, 8, 16, 24, 32, 40, 48], args.repeats, engine, baseline)
     if "forget" in parts:
         report_forget([0, 4, 16, 48], args.repeats, engine)
     if "early" in parts:

@@ -142,6 +142,11 @@ class Game(ABC):
         """Agent kinds by name (AgentSpec values, called as ``spec(seat, options, **params)``);
         always includes "random"."""
 
+    def record_options(self, header: Mapping[str, Any]) -> dict[str, Any]:
+        """The options a record's game is re-played with: its header's, plus what an older
+        version left out because it had no such setting (a game whose settings grew overrides it)."""
+        return dict(header["options"])
+
     def divergence_note(self, header: Mapping[str, Any]) -> str | None:
         """Why a record with this header may diverge when this version re-plays it, when the
         reason is known (``pisa3d replay verify`` prints it after the divergence)."""

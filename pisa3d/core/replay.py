@@ -87,7 +87,7 @@ def _first_event_difference(expected: list[Event], got: list[Event]) -> str | No
 
 def start_from_record(game: Game, record: GameRecord) -> tuple[State, list[Event]]:
     try:
-        return game.new_game(record.num_players, record.seed, record.options)
+        return game.new_game(record.num_players, record.seed, game.record_options(record.header))
     except OptionsError as exc:
         raise RecordError(f"record header does not start a game: {exc}") from None
 

@@ -152,8 +152,12 @@ class MujocoEngine:
         def step(steps: int) -> None:
             mujoco.mj_step(model, data, nstep=steps)
 
+        def hold(share: float) -> None:
+            # An upward force at the new (last) tile's centre of mass; MuJoCo keeps it until changed.
+            data.xfrc_applied[-1, 2] = share * model.body_mass[-1] * self.params.gravity
+
         return run_settle(self.params, thresholds, reference, step, lambda: _poses(data), lambda: _states(data),
-                          aftermath=aftermath)
+                          hold, aftermath=aftermath)
 
     def clear_of(self, states: np.ndarray, pose: np.ndarray, clearance: float, max_rounds: int = 32) -> np.ndarray:
         """Each round moves the pose along the contact normal of its deepest overlap (or too small

@@ -76,7 +76,7 @@ class PyBulletEngine:
         world, reference = settle_inputs(states, release, target)
         self.build(world)
         return run_settle(self.params, thresholds, reference, self.step, self._read_poses,
-                          self._read_states, aftermath=aftermath)
+                          self._read_states, self._hold_new_tile, aftermath=aftermath)
 
     def clear_of(self, states: np.ndarray, pose: np.ndarray, clearance: float, max_rounds: int = 32) -> np.ndarray:
         """Each round moves the pose along the contact normal of its deepest overlap (or too small
@@ -217,6 +217,15 @@ class PyBulletEngine:
             # sqrt so that a tile-on-tile contact gets exactly the tile's friction coefficient.
             self._body_dynamics(body, math.sqrt(self.tile.friction))
         return bodies
+
+    def _hold_new_tile(self, share: float) -> None:
+        """Carry ``share`` of the new (last) tile's weight during the next step: an upward force at
+        its centre of mass (PyBullet clears external forces after every step)."""
+        if share > 0.0:
+            body = self._bodies[-1]
+            centre = pb.getBasePositionAndOrientation(body, physicsClientId=self._client)[0]
+            lift = (0.0, 0.0, share * self.tile.mass * self.params.gravity)
+            pb.applyExternalForce(body, -1, lift, centre, pb.WORLD_FRAME, physicsClientId=self._client)
 
     def _read_poses(self) -> np.ndarray:
         out = np.empty((len(self._bodies), 7), dtype=np.float64)

@@ -1,7 +1,8 @@
 """The settle / early-exit rule every backend applies, and the verdict it ends in.
 
-A backend gives two callables, ``step(n)`` (advance its world n steps) and ``read_states()``
-((N, 13) states now); :func:`run_settle` does the rest, so every engine stops and judges by the
+A backend gives callables, ``step(n)`` (advance its world n steps), ``read_states()`` ((N, 13)
+states now) and ``hold(share)`` (the hand carries this share of the new tile's weight during the
+next step); :func:`run_settle` does the rest, so every engine lets go, stops and judges by the
 same rule (contract.py describes it).
 """
 
@@ -39,6 +40,9 @@ class SettleRule:
     max_time: float  # give up (settled=False) after this
     trajectory_hz: float  # frames per second kept for replays
     fall_aftermath_time: float  # seconds simulated after a fall verdict when the aftermath is asked for
+    # The hand lets go of the new tile over this long: its weight comes onto the tower linearly,
+    # as a player's fingers open, instead of all in one step (docs/tower-physics.md, "The hand lets go").
+    release_time: float
 
     def __post_init__(self) -> None:
         require_positive(self.NAME, timestep=self.timestep, check_every_steps=self.check_every_steps,
@@ -49,7 +53,7 @@ class SettleRule:
                          trajectory_hz=self.trajectory_hz)
         require_integers(self.NAME, check_every_steps=self.check_every_steps)
         require_non_negative(self.NAME, settle_min_time=self.settle_min_time,
-                             fall_aftermath_time=self.fall_aftermath_time)
+                             fall_aftermath_time=self.fall_aftermath_time, release_time=self.release_time)
         if self.fall_exit_factor < 1:  # below 1 the early exit would stop before the fall threshold
             raise OptionsError(f"{self.NAME}.fall_exit_factor must be at least 1, got {self.fall_exit_factor}")
 
@@ -96,6 +100,22 @@ def _aftermath_frames(rule: SettleRule, step: Callable[[int], None], read_poses:
     return frames
 
 
+def letting_go(step: Callable[[int], None], hold: Callable[[float], None], release_steps: int
+                ) -> Callable[[int, int], None]:
+    """``step`` that, during the first ``release_steps`` steps of a settle, goes one step at a time
+    with the hand carrying a share of the new tile's weight that falls linearly from all to none."""
+    def advance(done: int, steps: int) -> None:
+        while steps and done < release_steps:
+            hold(1.0 - done / release_steps)
+            step(1)
+            done, steps = done + 1, steps - 1
+            if done == release_steps:
+                hold(0.0)
+        if steps:
+            step(steps)
+    return advance
+
+
 def run_settle(
     rule: SettleRule,
     thresholds: FallThresholds,
@@ -103,11 +123,13 @@ def run_settle(
     step: Callable[[int], None],
     read_poses: Callable[[], np.ndarray],
     read_states: Callable[[], np.ndarray],
+    hold: Callable[[float], None],
     aftermath: bool = False,
 ) -> Verdict:
-    """Step a world whose tiles start where they were released until the rule stops it; judge the
-    final poses against ``reference`` ((N, 7): each tile's pose before the move, the new one's
-    target)."""
+    """Step a world whose tiles start where they were released (the last one, the new tile, still
+    held: ``rule.release_time``) until the rule stops it; judge the final poses against
+    ``reference`` ((N, 7): each tile's pose before the move, the new one's target). Quiet checks
+    count only once the hand has let go: a tile still partly held is not yet standing on its own."""
     check = rule.check_every_steps
     chunk_time = check * rule.timestep
     sample_every = max(1, round(1.0 / (rule.trajectory_hz * chunk_time)))  # in checks
@@ -115,6 +137,8 @@ def run_settle(
     min_steps = rule.steps_for(rule.settle_min_time)
     max_steps = max(check, rule.steps_for(rule.max_time))
     limits = _check_limits(rule, thresholds, chunk_time)
+    release_steps = rule.steps_for(rule.release_time)
+    advance = letting_go(step, hold, release_steps)
 
     previous = read_poses()
     current = previous
@@ -122,7 +146,8 @@ def run_settle(
     steps = quiet = checks = 0
     settled = False
     while steps < max_steps:
-        step(check)
+        advance(steps, check)
+        held = steps < release_steps  # this chunk started with the hand still on the tile
         steps += check
         checks += 1
         current = read_poses()
@@ -131,7 +156,7 @@ def run_settle(
         past_exit, moving = _check(reference, previous, current, limits)
         if past_exit:
             break
-        quiet = 0 if moving else quiet + 1
+        quiet = 0 if moving or held else quiet + 1
         previous = current
         if quiet >= quiet_needed and steps >= min_steps:
             settled = True
@@ -139,20 +164,18 @@ def run_settle(
     if frames[-1] is not current:
         frames.append(current)
     states = read_states()
-
     distance, angle = pose_differences(reference, current)
-    score = np.maximum(distance / thresholds.distance, angle / thresholds.angle_deg)
     fell = bool(np.any(distance > thresholds.distance) or np.any(angle > thresholds.angle_deg))
-    hz = 1.0 / (sample_every * chunk_time)
     if fell and aftermath:
         frames += _aftermath_frames(rule, step, read_poses, check * sample_every)
-    return Verdict(
-        fell=fell,
-        max_displacement=float(distance.max()),
-        max_rotation_deg=float(angle.max()),
-        worst_tile=int(np.argmax(score)),
-        steps=steps,
-        settled=settled or fell,
-        states=states,
-        trajectory=Trajectory(hz=hz, frames=np.stack(frames)[:, :, :POSE_WIDTH]),
-    )
+    trajectory = Trajectory(hz=1.0 / (sample_every * chunk_time), frames=np.stack(frames)[:, :, :POSE_WIDTH])
+    return _verdict(thresholds, distance, angle, fell, steps, settled, states, trajectory)
+
+
+def _verdict(thresholds: FallThresholds, distance: np.ndarray, angle: np.ndarray, fell: bool, steps: int,
+             settled: bool, states: np.ndarray, trajectory: Trajectory) -> Verdict:
+    """The verdict of final poses ``distance`` and ``angle`` (per tile) from the reference."""
+    score = np.maximum(distance / thresholds.distance, angle / thresholds.angle_deg)
+    return Verdict(fell=fell, max_displacement=float(distance.max()), max_rotation_deg=float(angle.max()),
+                   worst_tile=int(np.argmax(score)), steps=steps, settled=settled or fell, states=states,
+                   trajectory=trajectory)

@@ -23,6 +23,7 @@ BAD = {name: (-1.0, "must be a positive finite number") for name in SHARED}
 BAD |= {
     "settle_min_time": (-0.5, "must be a number >= 0"),
     "fall_aftermath_time": (float("nan"), "must be a number >= 0"),
+    "release_time": (-0.1, "must be a number >= 0"),
     "check_every_steps": (2.5, "must be an integer"),
     "fall_exit_factor": (0.5, "must be at least 1"),
     "table_half_extents": ([0.3, 0.3], "must hold 3 finite numbers"),

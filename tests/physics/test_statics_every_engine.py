@@ -1,5 +1,6 @@
 """Every engine against exact statics limits, with the game's own release (a tile landing on another
-is set down 0.02 mm above it): each scene must stand at 0.95x of its limit and fail at 1.05x.
+is set down 0.02 mm above it and let go over the hand's release time): each scene must stand at
+0.98x of its limit and fail at 1.02x, issue 21's 2%.
 ``benchmarks/physics_engines.py --only statics`` bisects where each verdict flips."""
 
 from __future__ import annotations
@@ -28,10 +29,7 @@ SCENES = {
     "ceiling overhang L/2": (ceiling_overhang, {"clearance": GAME_DROP}),
 }
 # Where an engine is known to miss (docs/tower-physics.md), as (engine, scene, factor): none now.
-# (PyBullet's wall on a wall flips at about 0.954 of t/2, inside 0.95 but short of the 2% goal.)
 KNOWN_MISSES: set[tuple[str, str, float]] = set()
-
-
 
 @pytest.fixture(scope="module", params=every_engine())
 def engine(request):
@@ -40,7 +38,7 @@ def engine(request):
     built.close()
 
 
-@pytest.mark.parametrize("factor", [0.95, 1.05])
+@pytest.mark.parametrize("factor", [0.98, 1.02])
 @pytest.mark.parametrize("scene_name", list(SCENES))
 def test_the_verdict_flips_at_the_statics_limit(request, engine, scene_name: str, factor: float) -> None:
     if (engine.name, scene_name, factor) in KNOWN_MISSES:

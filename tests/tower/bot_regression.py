@@ -3,9 +3,9 @@ the statics judge and the bots provably changes no game (the lead's studies run 
 
 What is pinned per game (tests/tower/bot_regression.json, written with ``python -m
 tests.tower.bot_regression --slow`` by the unchanged code at commit 8f9b9ae, whose tower code is
-that of e32b8e4, again when the settle rule changed and when the game stopped calling BLAS: its
-``_comment`` says how; since then the games do not depend on the CPU's vector extensions,
-tests/tower/test_machine_independence.py):
+that of e32b8e4, again when the settle rule changed, when the game stopped calling BLAS and when
+the hand began to let go over 0.1 s: its ``_comment`` says how; since the BLAS change the games do
+not depend on the CPU's vector extensions, tests/tower/test_machine_independence.py):
 the moves; every raw margin the game computed for its placed events (``placement_margin``, as
 exact float hex); the ``static_margin_mm`` and ``target_margin_mm`` of each placed event, as stored
 in records; and, per decision of a statics bot, a digest of its whole ranking (slot, margin,
@@ -39,8 +39,10 @@ COMMENT = ("Regression fixture (tests/tower/bot_regression.py), written with `py
            "rule's quiet speeds became 3 mm/s and 1.5 deg/s (the games' physics changed; the code that wrote it "
            "passed the earlier fixture on the earlier rule), and again when the game's paths stopped calling BLAS, "
            "whose last bit depends on the CPU (the code that wrote it passed the earlier fixture with OpenBLAS's "
-           "Haswell kernel). Every value must stay bit-identical, since speeding up the statics judge and the bots "
-           "may not change any game.")
+           "Haswell kernel), and again when the hand began to let go of a new tile over 0.1 s (release_time, pisa3d "
+           "0.4.0: the games' physics changed; the code that wrote it passed the earlier fixture letting go at "
+           "once). Every value must stay bit-identical, since speeding up the statics judge and the bots may not "
+           "change any game.")
 
 
 @dataclass(frozen=True)

@@ -97,9 +97,32 @@ def test_verify_explains_why_a_mujoco_record_of_an_earlier_version_diverges(tmp_
     from pisa3d.games.tower.game import MUJOCO_REVISED_IN, TowerGame
 
     game = TowerGame()
-    assert MUJOCO_REVISED_IN == __version__ == "0.3.0"
+    assert MUJOCO_REVISED_IN == "0.3.0"
     for engine, made_by, noted in (("mujoco", "0.2.0", True), ("pybullet", "0.2.0", False),
                                    ("mujoco", __version__, False)):
         note = game.divergence_note({"pisa3d_version": made_by, "options": {"physics": engine}})
         assert (note is not None and "MuJoCo" in note and made_by in note) is noted, (engine, made_by, note)
     assert "BLAS" in game.divergence_note({"pisa3d_version": "0.1.0", "options": {"physics": "mujoco"}})
+
+
+def test_a_record_made_before_the_hand_let_go_slowly_verifies_as_played(tmp_path):
+    """0.4.0 lets go of a new tile over ``release_time``; a record of 0.3.0 has no such parameter and
+    was played letting go at once: it verifies, as played. The same header claiming 0.4.0 gets
+    today's release and diverges."""
+    from pisa3d.core.match import play_match
+    from pisa3d.core.record import save_record
+    from pisa3d.games import get_game
+    from pisa3d.games.tower.game import LETTING_GO_SINCE
+
+    assert LETTING_GO_SINCE == "0.4.0"
+    game = get_game("tower")
+    options = game.options({"physics_params": {"release_time": 0.0}})
+    record = play_match(game, [game.agents["random"](seat, options) for seat in range(2)], seed=4,
+                        options=options).record
+    old_options = {**record.header["options"]}
+    old_options["physics_params"] = {k: v for k, v in old_options["physics_params"].items() if k != "release_time"}
+    for made_by, verifies in (("0.3.0", True), (LETTING_GO_SINCE, False)):
+        header = {**record.header, "pisa3d_version": made_by, "options": old_options}
+        path = save_record(dataclasses.replace(record, header=header), tmp_path / f"made-by-{made_by}.json")
+        verify = RUNNER.invoke(app, ["replay", "verify", str(path)])
+        assert (verify.exit_code == 0) is verifies, verify.output

@@ -32,6 +32,10 @@ MUJOCO_REVISED_IN = "0.3.0"
 """The first pisa3d whose MuJoCo lifts a touching tile straight up and gives tiles a soft skin over a
 stiff core (docs/tower-physics.md); MuJoCo records of earlier versions re-play otherwise."""
 
+LETTING_GO_SINCE = "0.4.0"
+"""The first pisa3d whose hand lets go of a new tile over ``release_time`` (docs/tower-physics.md,
+"The hand lets go"); earlier records let go at once, so they re-play with ``release_time`` 0."""
+
 
 def _older_than(version: str, than: str) -> bool:
     """Is release ``version`` (major.minor.patch) older than ``than``? Unreadable: not known older."""
@@ -58,6 +62,14 @@ class TowerGame(Game):
                                            detail_rows="pisa3d.experiments.tower:placement_rows",
                                            row_figures="pisa3d.experiments.tower:row_figures",
                                            report="pisa3d.experiments.tower")
+
+    def record_options(self, header: Mapping[str, Any]) -> dict[str, Any]:
+        options = super().record_options(header)
+        params = options.get("physics_params")
+        if (_older_than(str(header.get("pisa3d_version", "")), LETTING_GO_SINCE) and isinstance(params, Mapping)
+                and "release_time" not in params):
+            options["physics_params"] = {**params, "release_time": 0.0}
+        return options
 
     def divergence_note(self, header: Mapping[str, Any]) -> str | None:
         made_by = str(header.get("pisa3d_version", ""))

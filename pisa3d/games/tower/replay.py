@@ -116,7 +116,8 @@ def load_tower_replay(record: GameRecord) -> TowerReplay:
     """Read a tower record; raises RecordError when it is not one or a trajectory is damaged."""
     if record.game_id != "tower":
         raise RecordError(f"this view shows tower records only; the record is a {record.game_id!r} game")
-    options = get_game("tower").options(record.options)
+    game = get_game("tower")
+    options = game.options(game.record_options(record.header))
     assert isinstance(options, TowerOptions)
     setup = build_setup(options)
     tiles: list[TileFaces] = []
