@@ -43,6 +43,7 @@ import numpy as np
 from scipy.optimize import isotonic_regression, minimize
 from scipy.special import expit, logit
 
+from pisa3d import __version__
 from pisa3d.assets import asset_path
 from pisa3d.core.agent_specs import build_agent
 from pisa3d.core.rng import Stream, make_rng
@@ -515,8 +516,8 @@ def fit(out: Path) -> None:
                 "tiles_range": list(model.tiles_range),
                 "fit_seeds": [int(data["seed"].min()), int(data["seed"].max())],
                 "fitted_on": f"{len(data['fell'])} referee verdicts of {len(games_of(data))} games, seeds "
-                             f"{data['seed'].min()}-{data['seed'].max()}, benchmarks/fall_odds.py --part play "
-                             f"({time.strftime('%Y-%m-%d')})"})
+                             f"{data['seed'].min()}-{data['seed'].max()}, benchmarks/fall_odds.py --part play, "
+                             f"pisa3d {__version__} ({time.strftime('%Y-%m-%d')})"})
     path.write_text(json.dumps(doc, indent=2) + "\n")
     print(f"wrote {path}: {describe(model)}")
     print("\n".join(curve_table(model)))
