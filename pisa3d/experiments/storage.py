@@ -197,9 +197,21 @@ def _what_changed(old: Mapping[str, Any], new_cells: Sequence[Mapping[str, Any]]
         else:
             seen = [c[name] for c in new_cells]
         if value not in seen:
+            distinct = list({json.dumps(v, sort_keys=True): v for v in seen}.values())
+            if isinstance(value, Mapping) and len(distinct) == 1 and isinstance(distinct[0], Mapping):
+                return f"{name} differs: {_dict_difference(distinct[0], value)}"
             allowed = ", ".join(sorted({json.dumps(v) for v in seen}))
             return f"{name} is {allowed} in this spec, the stored trials have {json.dumps(value)}"
     return f"cell {old['id']} ({old['params']}) is no longer in the spec"
+
+
+def _dict_difference(ours: Mapping[str, Any], stored: Mapping[str, Any]) -> str:
+    """The keys of a dict option (an engine's parameters) that differ, not both whole dicts."""
+    def shown(values: Mapping[str, Any], key: str) -> str:
+        return json.dumps(values[key]) if key in values else "none"
+
+    return "; ".join(f"{key} is {shown(ours, key)} in this spec, the stored trials have {shown(stored, key)}"
+                     for key in sorted(set(ours) | set(stored)) if ours.get(key, ...) != stored.get(key, ...))
 
 
 @dataclass

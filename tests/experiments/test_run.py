@@ -22,7 +22,7 @@ from pisa3d.experiments.runners import LocalRunner
 from pisa3d.experiments.spec import load_spec, validate_spec
 from pisa3d.experiments.storage import stored_keys
 
-from .helpers import all_rows, stored_rows, write_spec
+from .helpers import TOWER_SPEC, all_rows, stored_rows, write_spec
 
 RUNNER = CliRunner()
 CARDS = {"game": "cards", "players": 3, "agents": ["heuristic", "random"], "options": {"rounds": 1}}
@@ -84,6 +84,19 @@ def test_a_changed_fixed_option_is_refused_before_anything_runs(tmp_path):
     with pytest.raises(OptionsError, match="holds a tower experiment"):
         _run(write_spec(tmp_path, 'game = "cards"\nseeds = 1\n', "cards.toml"), out)
     assert len(stored_rows(out)) == 4
+
+
+def test_a_changed_engine_parameter_is_named_by_itself(tmp_path):
+    """physics_params holds some twenty numbers: the refusal names the one that changed, not both dicts."""
+    out = tmp_path / "exp"
+    _run(write_spec(tmp_path), out, overrides=["seeds=1"])
+    changed = write_spec(tmp_path, TOWER_SPEC + "\n[options.physics_params]\nrelease_time = 0.05\n", "changed.toml")
+    with pytest.raises(OptionsError) as info:
+        _run(changed, out, overrides=["seeds=1"])
+    message = str(info.value)
+    assert ("option physics_params differs: release_time is 0.05 in this spec, the stored trials have 0.1"
+            in message), message
+    assert "solver_iterations" not in message and "\n" not in message
 
 
 def test_an_unwritable_or_foreign_directory_is_refused_before_any_trial(tmp_path):
