@@ -3,8 +3,9 @@
 The physics layer knows tiles, poses and a table, never the rules. The tower game keeps its truth
 as plain data, every tile's state, and asks an engine two questions:
 
-* ``settle(states, release, target, thresholds)``: a new tile is let go at ``release``; step the
-  world until it settles, falls or runs out of time; answer with a :class:`Verdict`.
+* ``settle(states, release, target, thresholds)``: a new tile is let go at ``release`` (at rest,
+  its weight coming on over the engine's ``release_time``, settle_rule.py); step the world until
+  it settles, falls or runs out of time; answer with a :class:`Verdict`.
 * ``clear_of(states, pose, clearance)``: where a hand must hold a tile meant for ``pose`` so it
   keeps ``clearance`` from the table and every standing tile (a tile created overlapping another
   is kicked apart by the solver).
@@ -181,8 +182,9 @@ class PhysicsEngine(Protocol):
         *,
         aftermath: bool = False,
     ) -> Verdict:
-        """Release a new tile at ``release`` (at rest) beside the tiles in ``states``; step until
-        settled, fallen or out of time. ``target``: the new tile's intended pose."""
+        """Release a new tile at ``release`` (at rest, the hand letting go over the params'
+        ``release_time``) beside the tiles in ``states``; step until settled, fallen or out of
+        time. ``target``: the new tile's intended pose."""
         ...
 
     def clear_of(self, states: np.ndarray, pose: np.ndarray, clearance: float) -> np.ndarray:
