@@ -21,7 +21,8 @@ def lowered_release(
     table and every tile (a hand cannot push a tile into its neighbour), then lowered straight down
     until it is ``drop`` above what it will rest on (still ``drop`` clear of everything). A hand
     sets a tile down rather than dropping it: the impact of a 0.25 mm drop rocks a wall standing
-    on a wall off at 0.90 of its statics limit (docs/tower-physics.md)."""
+    on a wall off at 0.90 of its statics limit (docs/tower-physics.md). The engine then lets go of
+    it over its ``release_time``, as fingers open."""
     held = engine.clear_of(states, pose, clearance)
     if drop >= clearance:
         return held
