@@ -81,7 +81,7 @@ def main(folder: Path) -> None:
             return _post(base, "/api/matches", {"game": "tower", "players": 2, "seats": ["human", "human"],
                                                 "seed": seed, "options": {"hand": hand}})
 
-        turn = new(3, "casual")  # two floors, slots from safe to toppling
+        turn = new(23, "casual")  # three floors, slots from safe to toppling
         state = play(base, turn, 13, riskiest=False)
         shoot(browser, base + turn["seats"][state["to_move"]]["url"], folder / "serve-tower.png")
         tall = new(5, "steady")
