@@ -158,7 +158,7 @@ def report_rocking(factors: list[float], pin_lower: bool, release_time: float = 
             first = engine.settle(NO_TILES, lower + np.array([0, 0, STATICS_CLEARANCE, 0, 0, 0, 0]), lower, thresholds)
             upper = pose((0.0, factor * t / 2, 1.5 * h + STATICS_CLEARANCE), WALL_ALONG_X)
             engine.build(np.vstack([first.states, np.concatenate([upper, np.zeros(6)])]))
-            advance = letting_go(engine.step, engine._hold_new_tile, engine.params.steps_for(release_time))
+            advance = letting_go(engine.step, engine.hold_new_tile, engine.params.steps_for(release_time))
             leans, done = [], 0
             for mark in marks:
                 advance(done, mark - done)

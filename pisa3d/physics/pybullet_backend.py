@@ -76,7 +76,7 @@ class PyBulletEngine:
         world, reference = settle_inputs(states, release, target)
         self.build(world)
         return run_settle(self.params, thresholds, reference, self.step, self._read_poses,
-                          self._read_states, self._hold_new_tile, aftermath=aftermath)
+                          self._read_states, self.hold_new_tile, aftermath=aftermath)
 
     def clear_of(self, states: np.ndarray, pose: np.ndarray, clearance: float, max_rounds: int = 32) -> np.ndarray:
         """Each round moves the pose along the contact normal of its deepest overlap (or too small
@@ -218,7 +218,7 @@ class PyBulletEngine:
             self._body_dynamics(body, math.sqrt(self.tile.friction))
         return bodies
 
-    def _hold_new_tile(self, share: float) -> None:
+    def hold_new_tile(self, share: float) -> None:
         """Carry ``share`` of the new (last) tile's weight during the next step: an upward force at
         its centre of mass (PyBullet clears external forces after every step)."""
         if share > 0.0:

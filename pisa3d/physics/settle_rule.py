@@ -161,6 +161,7 @@ def run_settle(
         if quiet >= quiet_needed and steps >= min_steps:
             settled = True
             break
+    hold(0.0)  # a fall may end the settle while the hand still holds the tile: let go before the aftermath
     if frames[-1] is not current:
         frames.append(current)
     states = read_states()
