@@ -83,8 +83,9 @@ class RealServer:
     def start(self) -> RealServer:
         command = [sys.executable, "-m", "pisa3d", "serve", "--port", str(self.port), "--data", str(self.data),
                    "--bot-delay", "0", *self.extra]
+        # A session of its own: kill() takes the server's worker processes with it.
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                        env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
@@ -95,9 +96,11 @@ class RealServer:
         raise RuntimeError("pisa3d serve did not start listening within 60 s")
 
     def kill(self) -> None:
-        """SIGKILL: no clean-up at all, as a crash or a power cut."""
+        """SIGKILL to the server and its workers: no clean-up at all, as a power cut (a SIGKILLed
+        server alone leaves its worker pool running, which would pile up over a test run)."""
         if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(10)
 
     def stop(self) -> str:

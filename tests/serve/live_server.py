@@ -5,6 +5,7 @@ line, would in time fill a pipe nobody reads and stall the server."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -42,6 +43,7 @@ class LiveServer:
                 [sys.executable, "-m", "pisa3d", "serve", "--port", str(self.port), "--data", str(self.data),
                  "--bot-delay", "0"],
                 stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root,
+                start_new_session=True,  # a session of its own: kill() takes the worker processes with it
             )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -58,9 +60,10 @@ class LiveServer:
         return self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
 
     def kill(self) -> None:
-        """SIGKILL: no clean-up, as a crash or a power cut would leave it."""
+        """SIGKILL to the server and its workers: no clean-up, as a power cut would leave it."""
         assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=10)
 
     def stop(self) -> None:
