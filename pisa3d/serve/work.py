@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -125,7 +127,17 @@ def rebuild(record: GameRecord) -> State:
 def warm_up() -> None:
     """Set up a new worker: below the event loop's priority, so that on a small machine the
     server's own process (every match's messages) always gets the CPU before a verdict does;
-    and the games imported, so the first real task does not pay for it."""
+    watching its server, so that it does not outlive one that was killed; and the games
+    imported, so the first real task does not pay for it."""
     os.nice(5)
+    threading.Thread(target=_exit_with_server, args=(os.getppid(),), name="exit-with-server", daemon=True).start()
     for game_id in ("cards", "gimignano", "tower"):
         get_game(game_id)
+
+
+def _exit_with_server(server: int, every_seconds: float = 1.0) -> None:
+    """A worker whose server died without shutting its pool down (SIGKILL, a crash) is handed to
+    another parent and would wait for tasks forever: exit then."""
+    while os.getppid() == server:
+        time.sleep(every_seconds)
+    os._exit(0)
