@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -135,7 +136,7 @@ class Server:
         if self.config.workers > 0:
             for name in ("physics", "rules"):
                 self.pools[name] = ProcessPoolExecutor(self.config.workers, mp_context=get_context("spawn"),
-                                                       initializer=work.warm_up)
+                                                       initializer=work.warm_up, initargs=(os.getpid(),))
         rebuilding = [asyncio.create_task(self.resume(table)) for table in self.load_tables()]
         try:
             yield

@@ -124,13 +124,14 @@ def rebuild(record: GameRecord) -> State:
     return report.state
 
 
-def warm_up() -> None:
+def warm_up(server: int) -> None:
     """Set up a new worker: below the event loop's priority, so that on a small machine the
     server's own process (every match's messages) always gets the CPU before a verdict does;
     watching its server, so that it does not outlive one that was killed; and the games
-    imported, so the first real task does not pay for it."""
+    imported, so the first real task does not pay for it. ``server``: the server's process id,
+    given by the server (a worker still starting when its server died has another parent already)."""
     os.nice(5)
-    threading.Thread(target=_exit_with_server, args=(os.getppid(),), name="exit-with-server", daemon=True).start()
+    threading.Thread(target=_exit_with_server, args=(server,), name="exit-with-server", daemon=True).start()
     for game_id in ("cards", "gimignano", "tower"):
         get_game(game_id)
 
