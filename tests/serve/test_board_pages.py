@@ -266,6 +266,9 @@ def _check_tile_mesh(page: Any, view: dict[str, Any]) -> None:
     doc = view["options"]["tile_set"]  # the view carries its tile set
     tile = doc["tiles"][5]
     side, thickness = doc["side_mm"] / 1000, doc["thickness_mm"] / 1000
+    # tower.js loads three.js and tower_scene.js after the page shows its first move count: on a
+    # loaded machine they may not be in yet.
+    page.wait_for_function("() => globalThis.PisaTowerScene && globalThis.PISA_THREE", timeout=STEP_TIMEOUT_MS)
     js = page.evaluate(
         """([white, black, side, thickness]) => {
              const g = PisaTowerScene.tileGeometry(PISA_THREE.THREE, white, black, side, thickness);
