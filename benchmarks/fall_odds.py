@@ -54,6 +54,7 @@ from pisa3d.games.tower.fall_odds import (
     ResponseModel,
     default_model,
     fall_odds,
+    fitted_curve,
     hand_sigmas,
     model_of,
     slot_margins,
@@ -78,7 +79,6 @@ def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[s
     agents = [build_agent(GAME, kinds[(seat + seed) % len(kinds)], seat, options) for seat in range(4)]
     rngs = [make_rng(seed, Stream.AGENTS, seat) for seat in range(4)]
     sigmas = hand_sigmas(state, None)
-    model = default_model()
     rows: dict[str, list] = {k: [] for k in ("hand", "table", "seed", "placed", "kind", "slot", "fell", "margins",
                                              "aimed_mm", "released_mm", "rule")}
 
@@ -105,7 +105,7 @@ def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[s
         previewed = {}
         if others:  # one other slot at random, and those the shipped curve is least sure of (the middle)
             previewed[others[int(pick.integers(len(others)))]] = 1
-            odds = model.at(sigmas[0] * 1000.0, len(state.placements))(sampled).mean(axis=1)
+            odds = fitted_curve(state, sigmas)(sampled).mean(axis=1)
             # the middle of the odds is rare: every slot there is judged with several hands
             middle = [k for k in others if MIDDLE_RANGE[0] <= odds[k] <= MIDDLE_RANGE[1]]
             for k in middle or [min(others, key=lambda k: (abs(odds[k] - MIDDLE), k))]:
