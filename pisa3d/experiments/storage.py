@@ -200,7 +200,7 @@ def _what_changed(old: Mapping[str, Any], new_cells: Sequence[Mapping[str, Any]]
             distinct = list({json.dumps(v, sort_keys=True): v for v in seen}.values())
             if isinstance(value, Mapping) and len(distinct) == 1 and isinstance(distinct[0], Mapping):
                 return f"{name} differs: {_dict_difference(distinct[0], value)}"
-            allowed = ", ".join(sorted({json.dumps(v) for v in seen}))
+            allowed = ", ".join(sorted(json.dumps(v) for v in distinct))
             return f"{name} is {allowed} in this spec, the stored trials have {json.dumps(value)}"
     return f"cell {old['id']} ({old['params']}) is no longer in the spec"
 
