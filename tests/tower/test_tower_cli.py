@@ -116,13 +116,15 @@ def test_a_record_made_before_the_hand_let_go_slowly_verifies_as_played(tmp_path
 
     assert LETTING_GO_SINCE == "0.4.0"
     game = get_game("tower")
-    options = game.options({"physics_params": {"release_time": 0.0}})
-    record = play_match(game, [game.agents["random"](seat, options) for seat in range(2)], seed=4,
-                        options=options).record
-    old_options = {**record.header["options"]}
-    old_options["physics_params"] = {k: v for k, v in old_options["physics_params"].items() if k != "release_time"}
-    for made_by, verifies in (("0.3.0", True), (LETTING_GO_SINCE, False)):
-        header = {**record.header, "pisa3d_version": made_by, "options": old_options}
-        path = save_record(dataclasses.replace(record, header=header), tmp_path / f"made-by-{made_by}.json")
-        verify = RUNNER.invoke(app, ["replay", "verify", str(path)])
-        assert (verify.exit_code == 0) is verifies, verify.output
+    for seed, players, hand in ((4, 2, "careful"), (7, 3, "casual"), (11, 4, "shaky")):
+        options = game.options({"hand": hand, "physics_params": {"release_time": 0.0}})
+        record = play_match(game, [game.agents["random"](seat, options) for seat in range(players)], seed=seed,
+                            options=options).record
+        old_options = {**record.header["options"]}
+        old_options["physics_params"] = {k: v for k, v in old_options["physics_params"].items()
+                                         if k != "release_time"}
+        for made_by, verifies in (("0.3.0", True), (LETTING_GO_SINCE, False)):
+            header = {**record.header, "pisa3d_version": made_by, "options": old_options}
+            path = save_record(dataclasses.replace(record, header=header), tmp_path / f"{seed}-{made_by}.json")
+            verify = RUNNER.invoke(app, ["replay", "verify", str(path)])
+            assert (verify.exit_code == 0) is verifies, (seed, made_by, verify.output)
