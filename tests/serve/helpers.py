@@ -4,12 +4,15 @@ no socket), or the real ``pisa3d serve`` in a subprocess."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -69,31 +72,41 @@ def free_port() -> int:
 
 
 class RealServer:
-    """``pisa3d serve`` in a subprocess on a free port (the installed command, as users run it)."""
+    """``pisa3d serve`` in a subprocess on a free port (the installed command, as users run it):
+    started, waited for, stopped, or killed with SIGKILL and started again on the same port and
+    data folder. Its output goes to a file, not a pipe: a browser session's requests, logged line
+    by line, would in time fill a pipe nobody reads and stall the server."""
 
     def __init__(self, data: Path, *extra: str) -> None:
         self.data, self.extra = data, extra
         self.port = free_port()
-        self.process: subprocess.Popen[str] | None = None
+        self.log = data.parent / f"{data.name}-server-{self.port}.log"
+        self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> RealServer:
+    def start(self, timeout: float = 60) -> RealServer:
         command = [sys.executable, "-m", "pisa3d", "serve", "--port", str(self.port), "--data", str(self.data),
                    "--bot-delay", "0", *self.extra]
-        # A session of its own: kill() takes the server's worker processes with it.
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                        env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True)
-        deadline = time.monotonic() + 60
+        with self.log.open("ab") as log:
+            # A session of its own: kill() takes the server's worker processes with it.
+            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
+                                            env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True)
+        deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                return self
             if self.process.poll() is not None:
-                raise RuntimeError(f"pisa3d serve ended: {self.process.stdout.read() if self.process.stdout else ''}")
+                raise RuntimeError(f"pisa3d serve ended with {self.process.returncode}: {self.output()[-2000:]}")
+            with contextlib.suppress(urllib.error.URLError, ConnectionError, TimeoutError):
+                self.get("/api/games")
+                return self
             time.sleep(0.1)
-        raise RuntimeError("pisa3d serve did not start listening within 60 s")
+        raise RuntimeError(f"pisa3d serve did not answer within {timeout} s: {self.output()[-2000:]}")
+
+    def output(self) -> str:
+        """What the server has printed, over all its starts."""
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
 
     def kill(self) -> None:
         """SIGKILL to the server and its workers: no clean-up at all, as a power cut (a SIGKILLed
@@ -111,8 +124,19 @@ class RealServer:
             try:
                 self.process.wait(20)
             except subprocess.TimeoutExpired:
-                self.process.kill()
-        return self.process.stdout.read() if self.process.stdout else ""
+                self.kill()
+        return self.output()
+
+    def request(self, method: str, path: str, body: Any = None) -> Any:
+        """The server's JSON answer to one HTTP request."""
+        data = None if body is None else json.dumps(body).encode()
+        asked = urllib.request.Request(self.url + path, data=data, method=method,
+                                       headers={"Content-Type": "application/json"} if data else {})
+        with urllib.request.urlopen(asked, timeout=10) as answer:
+            return json.loads(answer.read())
+
+    def get(self, path: str) -> Any:
+        return self.request("GET", path)
 
     def __enter__(self) -> RealServer:
         return self.start()

@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
-from .live_server import LiveServer
+from .helpers import RealServer
 from .pages import body_data, browser_or_skip, click_a_move, hand, narration, save_shot, wait_my_turn
 
 pytestmark = [pytest.mark.display, pytest.mark.slow]
@@ -31,13 +31,13 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    live = LiveServer(tmp_path / "data").start()
+def server(tmp_path: Path) -> Iterator[RealServer]:
+    live = RealServer(tmp_path / "data").start()
     yield live
     live.stop()
 
 
-def _local_only(requests: list[str], server: LiveServer) -> list[str]:
+def _local_only(requests: list[str], server: RealServer) -> list[str]:
     return [url for url in requests
             if urlparse(url).netloc != f"127.0.0.1:{server.port}" and not url.startswith(("data:", "about:"))]
 
@@ -53,7 +53,7 @@ def _play_to_the_end(page: Any, max_moves: int = 200, on_move: Any = None) -> in
     return made
 
 
-def test_a_person_plays_a_whole_cards_game_by_clicks(browser: Any, server: LiveServer, tmp_path: Path) -> None:
+def test_a_person_plays_a_whole_cards_game_by_clicks(browser: Any, server: RealServer, tmp_path: Path) -> None:
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     requests: list[str] = []
     page.on("request", lambda request: requests.append(request.url))
@@ -113,7 +113,7 @@ def test_a_person_plays_a_whole_cards_game_by_clicks(browser: Any, server: LiveS
     assert body_data(page)["moves"] == str(rematch["moves"])
 
 
-def test_a_reload_mid_game_loses_nothing_at_a_phone_width(browser: Any, server: LiveServer) -> None:
+def test_a_reload_mid_game_loses_nothing_at_a_phone_width(browser: Any, server: RealServer) -> None:
     # Five players: the widest table (five seats, a five-column score sheet) on a narrow screen.
     five = {**CARDS_VS_BOTS, "players": 5, "seats": ["human"] + ["heuristic"] * 4}
     created = server.request("POST", "/api/matches", five)
@@ -155,7 +155,7 @@ def test_a_reload_mid_game_loses_nothing_at_a_phone_width(browser: Any, server: 
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
 
 
-def test_the_server_killed_mid_game_comes_back_and_the_page_goes_on(browser: Any, server: LiveServer) -> None:
+def test_the_server_killed_mid_game_comes_back_and_the_page_goes_on(browser: Any, server: RealServer) -> None:
     created = server.request("POST", "/api/matches", CARDS_VS_BOTS)
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(server.url + created["seats"][0]["url"])
@@ -179,7 +179,7 @@ def test_the_server_killed_mid_game_comes_back_and_the_page_goes_on(browser: Any
     assert server.get(f"/api/matches/{created['match_id']}")["status"] == "over"
 
 
-def test_a_spectator_sees_the_end_and_a_wrong_link_is_refused_once(browser: Any, server: LiveServer) -> None:
+def test_a_spectator_sees_the_end_and_a_wrong_link_is_refused_once(browser: Any, server: RealServer) -> None:
     bots = {**CARDS_VS_BOTS, "seats": ["heuristic"] * 4}
     created = server.request("POST", "/api/matches", bots)
     page = browser.new_page(viewport={"width": 1280, "height": 720})
