@@ -20,10 +20,11 @@ their statics, never by their outcome, leaves each bin's observed rate unbiased.
 referee verdict, stored with the sampled margins (and the statics margin of the pose the hand
 released the tile at), so the curve can be fitted and the odds recomputed without playing again.
 
-Extensions (issue 21): terms of the curve beyond the hand's (walls and ceilings, the tower's size,
-the spread of the sampled margins), compared by four-fold cross-validation inside the fit games
-only. None beat the curve clearly, so --part fit fits the curve alone (SHIPPED_TERMS is empty;
-docs/tower-physics.md, "Extensions tried").
+Extensions (issue 21): terms of one curve beyond the hand's (walls and ceilings, the tower's size,
+the spread of the sampled margins, a wall on a wall or not) and the shipped form, a curve of its
+own per support (a wall on the wall below, every other tile), compared by four-fold
+cross-validation inside the fit games only. --part fit fits the shipped form, each support's
+curve on its own rows (docs/tower-physics.md, "Fall odds" and "Extensions tried").
 
 Fit and report: the model is fitted on one set of games (its seeds are stored in the asset,
 ``fit_seeds``); the report scores it on another set and refuses rows of a fitted seed. Bins of
@@ -51,16 +52,22 @@ from pisa3d.games import get_game
 from pisa3d.games.tower.fall_odds import (
     DEFAULT_SAMPLES,
     DEFAULT_SEED,
+    SUPPORTS,
     ResponseModel,
-    default_model,
+    default_models,
     fall_odds,
-    fitted_curve,
     hand_sigmas,
     model_of,
+    models_of,
     slot_margins,
+    slot_odds,
+    support_of,
 )
+from pisa3d.games.tower.geometry import Side
 from pisa3d.games.tower.moves import PlaceMove
 from pisa3d.games.tower.options import hand_noise
+from pisa3d.games.tower.structure import Slot
+from pisa3d.physics.poses import quat_angle_between
 
 GAME = get_game("tower")
 HANDS = ["steady", "careful", "casual"]
@@ -80,13 +87,16 @@ def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[s
     rngs = [make_rng(seed, Stream.AGENTS, seat) for seat in range(4)]
     sigmas = hand_sigmas(state, None)
     rows: dict[str, list] = {k: [] for k in ("hand", "table", "seed", "placed", "kind", "slot", "fell", "margins",
-                                             "aimed_mm", "released_mm", "rule")}
+                                             "aimed_mm", "released_mm", "rule", "support_tilt_deg",
+                                             "tower_tilt_deg")}
 
-    def add(kind: str, slot, fell: bool, margins: np.ndarray, aimed: float, released: float) -> None:
-        for key, value in (("hand", hand), ("table", table), ("seed", seed), ("placed", len(state.placements)),
+    def add(kind: str, slot: Slot, fell: bool, margins: np.ndarray, aimed: float, released: float,
+            standing: int, tilts: list[float], support_tilt: float) -> None:
+        for key, value in (("hand", hand), ("table", table), ("seed", seed), ("placed", standing),
                            ("kind", kind), ("slot", str(slot)), ("fell", fell), ("margins", margins),
                            ("aimed_mm", aimed * 1000.0), ("released_mm", released),
-                           ("rule", f"every-middle-{middle_hands}")):
+                           ("rule", f"every-middle-{middle_hands}"), ("support_tilt_deg", support_tilt),
+                           ("tower_tilt_deg", max(tilts, default=0.0))):
             rows[key].append(value)
 
     while not state.is_over:
@@ -99,13 +109,14 @@ def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[s
         places = [m for m in legal if isinstance(m, PlaceMove)]
         slots = list(dict.fromkeys(m.slot for m in places))
         aimed, sampled = slot_margins(state, slots, sigmas, DEFAULT_SAMPLES, DEFAULT_SEED)
+        standing, tilts = len(state.placements), tile_tilts_deg(state)  # the tower before the placement
         played = slots.index(move.slot)
         others = [k for k in range(len(slots)) if k != played]
         pick = make_rng(seed, Stream.FALL_ODDS_PREVIEW, len(state.placements))
         previewed = {}
         if others:  # one other slot at random, and those the shipped curve is least sure of (the middle)
             previewed[others[int(pick.integers(len(others)))]] = 1
-            odds = fitted_curve(state, sigmas)(sampled).mean(axis=1)
+            odds = slot_odds(state, slots, sampled, sigmas)
             # the middle of the odds is rare: every slot there is judged with several hands
             middle = [k for k in others if MIDDLE_RANGE[0] <= odds[k] <= MIDDLE_RANGE[1]]
             for k in middle or [min(others, key=lambda k: (abs(odds[k] - MIDDLE), k))]:
@@ -113,12 +124,28 @@ def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[s
         for k in sorted(previewed):
             for _ in range(previewed[k]):
                 fell, released = preview(state, next(m for m in places if m.slot == slots[k]), pick)
-                add("preview", slots[k], fell, sampled[k], aimed[k], released)
+                add("preview", slots[k], fell, sampled[k], aimed[k], released, standing, tilts,
+                    support_tilt(state, slots[k], tilts))
+        played_tilt = support_tilt(state, move.slot, tilts)
         placed = state.apply(move)[0].data
         released = placed["static_margin_mm"]
         add("played", move.slot, bool(placed["fell"]), sampled[played], aimed[played],
-            np.nan if released is None else released)
+            np.nan if released is None else released, standing, tilts, played_tilt)
     return rows
+
+
+def tile_tilts_deg(state) -> list[float]:
+    """How far each standing tile has turned from its slot's pose (degrees)."""
+    return [float(np.degrees(quat_angle_between(nominal[3:], pose[3:])))
+            for nominal, pose in zip(state.nominal_poses, state.poses, strict=True)]
+
+
+def support_tilt(state, slot: Slot, tilts: list[float]) -> float:
+    """The largest tilt (degrees) of the tiles ``slot`` would stand on (a ceiling: its floor's walls;
+    a wall: the wall or ceiling below; 0 on the table)."""
+    below = ([Slot(slot.floor, side) for side in state.structure.walls(slot.floor)] if slot.side is None
+             else [state.structure.support_of(slot)])
+    return max((tilts[k] for k, p in enumerate(state.placements) if p.slot in below), default=0.0)
 
 
 def preview(state, move: PlaceMove, hand: np.random.Generator) -> tuple[bool, float]:
@@ -149,8 +176,30 @@ def play(out: Path, games: dict[str, int], first_seed: int, hands: list[str], ba
 
 
 def load(out: Path) -> dict[str, np.ndarray]:
-    parts = [np.load(p) for p in sorted(out.glob("*.npz"))]
-    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0].files}
+    """Every row of the games in ``out``, with each row's ``support`` (fall_odds.support_of); the
+    columns every game has (games played before the tilt columns lack them)."""
+    parts = [dict(np.load(p)) for p in sorted(out.glob("*.npz"))]
+    for part in parts:
+        part["support"] = supports_of_rows(part)
+    shared = [k for k in parts[0] if all(k in p for p in parts)]
+    return {k: np.concatenate([p[k] for p in parts]) for k in shared}
+
+
+def supports_of_rows(game: dict[str, np.ndarray]) -> np.ndarray:
+    """What each row's slot stands on, from the game's played rows: a fall ends the game, so the
+    tiles standing before placement n are the slots played before it."""
+    played = [(int(n), str(slot)) for n, slot, kind in zip(game["placed"], game["slot"], game["kind"], strict=True)
+              if kind == "played"]
+    supports = []
+    for n, text in zip(game["placed"], game["slot"].astype(str), strict=True):
+        standing = {parse_slot(s) for placed, s in played if placed < n}
+        supports.append(support_of(standing, parse_slot(text)))
+    return np.array(supports)
+
+
+def parse_slot(text: str) -> Slot:
+    """A slot as str(Slot) writes it: W3N, C2."""
+    return Slot(int(text[1:])) if text[0] == "C" else Slot(int(text[1:-1]), Side[text[-1]])
 
 
 def sigma_mm(data: dict[str, np.ndarray]) -> np.ndarray:
@@ -162,15 +211,28 @@ def sigma_mm(data: dict[str, np.ndarray]) -> np.ndarray:
 Knots = tuple[np.ndarray, np.ndarray]  # a monotone piecewise-linear map of odds to fall rates (tried, not shipped)
 
 
-def predict(model: ResponseModel, margins: np.ndarray, sigmas: np.ndarray, tiles: np.ndarray,
+Models = dict[str, ResponseModel]  # by support, as fall_odds.default_models()
+
+
+def predict(models: Models, margins: np.ndarray, sigmas: np.ndarray, tiles: np.ndarray, supports: np.ndarray,
             recal: Knots | None = None) -> np.ndarray:
     """The estimator's odds of each row, as fall_odds gives them: the mean over its sampled hands of
-    the curve of its hand and tower size (then, for the variant tried, a recalibration map)."""
+    the curve of its support, hand and tower size (then, for the variant tried, a recalibration map)."""
     odds = np.zeros(len(margins))
-    for sigma, size in set(zip(sigmas.tolist(), tiles.tolist(), strict=True)):
-        rows = (sigmas == sigma) & (tiles == size)
-        odds[rows] = model.at(float(sigma), int(size))(margins[rows]).mean(axis=1)
+    for sigma, size, support in set(zip(sigmas.tolist(), tiles.tolist(), supports.tolist(), strict=True)):
+        rows = (sigmas == sigma) & (tiles == size) & (supports == support)
+        odds[rows] = models[support].at(float(sigma), int(size))(margins[rows]).mean(axis=1)
     return odds if recal is None else np.interp(odds, *recal)
+
+
+def predict_rows(models: Models, data: dict[str, np.ndarray], recal: Knots | None = None) -> np.ndarray:
+    """``predict`` of the rows of ``data``."""
+    return predict(models, data["margins"], sigma_mm(data), data["placed"], data["support"], recal)
+
+
+def compared_models(doc: dict) -> Models:
+    """A fall_odds.json's models; one stored before the curves by support (a single curve) serves both."""
+    return models_of(doc) if "curves" in doc else dict.fromkeys(SUPPORTS, model_of(doc))
 
 
 def fit_curve(margins: np.ndarray, fell: np.ndarray, sigmas: np.ndarray) -> ResponseModel:
@@ -183,7 +245,9 @@ def fit_curve(margins: np.ndarray, fell: np.ndarray, sigmas: np.ndarray) -> Resp
                              float(1.0 / (1.0 + np.exp(-x[4]))), REFERENCE_SIGMA_MM, (low, high))
 
     def loss(x: np.ndarray) -> float:
-        return log_loss(predict(curve_of(x), margins, sigmas, np.zeros(len(sigmas), dtype=int)), fell)
+        rows = np.full(len(sigmas), SUPPORTS[0])  # one curve for every row given
+        return log_loss(predict({SUPPORTS[0]: curve_of(x)}, margins, sigmas, np.zeros(len(sigmas), dtype=int), rows),
+                        fell)
 
     best = minimize(loss, np.array([0.1, -0.5, np.log(0.24), 1.0, -9.0]), method="Nelder-Mead",
                     options={"xatol": 1e-5, "fatol": 1e-10, "maxiter": 6000, "maxfev": 6000})
@@ -204,21 +268,22 @@ def fit_recalibration(odds: np.ndarray, fell: np.ndarray) -> Knots:
     return np.array([*knots_x, 1.0]), np.array([*knots_y, 1.0])
 
 
-def fit_curve_on(data: dict[str, np.ndarray]) -> ResponseModel:
-    """The shipped model's form (the curve with the terms in SHIPPED_TERMS) fitted on ``data``."""
-    return model_from(fit_extended(data, SHIPPED_TERMS), SHIPPED_TERMS, ranges_of(data))
+def fit_curve_on(data: dict[str, np.ndarray]) -> Models:
+    """The shipped models' form fitted on ``data``: a curve for each support, fitted on its rows alone."""
+    fell, sigmas = data["fell"].astype(float), sigma_mm(data)
+    return {support: fit_curve(data["margins"][rows], fell[rows], sigmas[rows])
+            for support, rows in ((support, data["support"] == support) for support in SUPPORTS)}
 
 
-def fit_recalibrated(data: dict[str, np.ndarray]) -> tuple[ResponseModel, Knots]:
+def fit_recalibrated(data: dict[str, np.ndarray]) -> tuple[Models, Knots]:
     """The variant tried: the model on all rows, then the map from the model's out-of-fold odds
     (two-fold by game seed within these rows) to the verdicts."""
-    fell, sigmas, margins, tiles = data["fell"].astype(float), sigma_mm(data), data["margins"], data["placed"]
-    fold = data["seed"] % 2
+    fell, fold = data["fell"].astype(float), data["seed"] % 2
     oof = np.zeros(len(fell))
     for k in (0, 1):
         train, test = fold != k, fold == k
-        model = fit_curve_on({key: value[train] for key, value in data.items()})
-        oof[test] = predict(model, margins[test], sigmas[test], tiles[test])
+        models = fit_curve_on({key: value[train] for key, value in data.items()})
+        oof[test] = predict_rows(models, {key: value[test] for key, value in data.items()})
     return fit_curve_on(data), fit_recalibration(oof, fell)
 
 
@@ -226,24 +291,28 @@ def fit_recalibrated(data: dict[str, np.ndarray]) -> tuple[ResponseModel, Knots]
 # by ``exp(b f)``, for a feature f of the row that the estimator knows when it predicts. Chosen by the
 # four-fold check inside the fit games (--part extensions), never by the held-out games.
 EXTENSIONS: dict[str, tuple[str, ...]] = {
-    "the curve": (),
+    "one curve (the form shipped before)": (),
     "walls and ceilings": ("ceiling",),
     "tower size": ("size",),
     "margin spread": ("spread",),
     "walls and ceilings, tower size": ("ceiling", "size"),
+    "wall on a wall or not, sharing floor and exponent": ("on_wall", "on_wall_sigma"),
 }
-SHIPPED_TERMS: tuple[str, ...] = ()  # what --part fit fits: no extension beat the curve clearly (docs)
+SHIPPED = "a curve per support (shipped: wall on a wall, other)"
 Ranges = dict[str, tuple[float, float]]
 
 
 def features(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Per row: ``sigma`` the hand's position sigma (mm); ``ceiling`` 1 for a ceiling slot, 0 for a
     wall; ``size`` the tiles standing before, in tens; ``spread`` ln of the sampled margins'
-    standard deviation over the hand's sigma."""
+    standard deviation over the hand's sigma; ``on_wall`` 1 for a wall on a wall, 0 for every
+    other tile, and ``on_wall_sigma`` that times ln(s / 0.5 mm) (with it, a curve of its own)."""
     sigmas = sigma_mm(data)
     spread = np.std(data["margins"], axis=1) * 1000.0 / sigmas
+    on_wall = (data["support"] == SUPPORTS[0]).astype(float)
     return {"sigma": sigmas, "ceiling": (~np.char.startswith(data["slot"].astype(str), "W")).astype(float),
-            "size": data["placed"].astype(float) / 10.0, "spread": np.log(np.maximum(spread, 1e-3))}
+            "size": data["placed"].astype(float) / 10.0, "spread": np.log(np.maximum(spread, 1e-3)),
+            "on_wall": on_wall, "on_wall_sigma": on_wall * np.log(sigmas / REFERENCE_SIGMA_MM)}
 
 
 def ranges_of(data: dict[str, np.ndarray]) -> Ranges:
@@ -320,19 +389,23 @@ def check_extensions(out: Path, folds: int = 4) -> None:
     wall = features(data)["ceiling"] == 0
     print(f"{len(fell)} verdicts of {len(games_of(data))} games, {folds}-fold by seed")
     scored = {}
-    for name, terms in EXTENSIONS.items():
+    for name in [*EXTENSIONS, SHIPPED]:
         odds = np.zeros(len(fell))
         for k in range(folds):
             train = {key: value[fold != k] for key, value in data.items()}
             test = {key: value[fold == k] for key, value in data.items()}
-            odds[fold == k] = extended_odds(fit_extended(train, terms), terms, test, ranges_of(train))
+            if name == SHIPPED:
+                odds[fold == k] = predict_rows(fit_curve_on(train), test)
+            else:
+                terms = EXTENSIONS[name]
+                odds[fold == k] = extended_odds(fit_extended(train, terms), terms, test, ranges_of(train))
         scored[name] = odds
         line = f"\n{name}: {summary(odds, fell)}"
-        if terms:
-            base = scored["the curve"]
+        if scored.keys() - {name}:
+            base = next(iter(scored.values()))
             ll = paired_difference(row_log_loss(odds, fell), row_log_loss(base, fell), games)
             bs = paired_difference((odds - fell) ** 2, (base - fell) ** 2, games)
-            line += (f"\n  against the curve (games resampled, 95%): log loss {ll[0]:+.4f} [{ll[1]:+.4f}, "
+            line += (f"\n  against one curve (games resampled, 95%): log loss {ll[0]:+.4f} [{ll[1]:+.4f}, "
                      f"{ll[2]:+.4f}], Brier {bs[0]:+.5f} [{bs[1]:+.5f}, {bs[2]:+.5f}]")
         print(line)
         for kind, sel in (("walls", wall), ("ceilings", ~wall)):
@@ -446,24 +519,22 @@ def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
     if np.any((data["seed"] >= low) & (data["seed"] <= high)):
         raise SystemExit(f"{out} holds games of seeds {low}-{high}, which the shipped curve was fitted on: "
                          "report on held-out games only (another --first-seed)")
-    model = default_model()
+    models = default_models()
     fell = data["fell"].astype(float)
-    sigmas = sigma_mm(data)
-    tiles = data["placed"]
-    odds = predict(model, data["margins"], sigmas, tiles)
+    odds = predict_rows(models, data)
     others = {}
     for path in compare:
         other = json.loads(path.read_text())
-        others[f"the curve of {path} ({other['fitted_on']})"] = predict(model_of(other), data["margins"], sigmas,
-                                                                        tiles)
+        others[f"the curves of {path} ({other['fitted_on']})"] = predict_rows(compared_models(other), data)
     if fit_out is not None:
-        curve, recal = fit_recalibrated(load(fit_out))
-        others[f"the model fitted on {fit_out} then recalibrated (isotonic, out of fold)"] = predict(
-            curve, data["margins"], sigmas, tiles, recal)
+        fitted, recal = fit_recalibrated(load(fit_out))
+        others[f"the models fitted on {fit_out} then recalibrated (isotonic, out of fold)"] = predict_rows(
+            fitted, data, recal)
     print(f"held out: {len(fell)} referee verdicts ({int((data['kind'] == 'played').sum())} played, "
           f"{int((data['kind'] == 'preview').sum())} previewed), {int(fell.sum())} falls, {len(games_of(data))} "
           f"games of seeds {data['seed'].min()}-{data['seed'].max()}; the model was fitted on {doc['fitted_on']}")
-    print(f"model: {describe(model)}")
+    for support, model in models.items():
+        print(f"model, {support}: {describe(model)}")
     games = game_ids(data)
     rules = dict(zip(*np.unique(data["rule"][np.unique(games, return_index=True)[1]], return_counts=True),
                      strict=True))
@@ -476,8 +547,9 @@ def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
     groups = [(hand, data["hand"] == hand) for hand in HANDS]
     groups += [(kind, data["kind"] == kind) for kind in ("played", "preview")]
     groups += [("walls", wall), ("ceilings", ~wall)]
+    groups += [(support, data["support"] == support) for support in SUPPORTS]
     for name, sel in groups:
-        print(f"  {name:8} {int(sel.sum()):5} verdicts, {int(fell[sel].sum()):4} falls, mean odds "
+        print(f"  {name:12} {int(sel.sum()):5} verdicts, {int(fell[sel].sum()):4} falls, mean odds "
               f"{odds[sel].mean():.3f}: {summary(odds[sel], fell[sel])}")
     for hand in HANDS:
         sel = data["hand"] == hand
@@ -488,14 +560,14 @@ def check(out: Path, folds: int = 4) -> None:
     """Model choice inside the fit games only: each fold of games (by seed) predicted by the shipped
     model's form, and by its recalibrated variant, fitted on the other folds."""
     data = load(out)
-    fell, sigmas, margins, games = data["fell"].astype(float), sigma_mm(data), data["margins"], game_ids(data)
-    fold = data["seed"] % folds
+    fell, games, fold = data["fell"].astype(float), game_ids(data), data["seed"] % folds
     curve_odds, recal_odds = np.zeros(len(fell)), np.zeros(len(fell))
     for k in range(folds):
         train, test = fold != k, fold == k
-        curve, recal = fit_recalibrated({key: value[train] for key, value in data.items()})
-        curve_odds[test] = predict(curve, margins[test], sigmas[test], data["placed"][test])
-        recal_odds[test] = predict(curve, margins[test], sigmas[test], data["placed"][test], recal)
+        models, recal = fit_recalibrated({key: value[train] for key, value in data.items()})
+        rows = {key: value[test] for key, value in data.items()}
+        curve_odds[test] = predict_rows(models, rows)
+        recal_odds[test] = predict_rows(models, rows, recal)
     print(f"{len(fell)} verdicts of {len(games_of(data))} games, {folds}-fold by seed")
     for name, odds in (("the model", curve_odds), ("the model, recalibrated", recal_odds)):
         print(f"\n{name}: {summary(odds, fell)}\n" + "\n".join(calibration_table(odds, fell, games)))
@@ -503,24 +575,28 @@ def check(out: Path, folds: int = 4) -> None:
 
 def fit(out: Path) -> None:
     data = load(out)
-    model = fit_curve_on(data)
+    models = fit_curve_on(data)
     path = asset_path("tower", "fall_odds.json")
     doc = json.loads(path.read_text())
-    doc.pop("recalibration", None)
-    doc.update({"midpoint_mm": round(model.midpoint_mm, 4), "midpoint_slope_mm": round(model.midpoint_slope_mm, 4),
-                "width_mm": round(model.width_mm, 4), "width_exponent": round(model.width_exponent, 4),
-                "floor": float(f"{model.floor:.3g}"), "reference_sigma_mm": model.reference_sigma_mm,
-                "sigma_range_mm": list(model.sigma_range_mm),
-                "midpoint_per_ten_tiles_mm": round(model.midpoint_per_ten_tiles_mm, 4),
-                "width_log_per_ten_tiles": round(model.width_log_per_ten_tiles, 4),
-                "tiles_range": list(model.tiles_range),
+    doc.update({"curves": {support: stored(model) for support, model in models.items()},
                 "fit_seeds": [int(data["seed"].min()), int(data["seed"].max())],
                 "fitted_on": f"{len(data['fell'])} referee verdicts of {len(games_of(data))} games, seeds "
                              f"{data['seed'].min()}-{data['seed'].max()}, benchmarks/fall_odds.py --part play, "
                              f"pisa3d {__version__} ({time.strftime('%Y-%m-%d')})"})
     path.write_text(json.dumps(doc, indent=2) + "\n")
-    print(f"wrote {path}: {describe(model)}")
-    print("\n".join(curve_table(model)))
+    for support, model in models.items():
+        print(f"wrote {path}, {support} ({int((data['support'] == support).sum())} verdicts): {describe(model)}")
+        print("\n".join(curve_table(model)))
+
+
+def stored(model: ResponseModel) -> dict:
+    """One model as fall_odds.json stores it (fall_odds.model_of reads it)."""
+    return {"midpoint_mm": round(model.midpoint_mm, 4), "midpoint_slope_mm": round(model.midpoint_slope_mm, 4),
+            "width_mm": round(model.width_mm, 4), "width_exponent": round(model.width_exponent, 4),
+            "floor": float(f"{model.floor:.3g}"), "reference_sigma_mm": model.reference_sigma_mm,
+            "sigma_range_mm": list(model.sigma_range_mm),
+            "midpoint_per_ten_tiles_mm": round(model.midpoint_per_ten_tiles_mm, 4),
+            "width_log_per_ten_tiles": round(model.width_log_per_ten_tiles, 4), "tiles_range": list(model.tiles_range)}
 
 
 def forty_eight_tile_position():
@@ -544,15 +620,13 @@ def cost(repeats: int, compare: list[Path]) -> None:
     ``compare`` (fall_odds.json files) in the same run, interleaved, with the ratio of medians."""
     state = forty_eight_tile_position()
     slots = {m.slot for m in state.legal_moves() if isinstance(m, PlaceMove)}
-    models = {"shipped": None} | {str(path): model_of(json.loads(path.read_text())) for path in compare}
+    models = {"shipped": None} | {str(path): compared_models(json.loads(path.read_text())) for path in compare}
     for hand in HANDS:
-        sigma_mm_ = hand_sigmas(state, hand)[0] * 1000.0
         times: dict[str, list[float]] = {name: [] for name in models}
         for _ in range(repeats):
             for name, model in models.items():
-                response = None if model is None else model.at(sigma_mm_, len(state.placements))
                 start = time.process_time()
-                fall_odds(state, hand, response=response)
+                fall_odds(state, hand, models=model)
                 times[name].append(time.process_time() - start)
         shipped = np.median(times["shipped"])
         for name, spent in times.items():

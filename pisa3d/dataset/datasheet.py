@@ -24,7 +24,8 @@ LABELS = (
      "the margin of that floor's walls and everything above them (mm; empty where statics has no answer)."),
     ("fall_odds", "The chance that the new tile brings the tower down under the match's hand, from the "
      "fall-odds estimator (pisa3d/games/tower/fall_odds.py, the in-game hints' figure): the statics margin "
-     "of `labels.fall_odds_samples` sampled hands through a response curve fitted to PyBullet, averaged. "
+     "of `labels.fall_odds_samples` sampled hands through the response curve of its support (a wall on a "
+     "wall, or any other tile) fitted to PyBullet, averaged. "
      "No simulation."),
     ("observed_hands, observed_falls, observed_fall_rate", "For a seeded share of the scenes "
      "(`labels.observed_share`): the same placement released by `observed_hands` fresh draws of the match's "

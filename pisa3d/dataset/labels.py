@@ -4,7 +4,7 @@ before the move (``prior``) and the tile's release pose:
 - the statics margin of every tile and every level of the tower with the new tile at its release
   pose (the statics judge, statics.py);
 - the fall odds of the move's slot under the match's hand (fall_odds.py, the estimator the hints
-  use: statics over sampled hands through the response curve fitted to PyBullet);
+  use: statics over sampled hands through the response curves fitted to PyBullet);
 - for a seeded subset of scenes, the observed fall rate: the same placement released by N fresh
   draws of the match's hand and settled by the game's engine;
 - a second engine's verdict on exactly the release the game's engine judged (same start states,
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..core.rng import Stream, make_rng
-from ..games.tower.fall_odds import DEFAULT_SEED, fitted_curve, hand_sigmas, slot_margins
+from ..games.tower.fall_odds import DEFAULT_SEED, hand_sigmas, slot_margins, slot_odds
 from ..games.tower.moves import PlaceMove
 from ..games.tower.state import TowerState
 from ..games.tower.statics import TowerStatics
@@ -58,11 +58,10 @@ def margins(prior: TowerState, move: PlaceMove, release: np.ndarray) -> tuple[li
 
 def fall_odds_of(prior: TowerState, move: PlaceMove, samples: int) -> float:
     """The fall odds of ``move``'s slot under the match's hand: the value ``fall_odds(prior)``
-    gives this move (the same draws, the same curve), computed for this one slot only."""
+    gives this move (the same draws, the same curves), computed for this one slot only."""
     sigmas = hand_sigmas(prior, None)
-    curve = fitted_curve(prior, sigmas)
     _, sampled = slot_margins(prior, [move.slot], sigmas, samples, DEFAULT_SEED)
-    return float(curve(sampled).mean(axis=1)[0])
+    return float(slot_odds(prior, [move.slot], sampled, sigmas)[0])
 
 
 def chosen_for_hands(seed: int, index: int, share: float) -> bool:

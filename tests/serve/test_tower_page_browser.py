@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import colorsys
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from io import BytesIO
 from pathlib import Path
 from typing import Any
@@ -51,8 +51,10 @@ def _state(ws: Any) -> dict[str, Any]:
             return message  # type: ignore[no-any-return]
 
 
-def _play_safest(base: str, match: dict[str, Any], moves: int) -> dict[str, Any]:
-    """Both seats place their safest tile (by the server's odds) ``moves`` times; the state
+def _play_safest(base: str, match: dict[str, Any], moves: int, until: Callable[[dict[str, Any]], bool] | None = None,
+                 most: int = 30) -> dict[str, Any]:
+    """Both seats place their safest tile (by the server's odds) ``moves`` times, then on while
+    ``until`` does not hold for the seat to move's state (at most ``most`` moves in all); the state
     message the seat to move then gets."""
     from websockets.sync.client import connect
 
@@ -61,13 +63,17 @@ def _play_safest(base: str, match: dict[str, Any], moves: int) -> dict[str, Any]
           connect(ws_base + token_of(match, 1), max_size=2**24) as second):
         seats = [first, second]
         latest = [_state(ws) for ws in seats]
-        for _ in range(moves):
+        for played in range(most):
+            if played >= moves and (until is None or until(latest[latest[0]["to_move"]])):
+                break
             mover = latest[0]["to_move"]
             details, legal = latest[mover]["details"] or {}, latest[mover]["legal"]
             move = min(legal, key=lambda m: details[m]["fall_odds"] if m in details else 2.0)
             seats[mover].send(json.dumps({"type": "move", "move": move}))
             latest = [_state(ws) for ws in seats]
             assert not latest[0]["over"], latest[0]["result"]
+        else:
+            raise AssertionError(f"no position after {most} safest moves met the condition")
         return latest[latest[0]["to_move"]]
 
 
@@ -81,6 +87,11 @@ def _odds_colour(odds: float) -> tuple[int, int, int]:
     40 % and more, 75 % saturation, 45 % lightness; sRGB 0-255."""
     hue = round((1 - min(1.0, odds * 2.5)) * 120)
     return tuple(round(c * 255) for c in colorsys.hls_to_rgb(hue / 360, 0.45, 0.75))  # type: ignore[return-value]
+
+
+def _colours(state: dict[str, Any]) -> set[tuple[int, int, int]]:
+    """The colours of the odds of a state message's legal placements."""
+    return {_odds_colour(d["fall_odds"]) for d in (state["details"] or {}).values()}
 
 
 def _rgb(text: str) -> tuple[int, ...]:
@@ -101,10 +112,12 @@ def _ghosts(page: Any) -> list[dict[str, Any]]:
 def test_every_ghost_and_every_slot_is_coloured_by_the_server_s_odds(server: tuple[str, Path], browser: Any) -> None:
     base, _ = server
     match = _new_match(base, seed=23, hand="casual")
-    state = _play_safest(base, match, 13)  # a tower of three floors: slots from safe to toppling
+    # A tower of three floors or more whose slots span the scale, from safe to toppling, so that a
+    # page colouring every ghost alike fails below.
+    state = _play_safest(base, match, 13, until=lambda s: len(_colours(s)) >= 3)
     details = state["details"]
     page = _page(browser, base + match["seats"][state["to_move"]]["url"])
-    _wait_moves(page, ".twr", 13)
+    _wait_moves(page, ".twr", state["moves"])
     ghosts = _ghosts(page)
     slots = {m.split()[0] for m in state["listed"] if m != "pass"}
     assert {g["slot"] for g in ghosts} == slots  # one ghost per legal slot
@@ -132,8 +145,6 @@ def test_every_ghost_and_every_slot_is_coloured_by_the_server_s_odds(server: tup
     mover = state["to_move"]
     assert [r[0] for r in rows] == [f"{n} tiles" for n in state["view"]["stack_sizes"]]
     assert rows[mover][1] == str(held["tile"]) and rows[1 - mover][1] is None  # the other's stack is hidden
-    # The position spans the scale, so a page colouring every ghost alike would fail above.
-    assert len({_odds_colour(details[g["move"]]["fall_odds"]) for g in ghosts}) >= 3
     assert page.errors == [], page.errors  # type: ignore[attr-defined]
 
 

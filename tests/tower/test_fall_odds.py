@@ -18,7 +18,8 @@ from pisa3d.games import get_game
 from pisa3d.games.tower.fall_odds import (
     DEFAULT_SAMPLES,
     DEFAULT_SEED,
-    default_model,
+    SUPPORTS,
+    default_models,
     fall_odds,
     hand_sigmas,
     sampled_poses,
@@ -146,14 +147,17 @@ def calibration_benchmark():
 
 def test_the_calibration_benchmark_scores_the_odds_the_game_gives():
     bench = calibration_benchmark()
-    state = seeded_position(3, 9)
+    state = seeded_position(0, 10)  # a ceiling slot and walls on walls
     for hand in ("steady", "casual"):
         odds = {o.slot: o.odds for o in fall_odds(state, hand).values()}
         slots = list(odds)
         _, sampled = slot_margins(state, slots, hand_sigmas(state, hand), DEFAULT_SAMPLES, DEFAULT_SEED)
         sigma = hand_sigmas(state, hand)[0] * MM_PER_M
-        predicted = bench.predict(default_model(), sampled, np.full(len(slots), sigma),
-                                  np.full(len(slots), len(state.placements)))
+        standing = {p.slot for p in state.placements}
+        supports = np.array([bench.support_of(standing, s) for s in slots])
+        assert set(supports) == set(SUPPORTS)  # this position has slots of both curves
+        predicted = bench.predict(default_models(), sampled, np.full(len(slots), sigma),
+                                  np.full(len(slots), len(state.placements)), supports)
         assert predicted.tolist() == [odds[s] for s in slots]
 
 
@@ -163,9 +167,9 @@ def test_a_curve_with_size_terms_is_evaluated_at_the_tower_s_size(tmp_path, monk
     import pisa3d.games.tower.fall_odds as estimator
 
     # The size model the four-fold check tried (benchmarks/fall_odds.py --part extensions).
-    model = dataclasses.replace(default_model(), midpoint_per_ten_tiles_mm=-0.0358, width_log_per_ten_tiles=0.2206,
-                                tiles_range=(0, 45))
-    monkeypatch.setattr(estimator, "default_model", lambda: model)
+    model = dataclasses.replace(default_models()["other"], midpoint_per_ten_tiles_mm=-0.0358,
+                                width_log_per_ten_tiles=0.2206, tiles_range=(0, 45))
+    monkeypatch.setattr(estimator, "default_models", lambda: dict.fromkeys(SUPPORTS, model))
     # Real statics: a ceiling on two neighbouring walls, walls over the walls below stand on 2 mm
     # (W2N), walls on its far side topple (W2S, about -7.5 mm).
     state = tower(tmp_path, [*BASE, "W1N", "W1E", "C1"])
@@ -189,12 +193,14 @@ def test_the_benchmark_fits_the_form_the_estimator_evaluates(tmp_path):
     """The size terms as fitted (benchmarks/fall_odds.py) and as fall_odds evaluates them agree."""
     bench = calibration_benchmark()
     state = tower(tmp_path, [*BASE, "W1N", "W1E", "C1"])
-    rows = {"hand": [], "slot": [], "placed": [], "margins": []}
+    rows = {"hand": [], "slot": [], "placed": [], "margins": [], "support": []}
+    standing = {p.slot for p in state.placements}
     for hand, tiles in (("steady", 4), ("careful", 7), ("casual", 30)):
         slots = [o.slot for o in fall_odds(state, hand).values()]
         _, sampled = slot_margins(state, slots, hand_sigmas(state, hand), DEFAULT_SAMPLES, DEFAULT_SEED)
         rows["hand"] += [hand] * len(slots)
         rows["slot"] += [str(s) for s in slots]
+        rows["support"] += [bench.support_of(standing, s) for s in slots]
         rows["placed"] += [tiles] * len(slots)
         rows["margins"] += list(sampled)
     data = {k: np.array(v) for k, v in rows.items()}
@@ -202,8 +208,9 @@ def test_the_benchmark_fits_the_form_the_estimator_evaluates(tmp_path):
     ranges = bench.ranges_of(data)
     model = bench.model_from(x, ("size",), ranges)
     fitted = bench.extended_odds(x, ("size",), data, ranges)
-    assert np.allclose(fitted, bench.predict(model, data["margins"], bench.sigma_mm(data), data["placed"]),
-                       rtol=1e-12, atol=1e-15)
+    predicted = bench.predict(dict.fromkeys(SUPPORTS, model), data["margins"], bench.sigma_mm(data), data["placed"],
+                              data["support"])
+    assert np.allclose(fitted, predicted, rtol=1e-12, atol=1e-15)
     assert model.tiles_range == (4, 30) and len(set(np.round(fitted, 6))) > 3
 
 
@@ -216,3 +223,30 @@ def test_the_calibration_report_refuses_games_the_curve_was_fitted_on(tmp_path):
     np.savez(tmp_path / "careful-random-0.npz", **{k: np.array(v) for k, v in rows.items()})
     with pytest.raises(SystemExit, match=f"seeds {low}-{high}, which the shipped curve was fitted on"):
         bench.report(tmp_path, None, [])
+
+
+def test_a_wall_on_a_wall_goes_through_its_own_curve_and_every_other_tile_through_the_other(monkeypatch):
+    """A wall standing on the 4 mm top edge of the wall below gets the wall-on-wall curve; a ceiling,
+    and a wall on a ceiling or the table, the other (here: one curve says every tile falls, the other
+    that none does, so each slot's odds show which it went through)."""
+    import pisa3d.games.tower.fall_odds as estimator
+
+    base = default_models()["other"]
+    always, never = (dataclasses.replace(base, midpoint_mm=m, midpoint_slope_mm=0.0, floor=0.0) for m in (1e3, -1e3))
+    monkeypatch.setattr(estimator, "default_models", lambda: {"wall_on_wall": always, "other": never})
+    state = seeded_position(0, 10)  # floor 2's ceiling is still to come: walls of floor 3 stand on walls
+    odds = {str(o.slot): o.odds for o in fall_odds(state).values()}
+    assert odds == pytest.approx({"C2": 0.0, "W3E": 1.0, "W3N": 1.0, "W3W": 1.0}, abs=1e-12)
+    standing = {p.slot for p in state.placements}
+    assert [estimator.support_of(standing, GAME.parse_move(m).slot) for m in ("W0N r0", "C0", "W1N r0")] == [
+        "other", "other", "wall_on_wall"]
+
+
+def test_the_benchmark_reads_each_row_s_support_from_the_slots_played_before_it():
+    bench = calibration_benchmark()
+    played = ["W0N", "W0E", "W0S", "W0W", "C0"]
+    game = {"placed": np.array([0, 1, 2, 3, 4, 4, 5, 5]), "kind": np.array(["played"] * 4 + ["preview", "played",
+                                                                                            "preview", "preview"]),
+            "slot": np.array([*played[:4], "W1N", "C0", "W1N", "C1"])}
+    # W1N before the ceiling of floor 0 stands on W0N; after it, on the ceiling.
+    assert bench.supports_of_rows(game).tolist() == ["other"] * 4 + ["wall_on_wall", "other", "other", "other"]

@@ -3,15 +3,19 @@
 The statics judge (statics.py) over sampled hands: the new tile is put at its target pose moved
 by ``samples`` draws of the hand's noise (the hand model of hand.py: x, y, yaw, two tilts), each
 draw's statics margin goes through a response curve, the chance that the physics referee calls a
-tile released with that margin a fall (a curve for the hand and the tower's size), and the odds
-are the mean over the draws. The curve is
+tile released with that margin a fall (a curve for the hand, the tower's size and what the tile
+stands on), and the odds are the mean over the draws. The curves are
 fitted to the referee (PyBullet, the game's own release and settle) by benchmarks/fall_odds.py and
-stored in assets/tower/fall_odds.json; its calibration table is in docs/tower-physics.md.
+stored in assets/tower/fall_odds.json; their calibration table is in docs/tower-physics.md.
 
-Why a curve and not "margin below zero": a tile is set down, not placed, and settling knocks it
-about, so the referee calls some tiles with a small positive margin falls (a wall on a wall flips
-at 0.96 of its statics limit) and lets some with a slightly negative one stand (neighbours it
-leans on, which the judge does not count).
+Why a curve and not "margin below zero": settling under a new tile knocks it and the tower about,
+so the referee calls some tiles with a small positive margin falls, and a wall standing on the
+4 mm top edge of the wall below often stays up although released past that edge (in the cases
+traced, its foot also rests on the end of a neighbouring wall of the floor below, a support the
+judge does not count: supports follow slots). Hence two curves: a softer one for a wall on a
+wall, and one for every other tile (a ceiling, a wall on a ceiling or on the table), which the
+referee calls a fall almost every time it is released past its edge (docs/tower-physics.md,
+"Fall odds").
 
 Deterministic: the draws come from a generator seeded by ``seed`` alone, the same draws for every
 slot (so slots are compared on the same hands) and for every position; no simulation, no BLAS.
@@ -93,8 +97,11 @@ class ResponseModel:
             self.floor)
 
 
+SUPPORTS = ("wall_on_wall", "other")  # a wall on the wall below, and every other tile (fall_odds.json's curves)
+
+
 def model_of(doc: dict) -> ResponseModel:
-    """A response model stored as fall_odds.json stores it (a curve without the size terms: none)."""
+    """One response model as fall_odds.json stores it (a curve without the size terms: none)."""
     return ResponseModel(float(doc["midpoint_mm"]), float(doc["midpoint_slope_mm"]), float(doc["width_mm"]),
                          float(doc["width_exponent"]), float(doc["floor"]), float(doc["reference_sigma_mm"]),
                          tuple(float(v) for v in doc["sigma_range_mm"]),
@@ -103,10 +110,22 @@ def model_of(doc: dict) -> ResponseModel:
                          tuple(int(v) for v in doc.get("tiles_range", (0, 48))))
 
 
+def models_of(doc: dict) -> dict[str, ResponseModel]:
+    """The response model of each support (``SUPPORTS``) as fall_odds.json stores them."""
+    return {support: model_of(doc["curves"][support]) for support in SUPPORTS}
+
+
 @cache
-def default_model() -> ResponseModel:
-    """The response model fitted to the referee (assets/tower/fall_odds.json)."""
-    return model_of(load_json_asset("tower", "fall_odds.json"))
+def default_models() -> dict[str, ResponseModel]:
+    """The response models fitted to the referee (assets/tower/fall_odds.json), by support."""
+    return models_of(load_json_asset("tower", "fall_odds.json"))
+
+
+def support_of(standing: Sequence[Slot], slot: Slot) -> str:
+    """``wall_on_wall`` for a wall above floor 0 whose floor below has no ceiling (it stands on the
+    top edge of the wall below, statics.supports_of), ``other`` for every other tile."""
+    on_wall = slot.side is not None and slot.floor > 0 and Slot(slot.floor - 1) not in standing
+    return SUPPORTS[0] if on_wall else SUPPORTS[1]
 
 
 @dataclass(frozen=True)
@@ -132,9 +151,19 @@ def hand_sigmas(state: TowerState, hand: str | None) -> tuple[float, float, floa
     return noise["noise_position_mm"] / MM_PER_M, noise["noise_yaw_deg"], noise["noise_tilt_deg"]
 
 
-def fitted_curve(state: TowerState, sigmas: tuple[float, float, float]) -> FallResponse:
-    """The curve fitted to the referee for a hand of these sigmas placing on this tower (its size)."""
-    return default_model().at(sigmas[0] * MM_PER_M, len(state.placements))
+def slot_odds(state: TowerState, slots: Sequence[Slot], sampled: np.ndarray, sigmas: tuple[float, float, float],
+              models: dict[str, ResponseModel] | None = None) -> np.ndarray:
+    """(S,) fall odds of ``slots`` from their sampled margins (S, samples) in metres: each draw
+    through the curve of its slot's support, for a hand of these sigmas on this tower (its size),
+    averaged. ``models``: by support (default: those fitted to the referee)."""
+    models = default_models() if models is None else models
+    standing = {p.slot for p in state.placements}
+    supports = np.array([support_of(standing, slot) for slot in slots])
+    odds = np.empty(len(slots))
+    for support, model in models.items():
+        rows = supports == support
+        odds[rows] = model.at(sigmas[0] * MM_PER_M, len(state.placements))(sampled[rows]).mean(axis=1)
+    return odds
 
 
 def _axis_quats(axis: int, angles: np.ndarray) -> np.ndarray:
@@ -187,7 +216,7 @@ def slot_margins(state: TowerState, slots: Sequence[Slot], sigmas: tuple[float, 
 
 def fall_odds(
     state: TowerState, hand: str | None = None, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
-    response: FallResponse | None = None,
+    models: dict[str, ResponseModel] | None = None,
 ) -> dict[PlaceMove, FallOdds]:
     """The chance that each legal placement of the current position topples the tower.
 
@@ -195,8 +224,8 @@ def fall_odds(
     tower is read). ``hand``: a named hand (``steady``, ``careful``, ``casual``, ``shaky``) or None
     for the match's own noise options. ``samples``: hands drawn per slot (more: smoother odds,
     slower; 48 keeps a 48-tile position under 50 ms). ``seed``: which hands are drawn (the same
-    for every slot and every position). ``response``: the margin-to-fall curve (default: the
-    one fitted to the referee for this hand and this tower's size, assets/tower/fall_odds.json).
+    for every slot and every position). ``models``: the margin-to-fall curves by support
+    (default: those fitted to the referee, assets/tower/fall_odds.json).
 
     Returns every legal placement (rotations of one slot share its odds, which depend on where
     the box goes, not which edges show); empty when the game is over or only a pass is legal.
@@ -211,10 +240,9 @@ def fall_odds(
     if not moves:
         return {}
     sigmas = hand_sigmas(state, hand)
-    curve = fitted_curve(state, sigmas) if response is None else response
     slots = list(dict.fromkeys(m.slot for m in moves))
     aimed, sampled = slot_margins(state, slots, sigmas, samples, seed)
-    odds = curve(sampled).mean(axis=1)
+    odds = slot_odds(state, slots, sampled, sigmas, models)
     by_slot = {slot: FallOdds(slot, float(odds[k]), float(aimed[k]), int((sampled[k] > 0).sum()), samples)
                for k, slot in enumerate(slots)}
     return {m: by_slot[m.slot] for m in moves}
