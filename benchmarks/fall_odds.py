@@ -554,6 +554,25 @@ def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
     for hand in HANDS:
         sel = data["hand"] == hand
         print(f"\n{hand}:\n" + "\n".join(calibration_table(odds[sel], fell[sel], games[sel])))
+    print("\nfalls by the statics margin of the pose the hand let go at:\n" + "\n".join(released_table(data)))
+
+
+RELEASED_BINS_MM = ((-np.inf, 0.0, "past the edge (< 0)"), (0.0, 0.5, "0 to +0.5 mm"), (0.5, np.inf, "+0.5 mm or more"))
+
+
+def released_table(data: dict[str, np.ndarray]) -> list[str]:
+    """Falls against the statics margin of the released pose (what the hand did, which the estimator
+    can only sample), by support and hand: why each support has a curve of its own."""
+    lines = ["| support | hand | " + " | ".join(name for *_, name in RELEASED_BINS_MM) + " |",
+             "|---|---|" + "---:|" * len(RELEASED_BINS_MM)]
+    released, fell = data["released_mm"], data["fell"].astype(bool)
+    for support in SUPPORTS:
+        for hand in HANDS:
+            rows = (data["support"] == support) & (data["hand"] == hand)
+            cells = [f"{int(fell[sel].sum())} / {int(sel.sum())}" for sel in
+                     (rows & (released >= low) & (released < high) for low, high, _ in RELEASED_BINS_MM)]
+            lines.append(f"| {support} | {hand} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def check(out: Path, folds: int = 4) -> None:
@@ -587,6 +606,7 @@ def fit(out: Path) -> None:
     for support, model in models.items():
         print(f"wrote {path}, {support} ({int((data['support'] == support).sum())} verdicts): {describe(model)}")
         print("\n".join(curve_table(model)))
+    print("\nfalls by the statics margin of the pose the hand let go at:\n" + "\n".join(released_table(data)))
 
 
 def stored(model: ResponseModel) -> dict:

@@ -250,3 +250,16 @@ def test_the_benchmark_reads_each_row_s_support_from_the_slots_played_before_it(
             "slot": np.array([*played[:4], "W1N", "C0", "W1N", "C1"])}
     # W1N before the ceiling of floor 0 stands on W0N; after it, on the ceiling.
     assert bench.supports_of_rows(game).tolist() == ["other"] * 4 + ["wall_on_wall", "other", "other", "other"]
+
+
+def test_the_benchmark_counts_falls_by_released_margin_for_each_support_and_hand():
+    bench = calibration_benchmark()
+    data = {"support": np.array(["wall_on_wall", "wall_on_wall", "wall_on_wall", "other", "other"]),
+            "hand": np.array(["casual", "casual", "casual", "casual", "steady"]),
+            "released_mm": np.array([-0.3, -2.0, 0.7, -0.1, np.nan]),  # nan: no release (counted nowhere)
+            "fell": np.array([True, False, False, True, True])}
+    rows = {tuple(line.split(" | ")[:2]): line for line in bench.released_table(data)[2:]}
+    assert rows[("| wall_on_wall", "casual")].endswith("| 1 / 2 | 0 / 0 | 0 / 1 |")
+    assert rows[("| other", "casual")].endswith("| 1 / 1 | 0 / 0 | 0 / 0 |")
+    assert rows[("| other", "steady")].endswith("| 0 / 0 | 0 / 0 | 0 / 0 |")
+    assert len(rows) == len(bench.SUPPORTS) * len(bench.HANDS)
