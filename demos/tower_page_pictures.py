@@ -13,6 +13,7 @@ import json
 import sys
 import tempfile
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,16 +40,25 @@ def _state(ws: Any) -> dict[str, Any]:
             return message  # type: ignore[no-any-return]
 
 
-def play(base: str, match: dict[str, Any], moves: int, riskiest: bool) -> dict[str, Any]:
+def spans_the_scale(state: dict[str, Any]) -> bool:
+    """The seat's slots run from safe (under 5%: green) through the middle (10-35%: yellow to
+    orange) to toppling (40% and more: red)."""
+    odds = [d["fall_odds"] for d in (state["details"] or {}).values()]
+    return any(p < 0.05 for p in odds) and any(0.1 <= p < 0.35 for p in odds) and any(p >= 0.4 for p in odds)
+
+
+def play(base: str, match: dict[str, Any], moves: int, riskiest: bool,
+         until: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
     """Both seats place their safest (or riskiest) tile by the server's odds, ``moves`` times
-    or until the game ends; the last state message of the seat to move (or of seat 1)."""
+    or until the game ends, or until ``until`` holds for the seat to move's state; the last
+    state message of the seat to move (or of seat 1)."""
     url = base.replace("http", "ws") + f"/ws/{match['match_id']}?token="
     tokens = {s["seat"]: s["token"] for s in match["seats"]}
     with connect(url + tokens[0], max_size=2**24) as first, connect(url + tokens[1], max_size=2**24) as second:
         seats = [first, second]
         latest = [_state(ws) for ws in seats]
         for _ in range(moves):
-            if latest[0]["over"]:
+            if latest[0]["over"] or (until is not None and until(latest[latest[0]["to_move"]])):
                 break
             mover = latest[0]["to_move"]
             details, legal = latest[mover]["details"] or {}, latest[mover]["legal"]
@@ -81,8 +91,10 @@ def main(folder: Path) -> None:
             return _post(base, "/api/matches", {"game": "tower", "players": 2, "seats": ["human", "human"],
                                                 "seed": seed, "options": {"hand": hand}})
 
-        turn = new(23, "casual")  # three floors, slots from safe to toppling
-        state = play(base, turn, 13, riskiest=False)
+        turn = new(28, "casual")
+        state = play(base, turn, 30, riskiest=False, until=spans_the_scale)
+        print("turn:", len(state["view"]["placements"]), "tiles,", sorted(
+            round(d["fall_odds"], 3) for d in (state["details"] or {}).values()))
         shoot(browser, base + turn["seats"][state["to_move"]]["url"], folder / "serve-tower.png")
         tall = new(5, "steady")
         state = play(base, tall, 40, riskiest=False)
