@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,15 +21,9 @@ from playwright.sync_api import sync_playwright
 from websockets.sync.client import connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.serve.helpers import RealServer  # the test helper that starts `pisa3d serve`
+from tests.serve.helpers import RealServer, http_json  # the test helpers that start and ask `pisa3d serve`
 
 CHROMIUM_ARGS = ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
-
-
-def _post(base: str, path: str, body: dict[str, Any]) -> Any:
-    request = urllib.request.Request(base + path, json.dumps(body).encode(), {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as answer:
-        return json.loads(answer.read())
 
 
 def _state(ws: Any) -> dict[str, Any]:
@@ -88,7 +81,7 @@ def main(folder: Path) -> None:
         base = server.url
 
         def new(seed: int, hand: str) -> dict[str, Any]:
-            return _post(base, "/api/matches", {"game": "tower", "players": 2, "seats": ["human", "human"],
+            return http_json(base, "/api/matches", {"game": "tower", "players": 2, "seats": ["human", "human"],
                                                 "seed": seed, "options": {"hand": hand}})
 
         turn = new(28, "casual")

@@ -65,6 +65,14 @@ def play_out(ws: Any, first: dict[str, Any], pick: int = 0, max_moves: int = 200
     return message, sent
 
 
+def http_json(base: str, path: str, body: Any = None) -> Any:
+    """The JSON answer of the server at ``base`` to a GET of ``path``, or to a POST of ``body``."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(base + path, data=data, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -127,16 +135,11 @@ class RealServer:
                 self.kill()
         return self.output()
 
-    def request(self, method: str, path: str, body: Any = None) -> Any:
-        """The server's JSON answer to one HTTP request."""
-        data = None if body is None else json.dumps(body).encode()
-        asked = urllib.request.Request(self.url + path, data=data, method=method,
-                                       headers={"Content-Type": "application/json"} if data else {})
-        with urllib.request.urlopen(asked, timeout=10) as answer:
-            return json.loads(answer.read())
-
     def get(self, path: str) -> Any:
-        return self.request("GET", path)
+        return http_json(self.url, path)
+
+    def post(self, path: str, body: Any) -> Any:
+        return http_json(self.url, path, body)
 
     def __enter__(self) -> RealServer:
         return self.start()

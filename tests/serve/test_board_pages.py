@@ -7,10 +7,8 @@ Set PISA3D_SCREENSHOT_DIR (e.g. docs/img) to keep the screenshots the tests take
 
 from __future__ import annotations
 
-import json
 import os
 import random
-import urllib.request
 from collections.abc import Iterator
 from io import BytesIO
 from pathlib import Path
@@ -28,7 +26,7 @@ from pisa3d.games.gimignano.tiles import default_tileset
 from pisa3d.games.tower.meshes import tile_mesh
 from pisa3d.games.tower.tiles import tile_set_from_json
 
-from .helpers import RealServer
+from .helpers import RealServer, http_json
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
@@ -39,13 +37,6 @@ pytestmark = pytest.mark.display
 
 
 # --- the server and the browser ----------------------------------------------------------------
-
-
-def _http(base: str, path: str, body: Any = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(base + path, data=data, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as answer:
-        return json.loads(answer.read())
 
 
 @pytest.fixture(scope="module")
@@ -138,7 +129,7 @@ def _click_one(page: Any, selector: str, rng: random.Random) -> str:
 @pytest.mark.slow
 def test_a_person_plays_gimignano_to_the_end_against_a_bot_by_clicks(server: str, browser: Any) -> None:
     # Two towers each end the game within a few dozen turns; the rules are otherwise the defaults.
-    match = _http(server, "/api/matches", {"game": "gimignano", "players": 2, "seats": ["human", "greedy"],
+    match = http_json(server, "/api/matches", {"game": "gimignano", "players": 2, "seats": ["human", "greedy"],
                                            "seed": 11, "options": {"towers_per_player": 2}})
     page = _open(browser, server + match["seats"][0]["url"])
     root = ".gim"
@@ -147,7 +138,7 @@ def test_a_person_plays_gimignano_to_the_end_against_a_bot_by_clicks(server: str
     clicks: dict[str, int] = {"stone": 0, "tile": 0, "tower": 0, "turn": 0}
     checked_geometry = shot = False
     for _ in range(400):
-        status = _http(server, f"/api/matches/{match['match_id']}")
+        status = http_json(server, f"/api/matches/{match['match_id']}")
         if status["status"] != "playing" or status["to_move"] is None:
             break
         if status["to_move"] != 0:
@@ -179,14 +170,14 @@ def test_a_person_plays_gimignano_to_the_end_against_a_bot_by_clicks(server: str
             move = _click_one(page, ".legal[data-move^='B ']" if builds else "[data-move='done']", rng)
         clicks[phase] += 1
         _wait_moves(page, root, moves + 1)
-    status = _http(server, f"/api/matches/{match['match_id']}")
+    status = http_json(server, f"/api/matches/{match['match_id']}")
     assert status["view"]["phase"] == "over", f"the game did not end in 400 steps: {status['moves']} moves"
     assert status["status"] == "over", status
     assert checked_geometry
     assert clicks["stone"] > 0 and clicks["tile"] > 0, clicks
     # The page shows the end: no move left to click, and the record is one that verifies.
     page.wait_for_function("() => !document.querySelector('[data-move]')", timeout=STEP_TIMEOUT_MS)
-    record = record_from_json(_http(server, f"/api/matches/{match['match_id']}/record"))
+    record = record_from_json(http_json(server, f"/api/matches/{match['match_id']}/record"))
     assert record.result is not None and verify_record(get_game("gimignano"), record).ok
     _check_towers_numbered_and_labels_boxed(page)
     _keep_screenshot(page, "serve-gimignano-end.png")
@@ -210,7 +201,7 @@ def _check_towers_numbered_and_labels_boxed(page: Any) -> None:
 
 
 def test_the_gimignano_page_fits_a_phone_and_moves_by_keyboard(server: str, browser: Any) -> None:
-    match = _http(server, "/api/matches", {"game": "gimignano", "players": 2, "seats": ["human", "greedy"],
+    match = http_json(server, "/api/matches", {"game": "gimignano", "players": 2, "seats": ["human", "greedy"],
                                            "seed": 4})
     page = _open(browser, server + match["seats"][0]["url"], size=(390, 844))
     page.wait_for_selector(".gim .legal[data-move]", timeout=STEP_TIMEOUT_MS)
@@ -318,7 +309,7 @@ def _place_by_ghost(page: Any) -> None:
 
 @pytest.mark.slow
 def test_two_people_play_the_tower_while_a_spectator_watches(server: str, browser: Any) -> None:
-    match = _http(server, "/api/matches", {"game": "tower", "players": 2, "seats": ["human", "human"], "seed": 5,
+    match = http_json(server, "/api/matches", {"game": "tower", "players": 2, "seats": ["human", "human"], "seed": 5,
                                            "options": {"hand": "steady"}})
     seats = [_open(browser, server + match["seats"][seat]["url"]) for seat in (0, 1)]
     watcher = _open(browser, server + match["watch_url"])
@@ -326,13 +317,13 @@ def test_two_people_play_the_tower_while_a_spectator_watches(server: str, browse
     for page in (*seats, watcher):
         _wait_moves(page, root, 0)
     # The tile meshes are drawn from the view's tile set exactly as the viewer draws them.
-    first = _http(server, f"/api/matches/{match['match_id']}")
+    first = http_json(server, f"/api/matches/{match['match_id']}")
     _check_tile_mesh(watcher, first["view"])
     assert not watcher.query_selector_all("[data-move]"), "a spectator is offered moves"
     empty = _stage_pixels(watcher)
     placements = 0
     for turn in range(16):  # until each has placed three tiles (a tile that fits nowhere is passed)
-        status = _http(server, f"/api/matches/{match['match_id']}")
+        status = http_json(server, f"/api/matches/{match['match_id']}")
         if status["status"] != "playing" or placements >= 7:
             break
         seat = status["to_move"]
@@ -356,7 +347,7 @@ def test_two_people_play_the_tower_while_a_spectator_watches(server: str, browse
             mover.click("[data-move='pass']")
         for page in (*seats, watcher):
             _wait_moves(page, root, turn + 1)
-        status = _http(server, f"/api/matches/{match['match_id']}")
+        status = http_json(server, f"/api/matches/{match['match_id']}")
         placements = len(status["view"]["placements"])
         watcher.wait_for_function(
             "n => document.querySelector('.twr').dataset.tiles === String(n) && "

@@ -116,7 +116,7 @@ def test_a_person_plays_a_whole_cards_game_by_clicks(browser: Any, server: RealS
 def test_a_reload_mid_game_loses_nothing_at_a_phone_width(browser: Any, server: RealServer) -> None:
     # Five players: the widest table (five seats, a five-column score sheet) on a narrow screen.
     five = {**CARDS_VS_BOTS, "players": 5, "seats": ["human"] + ["heuristic"] * 4}
-    created = server.request("POST", "/api/matches", five)
+    created = server.post("/api/matches", five)
     page = browser.new_page(viewport={"width": 390, "height": 844})
     page.goto(server.url + created["seats"][0]["url"])
     assert wait_my_turn(page)
@@ -156,7 +156,7 @@ def test_a_reload_mid_game_loses_nothing_at_a_phone_width(browser: Any, server: 
 
 
 def test_the_server_killed_mid_game_comes_back_and_the_page_goes_on(browser: Any, server: RealServer) -> None:
-    created = server.request("POST", "/api/matches", CARDS_VS_BOTS)
+    created = server.post("/api/matches", CARDS_VS_BOTS)
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(server.url + created["seats"][0]["url"])
     # The score sheet, opened by the person, stays open through the redraws of later states.
@@ -181,7 +181,7 @@ def test_the_server_killed_mid_game_comes_back_and_the_page_goes_on(browser: Any
 
 def test_a_spectator_sees_the_end_and_a_wrong_link_is_refused_once(browser: Any, server: RealServer) -> None:
     bots = {**CARDS_VS_BOTS, "seats": ["heuristic"] * 4}
-    created = server.request("POST", "/api/matches", bots)
+    created = server.post("/api/matches", bots)
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(server.url + created["watch_url"])
     page.locator("#end").wait_for(state="visible", timeout=60_000)

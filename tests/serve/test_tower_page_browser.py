@@ -19,8 +19,8 @@ from PIL import Image
 from pisa3d.export.html import write_page
 from pisa3d.serve.store import MatchStore
 
-from .helpers import RealServer, token_of
-from .test_board_pages import STEP_TIMEOUT_MS, _http, _wait_moves
+from .helpers import RealServer, http_json, token_of
+from .test_board_pages import STEP_TIMEOUT_MS, _wait_moves
 from .test_board_pages import browser as browser  # the same Chromium fixture
 
 pytestmark = [pytest.mark.display, pytest.mark.slow]
@@ -78,7 +78,7 @@ def _play_safest(base: str, match: dict[str, Any], moves: int, until: Callable[[
 
 
 def _new_match(base: str, seed: int, hand: str) -> dict[str, Any]:
-    return _http(base, "/api/matches", {"game": "tower", "players": 2, "seats": ["human", "human"], "seed": seed,
+    return http_json(base, "/api/matches", {"game": "tower", "players": 2, "seats": ["human", "human"], "seed": seed,
                                         "options": {"hand": hand}})
 
 
@@ -166,7 +166,7 @@ def test_a_tile_is_placed_by_taps_alone_on_a_touch_screen(server: tuple[str, Pat
     page.tap(f"[data-place='{move}']")
     _wait_moves(page, ".twr", 1)
     assert page.evaluate("() => window.pointerKinds") == ["touch"]  # the pick was a tap, not a click
-    status = _http(base, f"/api/matches/{match['match_id']}")
+    status = http_json(base, f"/api/matches/{match['match_id']}")
     placed = status["view"]["placements"]
     assert status["moves"] == 1 and len(placed) == 1
     assert f"{placed[0]['slot']} r{placed[0]['rotation']}" == move  # the server recorded the tapped placement
@@ -273,7 +273,7 @@ def test_both_pages_offer_the_whole_tower_and_the_follow_the_top_views(server: t
 def test_without_hints_every_slot_is_still_a_ghost_in_one_neutral_colour(server: tuple[str, Path],
                                                                           browser: Any) -> None:
     base, _ = server
-    match = _http(base, "/api/matches", {"game": "tower", "players": 2, "seats": ["human", "human"], "seed": 5,
+    match = http_json(base, "/api/matches", {"game": "tower", "players": 2, "seats": ["human", "human"], "seed": 5,
                                          "options": {"hand": "steady"}, "hints": False})
     page = _page(browser, base + match["seats"][0]["url"])
     _wait_moves(page, ".twr", 0)

@@ -8,8 +8,7 @@ import signal
 import time
 from pathlib import Path
 
-from .helpers import RealServer
-from .test_board_pages import _http
+from .helpers import RealServer, http_json
 
 
 def _workers(parent: int) -> list[int]:
@@ -39,7 +38,7 @@ def test_the_workers_exit_when_their_server_is_killed(tmp_path: Path) -> None:
     with RealServer(tmp_path, "--workers", "1") as server:
         assert server.process is not None
         pid = server.process.pid
-        _http(server.url, "/api/matches", {"game": "tower", "players": 2, "seats": ["random", "random"], "seed": 1})
+        http_json(server.url, "/api/matches", {"game": "tower", "players": 2, "seats": ["random", "random"], "seed": 1})
         deadline = time.monotonic() + 60
         while not (workers := _workers(pid)) and time.monotonic() < deadline:
             time.sleep(0.2)  # bots place tiles: the physics pool starts its worker
