@@ -219,10 +219,20 @@ def predict(models: Models, margins: np.ndarray, sigmas: np.ndarray, tiles: np.n
     """The estimator's odds of each row, as fall_odds gives them: the mean over its sampled hands of
     the curve of its support, hand and tower size (then, for the variant tried, a recalibration map)."""
     odds = np.zeros(len(margins))
-    for sigma, size, support in set(zip(sigmas.tolist(), tiles.tolist(), supports.tolist(), strict=True)):
-        rows = (sigmas == sigma) & (tiles == size) & (supports == support)
-        odds[rows] = models[support].at(float(sigma), int(size))(margins[rows]).mean(axis=1)
+    for support, model in models.items():
+        rows = supports == support
+        odds[rows] = curve_odds(model, margins[rows], sigmas[rows], tiles[rows])
     return odds if recal is None else np.interp(odds, *recal)
+
+
+def curve_odds(model: ResponseModel, margins: np.ndarray, sigmas: np.ndarray, tiles: np.ndarray) -> np.ndarray:
+    """One model's odds of each row: the mean over its sampled hands of the curve of its hand and
+    tower size."""
+    odds = np.zeros(len(margins))
+    for sigma, size in set(zip(sigmas.tolist(), tiles.tolist(), strict=True)):
+        rows = (sigmas == sigma) & (tiles == size)
+        odds[rows] = model.at(float(sigma), int(size))(margins[rows]).mean(axis=1)
+    return odds
 
 
 def predict_rows(models: Models, data: dict[str, np.ndarray], recal: Knots | None = None) -> np.ndarray:
@@ -245,9 +255,7 @@ def fit_curve(margins: np.ndarray, fell: np.ndarray, sigmas: np.ndarray) -> Resp
                              float(1.0 / (1.0 + np.exp(-x[4]))), REFERENCE_SIGMA_MM, (low, high))
 
     def loss(x: np.ndarray) -> float:
-        rows = np.full(len(sigmas), SUPPORTS[0])  # one curve for every row given
-        return log_loss(predict({SUPPORTS[0]: curve_of(x)}, margins, sigmas, np.zeros(len(sigmas), dtype=int), rows),
-                        fell)
+        return log_loss(curve_odds(curve_of(x), margins, sigmas, np.zeros(len(sigmas), dtype=int)), fell)
 
     best = minimize(loss, np.array([0.1, -0.5, np.log(0.24), 1.0, -9.0]), method="Nelder-Mead",
                     options={"xatol": 1e-5, "fatol": 1e-10, "maxiter": 6000, "maxfev": 6000})

@@ -23,7 +23,7 @@ slot (so slots are compared on the same hands) and for every position; no simula
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -121,7 +121,7 @@ def default_models() -> dict[str, ResponseModel]:
     return models_of(load_json_asset("tower", "fall_odds.json"))
 
 
-def support_of(standing: Sequence[Slot], slot: Slot) -> str:
+def support_of(standing: Collection[Slot], slot: Slot) -> str:
     """``wall_on_wall`` for a wall above floor 0 whose floor below has no ceiling (it stands on the
     top edge of the wall below, statics.supports_of), ``other`` for every other tile."""
     on_wall = slot.side is not None and slot.floor > 0 and Slot(slot.floor - 1) not in standing
