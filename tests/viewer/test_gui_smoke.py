@@ -32,8 +32,10 @@ def display() -> Iterator[str]:
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} is not installed (Debian: apt-get install xvfb xdotool libgl1-mesa-dri)")
     read, write = os.pipe()
-    server = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x960x24", "-nolisten", "tcp"],
-                              pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # -noreset: by default the X server starts afresh whenever its last client leaves (here: the
+    # viewer quitting on "q"), and an xdotool call in that moment cannot open the display.
+    server = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x960x24", "-nolisten", "tcp",
+                               "-noreset"], pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(write)
     with os.fdopen(read) as pipe:
         number = pipe.readline().strip()
@@ -79,6 +81,17 @@ def _keys(env: dict[str, str], *keys: str) -> None:
         time.sleep(0.1)
         subprocess.run(["xdotool", "keyup", key], env=env, timeout=10, check=True)
         time.sleep(0.1)
+
+
+def test_the_x_server_keeps_running_when_its_last_client_leaves(display: str) -> None:
+    if shutil.which("xprop") is None:
+        pytest.skip("xprop is not installed (Debian: apt-get install x11-utils)")
+    env = {**os.environ, "DISPLAY": display}
+    # a property on the root window outlives its client only if the server did not start afresh
+    subprocess.run(["xprop", "-root", "-f", "PISA3D_MARK", "8s", "-set", "PISA3D_MARK", "still here"], env=env,
+                   timeout=10, check=True)
+    shown = subprocess.run(["xprop", "-root", "PISA3D_MARK"], env=env, capture_output=True, text=True, timeout=10)
+    assert '"still here"' in shown.stdout, shown.stdout + shown.stderr
 
 
 def test_viewer_window_follows_injected_keys(display: str, tmp_path: Path) -> None:
