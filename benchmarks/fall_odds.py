@@ -5,6 +5,7 @@
     python benchmarks/fall_odds.py --part fit --out /tmp/odds-fit      # the curve -> assets/tower/fall_odds.json
     python benchmarks/fall_odds.py --part extensions --out /tmp/odds-fit  # which terms? four-fold, fit games
     python benchmarks/fall_odds.py --part check --out /tmp/odds-fit    # model or recalibrated? four-fold, fit games
+    python benchmarks/fall_odds.py --part hands --out /tmp/odds-fit --held /tmp/odds-held  # the hand sampled: variants
     python benchmarks/fall_odds.py --part report --out /tmp/odds-held  # the calibration table (docs/tower-physics.md)
     python benchmarks/fall_odds.py --part cost --repeats 30            # every legal slot of a 48-tile position
 
@@ -76,6 +77,9 @@ BINS = [0.0, 0.01, 0.03, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.97, 1.0]
 REFERENCE_SIGMA_MM = 0.5  # the default hand's: the model's midpoint and width are quoted there
 MIDDLE_RANGE = (0.03, 0.97)  # previewed besides the random slot: every slot whose shipped odds are within this,
 MIDDLE = 0.4  # with --middle-hands hands each; when there is none, the slot whose odds are nearest this
+# Each row also stores its slot's sampled margins under these hands (the match's sigmas of position, yaw and
+# tilt times these factors, the same draws): does the referee's release spread as the sampled hands do?
+HAND_VARIANTS = {"no_tilt": (1.0, 1.0, 0.0), "narrow": (0.75, 1.0, 1.0), "wide": (1.25, 1.0, 1.0)}
 
 
 def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[str, list]:
@@ -88,16 +92,18 @@ def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[s
     sigmas = hand_sigmas(state, None)
     rows: dict[str, list] = {k: [] for k in ("hand", "table", "seed", "placed", "kind", "slot", "fell", "margins",
                                              "aimed_mm", "released_mm", "rule", "support_tilt_deg",
-                                             "tower_tilt_deg")}
+                                             "tower_tilt_deg", *(f"margins_{v}" for v in HAND_VARIANTS))}
 
     def add(kind: str, slot: Slot, fell: bool, margins: np.ndarray, aimed: float, released: float,
-            standing: int, tilts: list[float], support_tilt: float) -> None:
+            standing: int, tilts: list[float], support_tilt: float, variants: dict[str, np.ndarray]) -> None:
         for key, value in (("hand", hand), ("table", table), ("seed", seed), ("placed", standing),
                            ("kind", kind), ("slot", str(slot)), ("fell", fell), ("margins", margins),
                            ("aimed_mm", aimed * 1000.0), ("released_mm", released),
                            ("rule", f"every-middle-{middle_hands}"), ("support_tilt_deg", support_tilt),
                            ("tower_tilt_deg", max(tilts, default=0.0))):
             rows[key].append(value)
+        for variant, margins_of_variant in variants.items():
+            rows[f"margins_{variant}"].append(margins_of_variant)
 
     while not state.is_over:
         player = state.current_player
@@ -125,13 +131,20 @@ def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[s
             for _ in range(previewed[k]):
                 fell, released = preview(state, next(m for m in places if m.slot == slots[k]), pick)
                 add("preview", slots[k], fell, sampled[k], aimed[k], released, standing, tilts,
-                    support_tilt(state, slots[k], tilts))
-        played_tilt = support_tilt(state, move.slot, tilts)
+                    support_tilt(state, slots[k], tilts), variant_margins(state, slots[k], sigmas))
+        played_tilt, played_variants = support_tilt(state, move.slot, tilts), variant_margins(state, move.slot, sigmas)
         placed = state.apply(move)[0].data
         released = placed["static_margin_mm"]
         add("played", move.slot, bool(placed["fell"]), sampled[played], aimed[played],
-            np.nan if released is None else released, standing, tilts, played_tilt)
+            np.nan if released is None else released, standing, tilts, played_tilt, played_variants)
     return rows
+
+
+def variant_margins(state, slot: Slot, sigmas: tuple[float, float, float]) -> dict[str, np.ndarray]:
+    """The sampled margins (metres) of ``slot`` under each of HAND_VARIANTS (the same draws)."""
+    return {variant: slot_margins(state, [slot], tuple(s * k for s, k in zip(sigmas, scale, strict=True)),
+                                  DEFAULT_SAMPLES, DEFAULT_SEED)[1][0]
+            for variant, scale in HAND_VARIANTS.items()}
 
 
 def tile_tilts_deg(state) -> list[float]:
@@ -600,6 +613,52 @@ def check(out: Path, folds: int = 4) -> None:
         print(f"\n{name}: {summary(odds, fell)}\n" + "\n".join(calibration_table(odds, fell, games)))
 
 
+def hand_variants(out: Path, held: Path | None, folds: int = 4) -> None:
+    """Does the estimator sample the referee's hand? Each row's sampled margins under HAND_VARIANTS
+    replace its margins, and the shipped form is fitted on them: four-fold by seed inside the fit
+    games ``out`` (against the shipped margins, games resampled), then, with ``held``, each fitted on
+    all of ``out`` and scored on the held-out games. Beside it, where the statics margin of the pose
+    the referee's hand let go at falls among each row's sampled margins (uniform if the draws are the
+    referee's hand)."""
+    data = load(out)
+    fell, games, fold = data["fell"].astype(float), game_ids(data), data["seed"] % folds
+    columns = {"shipped": "margins"} | {variant: f"margins_{variant}" for variant in HAND_VARIANTS}
+    print(f"{len(fell)} verdicts of {len(games_of(data))} games, {folds}-fold by seed")
+    scored: dict[str, np.ndarray] = {}
+    for name, column in columns.items():
+        odds = np.zeros(len(fell))
+        for k in range(folds):
+            train, test = ({**{key: value[rows] for key, value in data.items()}, "margins": data[column][rows]}
+                           for rows in (fold != k, fold == k))
+            odds[fold == k] = predict_rows(fit_curve_on(train), test)
+        scored[name] = odds
+        line = f"\n{name} ({column}), out of fold: {summary(odds, fell)}"
+        if name != "shipped":
+            ll = paired_difference(row_log_loss(odds, fell), row_log_loss(scored["shipped"], fell), games)
+            line += (f"\n  log loss against the shipped margins (games resampled, 95%): {ll[0]:+.4f} "
+                     f"[{ll[1]:+.4f}, {ll[2]:+.4f}]")
+        print(line + "\n" + "\n".join(calibration_table(odds, fell, games)), flush=True)
+    print("\nwhere the released pose's margin falls among the sampled margins (share of draws below it; "
+          "uniform deciles if the draws are the referee's hand):")
+    released = data["released_mm"] / 1000.0
+    for name, column in columns.items():
+        known = np.isfinite(released)
+        ranks = (data[column][known] < released[known, None]).mean(axis=1)
+        deciles = np.histogram(ranks, bins=10, range=(0.0, 1.0))[0] / known.sum()
+        print(f"  {name:8} " + " ".join(f"{d:.3f}" for d in deciles))
+    if held is None:
+        return
+    rows = load(held)
+    held_fell, held_games = rows["fell"].astype(float), game_ids(rows)
+    print(f"\nheld out: {len(held_fell)} verdicts of {len(games_of(rows))} games, seeds "
+          f"{rows['seed'].min()}-{rows['seed'].max()}")
+    for name, column in columns.items():
+        models = fit_curve_on({**data, "margins": data[column]})
+        odds = predict_rows(models, {**rows, "margins": rows[column]})
+        print(f"\n{name} ({column}), fitted on {out}: {summary(odds, held_fell)}\n"
+              + "\n".join(calibration_table(odds, held_fell, held_games)), flush=True)
+
+
 def fit(out: Path) -> None:
     data = load(out)
     models = fit_curve_on(data)
@@ -665,7 +724,8 @@ def cost(repeats: int, compare: list[Path]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=["play", "fit", "check", "extensions", "report", "cost"], required=True)
+    parser.add_argument("--part", choices=["play", "fit", "check", "extensions", "hands", "report", "cost"],
+                        required=True)
     parser.add_argument("--out", type=Path, default=Path("/tmp/fall-odds"), help="directory of the played rows")
     parser.add_argument("--games", type=int, nargs=3, default=[30, 10, 4], metavar=("RANDOM", "MIXED", "CAREFUL"),
                         help="seeded games per hand of the random, careful+random and careful tables")
@@ -678,6 +738,7 @@ def main() -> None:
                         help="hands the referee judges each previewed slot with whose shipped odds are 3-97%%")
     parser.add_argument("--fit-out", type=Path, help="report: the rows the curve was fitted on (adds the "
                         "recalibrated variant tried)")
+    parser.add_argument("--held", type=Path, help="hands: held-out games to score each variant on")
     parser.add_argument("--compare", type=Path, nargs="*", default=[], help="report, cost: other fall_odds.json curves")
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
@@ -690,6 +751,8 @@ def main() -> None:
         check(args.out)
     elif args.part == "extensions":
         check_extensions(args.out)
+    elif args.part == "hands":
+        hand_variants(args.out, args.held)
     elif args.part == "report":
         report(args.out, args.fit_out, args.compare)
     else:
