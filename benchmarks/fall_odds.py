@@ -80,6 +80,9 @@ MIDDLE = 0.4  # with --middle-hands hands each; when there is none, the slot who
 # Each row also stores its slot's sampled margins under these hands (the match's sigmas of position, yaw and
 # tilt times these factors, the same draws): does the referee's release spread as the sampled hands do?
 HAND_VARIANTS = {"no_tilt": (1.0, 1.0, 0.0), "narrow": (0.75, 1.0, 1.0), "wide": (1.25, 1.0, 1.0)}
+# And under the plain pseudo-random draws the estimator used before fall_odds.hand_draws (pisa3d 0.4.0).
+PLAIN_DRAWS = make_rng(DEFAULT_SEED, Stream.FALL_ODDS).standard_normal((DEFAULT_SAMPLES, 5))
+VARIANT_COLUMNS = [f"margins_{v}" for v in (*HAND_VARIANTS, "plain")]
 
 
 def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[str, list]:
@@ -92,7 +95,7 @@ def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[s
     sigmas = hand_sigmas(state, None)
     rows: dict[str, list] = {k: [] for k in ("hand", "table", "seed", "placed", "kind", "slot", "fell", "margins",
                                              "aimed_mm", "released_mm", "rule", "support_tilt_deg",
-                                             "tower_tilt_deg", *(f"margins_{v}" for v in HAND_VARIANTS))}
+                                             "tower_tilt_deg", *VARIANT_COLUMNS)}
 
     def add(kind: str, slot: Slot, fell: bool, margins: np.ndarray, aimed: float, released: float,
             standing: int, tilts: list[float], support_tilt: float, variants: dict[str, np.ndarray]) -> None:
@@ -141,10 +144,12 @@ def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[s
 
 
 def variant_margins(state, slot: Slot, sigmas: tuple[float, float, float]) -> dict[str, np.ndarray]:
-    """The sampled margins (metres) of ``slot`` under each of HAND_VARIANTS (the same draws)."""
-    return {variant: slot_margins(state, [slot], tuple(s * k for s, k in zip(sigmas, scale, strict=True)),
-                                  DEFAULT_SAMPLES, DEFAULT_SEED)[1][0]
-            for variant, scale in HAND_VARIANTS.items()}
+    """The sampled margins (metres) of ``slot`` under each of HAND_VARIANTS (the same draws), and
+    under PLAIN_DRAWS (``plain``)."""
+    scaled = {variant: slot_margins(state, [slot], tuple(s * k for s, k in zip(sigmas, scale, strict=True)),
+                                    DEFAULT_SAMPLES, DEFAULT_SEED)[1][0]
+              for variant, scale in HAND_VARIANTS.items()}
+    return scaled | {"plain": slot_margins(state, [slot], sigmas, DEFAULT_SAMPLES, DEFAULT_SEED, PLAIN_DRAWS)[1][0]}
 
 
 def tile_tilts_deg(state) -> list[float]:
@@ -546,7 +551,10 @@ def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
     others = {}
     for path in compare:
         other = json.loads(path.read_text())
-        others[f"the curves of {path} ({other['fitted_on']})"] = predict_rows(compared_models(other), data)
+        # Curves fitted before hand_draws go with the plain draws they were fitted on, where the rows have them.
+        column = "margins" if "draws" in other or "margins_plain" not in data else "margins_plain"
+        others[f"the curves of {path} ({other['fitted_on']}; {column})"] = predict_rows(
+            compared_models(other), {**data, "margins": data[column]})
     if fit_out is not None:
         fitted, recal = fit_recalibrated(load(fit_out))
         others[f"the models fitted on {fit_out} then recalibrated (isotonic, out of fold)"] = predict_rows(
@@ -563,7 +571,8 @@ def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
     print("\n".join(calibration_table(odds, fell, games)))
     print(summary(odds, fell))
     for name, other in others.items():
-        print(f"(on the same rows, {name}: {summary(other, fell)})")
+        print(f"\non the same rows, {name}: {summary(other, fell)}")
+        print("\n".join(calibration_table(other, fell, games)))
     wall = np.char.startswith(data["slot"].astype(str), "W")
     groups = [(hand, data["hand"] == hand) for hand in HANDS]
     groups += [(kind, data["kind"] == kind) for kind in ("played", "preview")]
@@ -622,7 +631,7 @@ def hand_variants(out: Path, held: Path | None, folds: int = 4) -> None:
     referee's hand)."""
     data = load(out)
     fell, games, fold = data["fell"].astype(float), game_ids(data), data["seed"] % folds
-    columns = {"shipped": "margins"} | {variant: f"margins_{variant}" for variant in HAND_VARIANTS}
+    columns = {"shipped": "margins"} | {column.removeprefix("margins_"): column for column in VARIANT_COLUMNS}
     print(f"{len(fell)} verdicts of {len(games_of(data))} games, {folds}-fold by seed")
     scored: dict[str, np.ndarray] = {}
     for name, column in columns.items():
@@ -665,6 +674,7 @@ def fit(out: Path) -> None:
     path = asset_path("tower", "fall_odds.json")
     doc = json.loads(path.read_text())
     doc.update({"curves": {support: stored(model) for support, model in models.items()},
+                "draws": "stratified: the normal's quantiles, each axis in a seeded order (fall_odds.hand_draws)",
                 "fit_seeds": [int(data["seed"].min()), int(data["seed"].max())],
                 "fitted_on": f"{len(data['fell'])} referee verdicts of {len(games_of(data))} games, seeds "
                              f"{data['seed'].min()}-{data['seed'].max()}, benchmarks/fall_odds.py --part play, "
