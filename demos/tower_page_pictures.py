@@ -84,7 +84,7 @@ def main(folder: Path) -> None:
             return http_json(base, "/api/matches", {"game": "tower", "players": 2, "seats": ["human", "human"],
                                                 "seed": seed, "options": {"hand": hand}})
 
-        turn = new(28, "casual")
+        turn = new(14, "casual")
         state = play(base, turn, 30, riskiest=False, until=spans_the_scale)
         print("turn:", len(state["view"]["placements"]), "tiles,", sorted(
             round(d["fall_odds"], 3) for d in (state["details"] or {}).values()))
