@@ -146,6 +146,12 @@ def load_stored_spec(root: Path) -> dict[str, Any]:
     return _read_json(root / SPEC_FILE)
 
 
+def read_metadata(root: Path) -> dict[str, Any]:
+    """The directory's versions and runs (empty before its first run)."""
+    path = root / METADATA_FILE
+    return _read_json(path) if path.exists() else {}
+
+
 # --- writing ----------------------------------------------------------------------------------------
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import pisa3d
 from pisa3d.core.errors import OptionsError
 from pisa3d.core.match import play_match
 from pisa3d.dataset.reader import iter_scenes, read_scenes, summary
@@ -149,6 +151,21 @@ def test_resuming_rows_stored_under_another_split_rule_is_refused(built, tmp_pat
     name = table.column("scene")[0].as_py()
     with pytest.raises(OptionsError, match=rf"scene {name} is stored in split .*use a new --out directory"):
         build_dataset(spec, "x", copy, LocalRunner(workers=1))
+
+
+def test_resuming_rows_stored_by_another_pisa3d_is_refused(built, tmp_path):
+    """Another version's labels may differ (0.4.1 refitted the fall odds): one release, one version."""
+    copy = tmp_path / "other-version"
+    shutil.copytree(built, copy)
+    meta = json.loads((copy / "metadata.json").read_text())
+    assert meta["pisa3d_version"] == pisa3d.__version__
+    (copy / "metadata.json").write_text(json.dumps({**meta, "pisa3d_version": "0.4.0"}))
+    spec = validate_dataset_spec(load_stored_spec(copy)["spec"])
+    with pytest.raises(OptionsError, match=rf"made by pisa3d 0\.4\.0, this is pisa3d {re.escape(pisa3d.__version__)}, "
+                                           r".*use a new --out directory"):
+        build_dataset(spec, "x", copy, LocalRunner(workers=1))
+    same = shutil.copytree(built, tmp_path / "same-version")
+    assert build_dataset(spec, "x", same, LocalRunner(workers=1)).ran == 0  # its own version resumes
 
 
 def test_the_same_rows_from_one_worker_and_two(built, tmp_path):
