@@ -650,8 +650,8 @@ def hand_variants(out: Path, held: Path | None, folds: int = 4) -> None:
     print("\nwhere the released pose's margin falls among the sampled margins (share of draws below it; "
           "uniform deciles if the draws are the referee's hand):")
     released = data["released_mm"] / 1000.0
+    known = np.isfinite(released)
     for name, column in columns.items():
-        known = np.isfinite(released)
         ranks = (data[column][known] < released[known, None]).mean(axis=1)
         deciles = np.histogram(ranks, bins=10, range=(0.0, 1.0))[0] / known.sum()
         print(f"  {name:8} " + " ".join(f"{d:.3f}" for d in deciles))

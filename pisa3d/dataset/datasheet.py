@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..experiments.storage import METADATA_FILE
+from ..experiments.storage import read_metadata
 from .reader import summary
 
 LABELS = (
@@ -64,8 +64,7 @@ def _share(part: int, whole: int) -> str:
 def render_datasheet(root: Path) -> str:
     info = summary(root)
     spec = json.loads((root / "spec.json").read_text(encoding="utf-8"))
-    meta_path = root / METADATA_FILE
-    meta: dict[str, Any] = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
+    meta = read_metadata(root)
     settings = info["settings"]
     lines = [
         f"# Datasheet: {info['name']}",

@@ -152,7 +152,8 @@ def _check_same_pisa3d(out: Path) -> None:
 
     made_by = read_metadata(out).get("pisa3d_version")
     if committed_parts(out) and made_by != __version__:
-        raise OptionsError(f"--out {out}: its scenes were made by pisa3d {made_by}, this is pisa3d {__version__}, "
+        raise OptionsError(f"--out {out}: its scenes were made by pisa3d {made_by or '(version not recorded)'}, "
+                           f"this is pisa3d {__version__}, "
                            "whose labels may differ (the fall odds, the physics); use a new --out directory")
 
 

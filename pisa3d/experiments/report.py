@@ -20,7 +20,7 @@ import pandas as pd
 from scipy import stats
 
 from ..games import get_game
-from .storage import GAMES, METADATA_FILE, PLACEMENTS, load_stored_spec, read_table
+from .storage import GAMES, PLACEMENTS, load_stored_spec, read_metadata, read_table
 
 CONFIDENCE = 0.95
 MAX_CURVES = 10  # survival and bar plots stay readable with at most this many cells
@@ -321,7 +321,7 @@ def _write_report(root: Path, out: Path) -> Path:
     placements = read_table(root, PLACEMENTS).to_pandas()
     out.mkdir(parents=True, exist_ok=True)
     spec = stored["spec"]
-    meta = json.loads((root / METADATA_FILE).read_text()) if (root / METADATA_FILE).exists() else {}
+    meta = read_metadata(root)
     summary = cell_summary(games, placements, axes)
     summary.to_csv(out / "summary.csv", index=False)
     name = spec.get("name", root.name)
