@@ -3,7 +3,6 @@ finish, show progress, and stop cleanly on Ctrl-C with the command that resumes.
 
 from __future__ import annotations
 
-import signal
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from .batching import BATCH_SECONDS, BATCH_TRIALS
 from .spec import ExperimentSpec
+from .stopping import StopRequest
 from .storage import PLACEMENT_SCHEMA, PLACEMENTS, check_compatible, check_writable, stored_keys, writer
 from .trials import Cell, Trial, expand_trials, resolve_cells
 
@@ -25,7 +25,7 @@ class Runner(Protocol):
 
     def describe(self) -> dict[str, Any]: ...
 
-    def run(self, trials: Sequence[dict[str, Any]]) -> Iterator[dict[str, Any]]: ...
+    def run(self, trials: Sequence[dict[str, Any]], stop: StopRequest | None = None) -> Iterator[dict[str, Any]]: ...
 
 
 @dataclass
@@ -36,10 +36,6 @@ class RunSummary:
     falls: int
     status: str  # "done" or "interrupted"
     seconds: float
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
 
 
 def duration_text(seconds: float) -> str:
@@ -99,19 +95,6 @@ def _progress(name: str, console: Console, can_fall: bool) -> Progress:
     )
 
 
-def _store_the_rest(w: Any, out: Path, status: str, buffer: list[dict[str, Any]], todo: list[Trial], ran: int) -> int:
-    """Store the rows not written yet; the number of this run's trials now stored."""
-    if status != "interrupted":
-        w.write_batch(buffer)
-        return ran
-    # The stop may have come just after a batch was committed, before the loop let go of it:
-    # store only rows not on disk yet, and count what is.
-    stored = stored_keys(out)
-    fresh = [rows for rows in buffer if rows["key"] not in stored]
-    w.write_batch(fresh)
-    return len((stored | {rows["key"] for rows in fresh}) & {t.key for t in todo})
-
-
 def _planned(spec: ExperimentSpec, out: Path) -> tuple[list[Cell], list[Trial]]:
     """The spec's cells and trials, once ``out`` is known to take them (before anything is played)."""
     check_writable(out)
@@ -151,29 +134,29 @@ def run_experiment(
         progress = _progress(spec.name, console, bool(engine))
         task = progress.add_task("trials", total=len(trials), completed=already,
                                  eta=remaining_text(0, 0.0, len(todo)), falls=0)
-        # `kill PID` stops as cleanly as Ctrl-C (a run started in the background ignores Ctrl-C).
-        previous_term = signal.signal(signal.SIGTERM, _interrupt)
-        try:
-            with progress:
-                for rows in runner.run([t.to_json() for t in todo]):
-                    tally.count(rows)
-                    eta = remaining_text(tally.ran, time.perf_counter() - start, len(todo) - tally.ran)
-                    progress.update(task, advance=1, eta=eta, falls=tally.falls)
-                    tally.flush_if_due(w, batch_trials, batch_seconds)
-        except KeyboardInterrupt:
-            status = "interrupted"
-        except Exception:
-            status = "failed"  # what finished is still stored (below): a resume picks up from there
-            raise
-        finally:
-            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not lose rows
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        # Ctrl-C, and `kill PID` (a run started in the background ignores Ctrl-C), stop the run at
+        # its next result; what finished is stored.
+        with StopRequest().installed() as stop:
             try:
-                tally.ran = _store_the_rest(w, out, status, tally.buffer, todo, tally.ran)
-                w.end_run(status, tally.ran)
+                with progress:
+                    for rows in runner.run([t.to_json() for t in todo], stop):
+                        tally.count(rows)
+                        eta = remaining_text(tally.ran, time.perf_counter() - start, len(todo) - tally.ran)
+                        progress.update(task, advance=1, eta=eta, falls=tally.falls)
+                        tally.flush_if_due(w, batch_trials, batch_seconds)
+            except KeyboardInterrupt:
+                status = "interrupted"
+            except Exception:
+                status = "failed"  # what finished is still stored (below): a resume picks up from there
+                raise
             finally:
-                signal.signal(signal.SIGINT, previous)
-                signal.signal(signal.SIGTERM, previous_term)
+                if status == "done" and tally.ran < len(todo):
+                    status = "interrupted"  # the runner ended early: a stop was requested
+                # A stop only ever lands between results (or inside a game played here), so the
+                # buffer holds exactly the finished trials not stored yet; a second Ctrl-C while
+                # they are stored only sets the flag again.
+                w.write_batch(tally.buffer)
+                w.end_run(status, tally.ran)
     summary = RunSummary(len(trials), already, tally.ran, tally.falls, status, time.perf_counter() - start)
     if status == "interrupted":
         console.print(f"Interrupted: {already + tally.ran} of {len(trials)} trials stored in {out}. "

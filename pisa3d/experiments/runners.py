@@ -23,6 +23,7 @@ from ..core.record import save_record
 from ..games import get_game
 from .agents import parse_agent
 from .rows import detail_rows, game_row
+from .stopping import STOP_POLL_S, StopRequest
 
 TrialJson = dict[str, Any]
 RowsJson = dict[str, Any]  # {"key", "game": row, "placements": [rows]}
@@ -78,21 +79,24 @@ class LocalRunner:
     def describe(self) -> dict[str, Any]:
         return {"backend": "process", "workers": self.workers}
 
-    def run(self, trials: Sequence[TrialJson]) -> Iterator[RowsJson]:
+    def run(self, trials: Sequence[TrialJson], stop: StopRequest | None = None) -> Iterator[RowsJson]:
+        """Each trial's rows as it finishes; ends early, keeping nothing unfinished, once ``stop``
+        is requested."""
+        stop = stop or StopRequest()
         if self.workers == 1:  # in this process: no pool to start, and tracebacks stay readable
             for trial in trials:
-                yield self.task({**trial, **self.context}, self.records_dir)
+                with stop.interruptible():
+                    rows = self.task({**trial, **self.context}, self.records_dir)
+                yield rows
             return
         pending = list(reversed(trials))
         in_flight: set[Future[RowsJson]] = set()
         pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_worker_signals)
         try:
-            while pending or in_flight:
+            while (pending or in_flight) and not stop.requested:
                 while pending and len(in_flight) < self.workers * IN_FLIGHT_PER_WORKER:
                     in_flight.add(pool.submit(self.task, {**pending.pop(), **self.context}, self.records_dir))
-                if not in_flight:
-                    return
-                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                done, in_flight = wait(in_flight, timeout=STOP_POLL_S, return_when=FIRST_COMPLETED)
                 for future in done:
                     yield future.result()
         finally:
@@ -133,7 +137,8 @@ class RayRunner:
     def describe(self) -> dict[str, Any]:
         return {"backend": "ray", "address": self.address or "local", "workers": self.workers}
 
-    def run(self, trials: Sequence[TrialJson]) -> Iterator[RowsJson]:
+    def run(self, trials: Sequence[TrialJson], stop: StopRequest | None = None) -> Iterator[RowsJson]:
+        stop = stop or StopRequest()
         ray = self._ray()
         started_here = not ray.is_initialized()
         if started_here:
@@ -144,17 +149,16 @@ class RayRunner:
             elif self.workers:
                 kwargs["num_cpus"] = self.workers
             ray.init(**kwargs)
+            stop.retake()  # ray.init's SIGTERM handler would exit without storing what finished
         remote = ray.remote(num_cpus=1, max_retries=RAY_RETRIES_ON_NODE_LOSS, retry_exceptions=False)(self.task)
         slots = max(1, int(ray.cluster_resources().get("CPU", 1))) * IN_FLIGHT_PER_WORKER
         pending = list(reversed(trials))
         in_flight: list[Any] = []
         try:
-            while pending or in_flight:
+            while (pending or in_flight) and not stop.requested:
                 while pending and len(in_flight) < slots:
                     in_flight.append(remote.remote({**pending.pop(), **self.context}, self.records_dir))
-                if not in_flight:
-                    return
-                done, in_flight = ray.wait(in_flight, num_returns=1)
+                done, in_flight = ray.wait(in_flight, num_returns=1, timeout=STOP_POLL_S)
                 for ref in done:
                     yield self._result(ray, ref)
         finally:

@@ -27,6 +27,7 @@ from pisa3d.dataset.store import build_dataset, build_trial
 from pisa3d.experiments.run import run_experiment
 from pisa3d.experiments.runners import LocalRunner, RayRunner, play_trial
 from pisa3d.experiments.spec import load_spec, read_spec_file
+from pisa3d.experiments.stopping import StopRequest
 
 from ..dataset.helpers import dataset_rows
 from ..dataset.helpers import write_spec as write_dataset_spec
@@ -97,11 +98,11 @@ class NodeLossRunner(RayRunner):
         self.cluster, self.marks, self.marked_task = cluster, marks, task
         self.lost: list[str] = []  # the trial that was being played on the node when it went
 
-    def run(self, trials: Sequence[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    def run(self, trials: Sequence[dict[str, Any]], stop: StopRequest | None = None) -> Iterator[dict[str, Any]]:
         self.context = {**self.context, "marks": str(self.marks)}
         self.task = self.marked_task  # build_dataset sets the plain scene builder: mark it
         done: set[str] = set()
-        for rows in super().run(trials):
+        for rows in super().run(trials, stop):
             done.add(rows["key"])
             deadline = time.monotonic() + 60
             while not self.lost and time.monotonic() < deadline:
@@ -185,6 +186,27 @@ def test_a_driver_killed_and_started_again_resumes_from_what_was_stored(cluster,
     games, placements = all_rows(tmp_path / "ray")
     assert len(games) == len({g["key"] for g in games}) == 8
     assert (games, placements) == all_rows(tmp_path / "pool")
+
+
+def test_kill_pid_stops_a_ray_run_cleanly_with_the_resume_command(cluster, tmp_path):
+    """ray.init puts in a SIGTERM handler that exits at once; the run takes the signal back, so
+    `kill PID` stores what finished and says how to resume, as with the process pool."""
+    spec = write_spec(tmp_path)
+    out = tmp_path / "ray"
+    driver = subprocess.Popen([sys.executable, "-m", "pisa3d", "experiment", "run", str(spec), "--out", str(out),
+                               "--seeds", "4", "--batch", "1", "--backend", "ray", "--address", cluster.address],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 180
+    while _parts(out) < 2 and driver.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert driver.poll() is None, "the driver finished before it could be stopped; the test proves nothing"
+    driver.send_signal(signal.SIGTERM)
+    assert driver.wait(timeout=60) == 130
+    message = driver.stderr.read().decode()
+    stored = len(all_rows(out)[0])
+    assert f"Interrupted: {stored} of 8 trials stored" in message and "Resume with:" in message
+    runs = json.loads((out / "metadata.json").read_text())["runs"]
+    assert runs[-1]["status"] == "interrupted" and runs[-1]["trials_run"] == stored
 
 
 def crashing_trial(trial: dict[str, Any], records_dir: str | None = None) -> dict[str, Any]:

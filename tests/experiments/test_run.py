@@ -6,6 +6,7 @@ import io
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -123,11 +124,11 @@ def test_a_stop_keeps_finished_trials_and_the_rest_run_on_resume(tmp_path):
     loaded = load_spec(spec)
 
     class StopAfterThree(LocalRunner):
-        def run(self, trials):
-            for count, rows in enumerate(super().run(trials), start=1):
+        def run(self, trials, stop=None):
+            for count, rows in enumerate(super().run(trials, stop), start=1):
                 yield rows
                 if count == 3:
-                    raise KeyboardInterrupt  # what Ctrl-C raises in the driver
+                    os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, to the driver's own handler
 
     summary = run_experiment(loaded.spec, loaded.source, out, StopAfterThree(1), resume_command="RESUME-ME")
     assert summary.status == "interrupted" and len(stored_keys(out)) == 3
@@ -138,8 +139,8 @@ def test_a_stop_keeps_finished_trials_and_the_rest_run_on_resume(tmp_path):
 
 
 def test_a_stop_right_after_a_batch_is_stored_keeps_each_row_once(tmp_path, monkeypatch):
-    """Ctrl-C may land anywhere, also just after a batch was committed and before the driver let
-    go of it: the rows are then stored once, and the message counts what is on disk."""
+    """Ctrl-C may land just after a batch was committed, before the driver let go of it: the rows
+    are then stored once, and the message counts what is on disk."""
     out = tmp_path / "exp"
     commit = storage.ExperimentWriter.write_batch
     stops = iter([False, True])  # the second batch's commit is followed at once by Ctrl-C
@@ -147,7 +148,7 @@ def test_a_stop_right_after_a_batch_is_stored_keeps_each_row_once(tmp_path, monk
     def commit_then_stop(self, results):
         commit(self, results)
         if results and next(stops, False):
-            raise KeyboardInterrupt
+            os.kill(os.getpid(), signal.SIGINT)
 
     monkeypatch.setattr(storage.ExperimentWriter, "write_batch", commit_then_stop)
     console = Console(file=io.StringIO(), width=200)
@@ -233,8 +234,8 @@ def test_progress_bar_says_the_cost_from_the_first_trial(tmp_path):
     import time
 
     class SlowTrials(LocalRunner):  # real games, each taking a little longer than the bar's refresh
-        def run(self, trials):
-            for rows in super().run(trials):
+        def run(self, trials, stop=None):
+            for rows in super().run(trials, stop):
                 time.sleep(0.4)
                 yield rows
 
