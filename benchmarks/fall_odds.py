@@ -3,6 +3,7 @@
     nice python benchmarks/fall_odds.py --part play --out /tmp/odds-fit --first-seed 0      # fit games
     nice python benchmarks/fall_odds.py --part play --out /tmp/odds-held --first-seed 1000  # held-out games
     python benchmarks/fall_odds.py --part fit --out /tmp/odds-fit      # the curve -> assets/tower/fall_odds.json
+    python benchmarks/fall_odds.py --part recalibrate --out /tmp/odds-fit --held /tmp/odds-held  # a map after it?
     python benchmarks/fall_odds.py --part extensions --out /tmp/odds-fit  # which terms? four-fold, fit games
     python benchmarks/fall_odds.py --part check --out /tmp/odds-fit    # model or recalibrated? four-fold, fit games
     python benchmarks/fall_odds.py --part hands --out /tmp/odds-fit --held /tmp/odds-held  # the hand sampled: variants
@@ -28,7 +29,11 @@ cross-validation inside the fit games only. --part fit fits the shipped form, ea
 curve on its own rows (docs/tower-physics.md, "Fall odds" and "Extensions tried").
 
 Fit and report: the model is fitted on one set of games (its seeds are stored in the asset,
-``fit_seeds``); the report scores it on another set and refuses rows of a fitted seed. Bins of
+``fit_seeds``); the report scores it on another set and refuses rows of a fitted seed.
+The report also simulates what a perfectly calibrated estimator would show on the same rows (each
+verdict drawn with the odds predicted): how large its largest bin gap gets by chance alone, so a
+miss can be told from noise. Recalibrate: a four-fold check of a beta calibration map after the
+curves, fitted on odds the curves were not fitted on (tried, not shipped). Bins of
 predicted odds against the observed fall rate with 95% intervals (Wilson, and from resampling
 whole games, as a game's rows share a tower); the Brier score against that of the best constant
 (the observed base rate), for scale; per hand, played or previewed, wall or ceiling.
@@ -39,7 +44,11 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.optimize import isotonic_regression, minimize
@@ -77,6 +86,7 @@ BINS = [0.0, 0.01, 0.03, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.97, 1.0]
 REFERENCE_SIGMA_MM = 0.5  # the default hand's: the model's midpoint and width are quoted there
 MIDDLE_RANGE = (0.03, 0.97)  # previewed besides the random slot: every slot whose shipped odds are within this,
 MIDDLE = 0.4  # with --middle-hands hands each; when there is none, the slot whose odds are nearest this
+MIDDLE_PASS = (0.2, 0.97)  # --part middle: slots whose shipped odds lie here, the bins of the fewest rows
 # Each row also stores its slot's sampled margins under these hands (the match's sigmas of position, yaw and
 # tilt times these factors, the same draws): does the referee's release spread as the sampled hands do?
 HAND_VARIANTS = {"no_tilt": (1.0, 1.0, 0.0), "narrow": (0.75, 1.0, 1.0), "wide": (1.25, 1.0, 1.0)}
@@ -85,13 +95,24 @@ PLAIN_DRAWS = make_rng(DEFAULT_SEED, Stream.FALL_ODDS).standard_normal((DEFAULT_
 VARIANT_COLUMNS = [f"margins_{v}" for v in (*HAND_VARIANTS, "plain")]
 
 
-def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[str, list]:
-    """One seeded game; the rows of every referee verdict in it."""
+def seeded_game(hand: str, table: str, seed: int) -> tuple[Any, Callable[[], Any]]:
+    """The start of one seeded game and what chooses its next move (the same moves on every run)."""
     options = GAME.options({"hand": hand, "record_trajectories": False})
     state, _ = GAME.new_game(4, seed, options)
     kinds = TABLES[table]
     agents = [build_agent(GAME, kinds[(seat + seed) % len(kinds)], seat, options) for seat in range(4)]
     rngs = [make_rng(seed, Stream.AGENTS, seat) for seat in range(4)]
+
+    def choose() -> Any:
+        player = state.current_player
+        return agents[player].choose(state.view(player), state.legal_moves(), rngs[player])
+
+    return state, choose
+
+
+def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[str, list]:
+    """One seeded game; the rows of every referee verdict in it."""
+    state, choose = seeded_game(hand, table, seed)
     sigmas = hand_sigmas(state, None)
     rows: dict[str, list] = {k: [] for k in ("hand", "table", "seed", "placed", "kind", "slot", "fell", "margins",
                                              "aimed_mm", "released_mm", "rule", "support_tilt_deg",
@@ -109,9 +130,8 @@ def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[s
             rows[f"margins_{variant}"].append(margins_of_variant)
 
     while not state.is_over:
-        player = state.current_player
         legal = state.legal_moves()
-        move = agents[player].choose(state.view(player), legal, rngs[player])
+        move = choose()
         if not isinstance(move, PlaceMove):
             state.apply(move)
             continue
@@ -140,6 +160,37 @@ def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[s
         released = placed["static_margin_mm"]
         add("played", move.slot, bool(placed["fell"]), sampled[played], aimed[played],
             np.nan if released is None else released, standing, tilts, played_tilt, played_variants)
+    return rows
+
+
+def play_middle_game(hand: str, table: str, seed: int, hands: int) -> dict[str, list]:
+    """The same seeded game again, every legal slot of every position whose shipped odds lie within
+    MIDDLE_PASS judged by the referee with ``hands`` more hands (a preview stream of its own, so no
+    verdict repeats one of ``play_game``'s). The middle of the odds is where a bin's rows are few
+    and its observed rate noisy; rows chosen by their statics alone keep each bin's rate unbiased."""
+    state, choose = seeded_game(hand, table, seed)
+    sigmas = hand_sigmas(state, None)
+    rows: dict[str, list] = {k: [] for k in ("hand", "table", "seed", "placed", "kind", "slot", "fell", "margins",
+                                             "aimed_mm", "released_mm", "rule", "support")}
+    while not state.is_over:
+        legal, move = state.legal_moves(), choose()
+        places = [m for m in legal if isinstance(m, PlaceMove)]
+        if isinstance(move, PlaceMove):
+            slots = list(dict.fromkeys(m.slot for m in places))
+            aimed, sampled = slot_margins(state, slots, sigmas, DEFAULT_SAMPLES, DEFAULT_SEED)
+            odds = slot_odds(state, slots, sampled, sigmas)
+            standing = {p.slot for p in state.placements}
+            pick = make_rng(seed, Stream.FALL_ODDS_PREVIEW, len(state.placements), 1)
+            for k in (k for k, p in enumerate(odds) if MIDDLE_PASS[0] <= p < MIDDLE_PASS[1]):
+                for _ in range(hands):
+                    fell, released = preview(state, next(m for m in places if m.slot == slots[k]), pick)
+                    for key, value in (("hand", hand), ("table", table), ("seed", seed),
+                                       ("placed", len(standing)), ("kind", "middle"), ("slot", str(slots[k])),
+                                       ("fell", fell), ("margins", sampled[k]), ("aimed_mm", aimed[k] * 1000.0),
+                                       ("released_mm", released), ("rule", f"middle-{hands}"),
+                                       ("support", support_of(standing, slots[k]))):
+                        rows[key].append(value)
+        state.apply(move)
     return rows
 
 
@@ -177,17 +228,17 @@ def preview(state, move: PlaceMove, hand: np.random.Generator) -> tuple[bool, fl
 
 
 def play(out: Path, games: dict[str, int], first_seed: int, hands: list[str], backwards: bool = False,
-         middle_hands: int = 1) -> None:
+         middle_hands: int = 1, middle_pass: bool = False) -> None:
     out.mkdir(parents=True, exist_ok=True)
     # Hands and tables interleaved, so that a run stopped early still has every hand and table.
     order = [(hand, table, first_seed + k) for k in range(max(games.values())) for table, count in games.items()
              if k < count for hand in hands]
     for hand, table, seed in reversed(order) if backwards else order:
-        path = out / f"{hand}-{table}-{seed}.npz"
+        path = out / f"{hand}-{table}-{seed}{'-middle' if middle_pass else ''}.npz"
         if path.exists():
             continue  # resumes where it stopped
         start = time.process_time()
-        rows = play_game(hand, table, seed, middle_hands)
+        rows = (play_middle_game if middle_pass else play_game)(hand, table, seed, middle_hands)
         np.savez(path, **{k: np.array(v) for k, v in rows.items()})
         print(f"{hand:8} {table:15} seed {seed:3}: {len(rows['fell']):3} verdicts, "
               f"{sum(rows['fell'])} falls, {time.process_time() - start:.1f} s CPU", flush=True)
@@ -198,7 +249,8 @@ def load(out: Path) -> dict[str, np.ndarray]:
     columns every game has (games played before the tilt columns lack them)."""
     parts = [dict(np.load(p)) for p in sorted(out.glob("*.npz"))]
     for part in parts:
-        part["support"] = supports_of_rows(part)
+        if "support" not in part:  # the middle pass stores it; a game's own rows tell it
+            part["support"] = supports_of_rows(part)
     shared = [k for k in parts[0] if all(k in p for p in parts)]
     return {k: np.concatenate([p[k] for p in parts]) for k in shared}
 
@@ -226,21 +278,22 @@ def sigma_mm(data: dict[str, np.ndarray]) -> np.ndarray:
     return np.array([hand_noise(str(h))["noise_position_mm"] for h in hands])[index]
 
 
-Knots = tuple[np.ndarray, np.ndarray]  # a monotone piecewise-linear map of odds to fall rates (tried, not shipped)
+Recalibration = Callable[[np.ndarray], np.ndarray]  # a monotone map of the curves' odds (tried, not shipped)
 
 
 Models = dict[str, ResponseModel]  # by support, as fall_odds.default_models()
 
 
 def predict(models: Models, margins: np.ndarray, sigmas: np.ndarray, tiles: np.ndarray, supports: np.ndarray,
-            recal: Knots | None = None) -> np.ndarray:
-    """The estimator's odds of each row, as fall_odds gives them: the mean over its sampled hands of
-    the curve of its support, hand and tower size (then, for the variant tried, a recalibration map)."""
+            recal: Recalibration | None = None) -> np.ndarray:
+    """The estimator's odds of each row, as fall_odds gives them with these curves and this map: the
+    mean over its sampled hands of the curve of its support, hand and tower size, then ``recal``
+    (none: the plain mean)."""
     odds = np.zeros(len(margins))
     for support, model in models.items():
         rows = supports == support
         odds[rows] = curve_odds(model, margins[rows], sigmas[rows], tiles[rows])
-    return odds if recal is None else np.interp(odds, *recal)
+    return odds if recal is None else recal(odds)
 
 
 def curve_odds(model: ResponseModel, margins: np.ndarray, sigmas: np.ndarray, tiles: np.ndarray) -> np.ndarray:
@@ -253,7 +306,7 @@ def curve_odds(model: ResponseModel, margins: np.ndarray, sigmas: np.ndarray, ti
     return odds
 
 
-def predict_rows(models: Models, data: dict[str, np.ndarray], recal: Knots | None = None) -> np.ndarray:
+def predict_rows(models: Models, data: dict[str, np.ndarray], recal: Recalibration | None = None) -> np.ndarray:
     """``predict`` of the rows of ``data``."""
     return predict(models, data["margins"], sigma_mm(data), data["placed"], data["support"], recal)
 
@@ -280,9 +333,9 @@ def fit_curve(margins: np.ndarray, fell: np.ndarray, sigmas: np.ndarray) -> Resp
     return curve_of(best.x)
 
 
-def fit_recalibration(odds: np.ndarray, fell: np.ndarray) -> Knots:
-    """Isotonic regression of the verdicts on out-of-fold odds, as knots at each block's mean odds,
-    anchored at (0, 0) and (1, 1)."""
+def fit_recalibration(odds: np.ndarray, fell: np.ndarray) -> Recalibration:
+    """Isotonic regression of the verdicts on out-of-fold odds (tried, not shipped), as a
+    piecewise-linear map through knots at each block's mean odds, anchored at (0, 0) and (1, 1)."""
     values, index = np.unique(odds, return_inverse=True)
     counts = np.bincount(index)
     iso = isotonic_regression(np.bincount(index, weights=fell) / counts, weights=counts)
@@ -291,7 +344,7 @@ def fit_recalibration(odds: np.ndarray, fell: np.ndarray) -> Knots:
         w = counts[start:stop]
         knots_x.append(float((values[start:stop] * w).sum() / w.sum()))
         knots_y.append(float(iso.x[start]))
-    return np.array([*knots_x, 1.0]), np.array([*knots_y, 1.0])
+    return partial(np.interp, xp=np.array([*knots_x, 1.0]), fp=np.array([*knots_y, 1.0]))
 
 
 def fit_curve_on(data: dict[str, np.ndarray]) -> Models:
@@ -301,7 +354,7 @@ def fit_curve_on(data: dict[str, np.ndarray]) -> Models:
             for support, rows in ((support, data["support"] == support) for support in SUPPORTS)}
 
 
-def fit_recalibrated(data: dict[str, np.ndarray]) -> tuple[Models, Knots]:
+def fit_recalibrated(data: dict[str, np.ndarray]) -> tuple[Models, Recalibration]:
     """The variant tried: the model on all rows, then the map from the model's out-of-fold odds
     (two-fold by game seed within these rows) to the verdicts."""
     fell, fold = data["fell"].astype(float), data["seed"] % 2
@@ -311,6 +364,84 @@ def fit_recalibrated(data: dict[str, np.ndarray]) -> tuple[Models, Knots]:
         models = fit_curve_on({key: value[train] for key, value in data.items()})
         oof[test] = predict_rows(models, {key: value[test] for key, value in data.items()})
     return fit_curve_on(data), fit_recalibration(oof, fell)
+
+
+@dataclass(frozen=True)
+class BetaMap:
+    """Beta calibration (Kull, Silva Filho and Flach, 2017) of the curves' odds p:
+    ``logit p' = a ln p - b ln(1 - p) + c``; monotone for a, b >= 0, no change at a = b = 1, c = 0."""
+
+    a: float
+    b: float
+    c: float
+
+    def __call__(self, odds: np.ndarray) -> np.ndarray:
+        p = np.clip(odds, 1e-12, 1.0 - 1e-12)
+        return expit(self.a * np.log(p) - self.b * np.log1p(-p) + self.c)
+
+
+def fit_beta_map(odds: np.ndarray, fell: np.ndarray) -> BetaMap:
+    """The beta map of least log loss of the verdicts given the odds, a and b held at 0 or more."""
+    def loss(x: np.ndarray) -> float:
+        return log_loss(BetaMap(*x)(odds), fell)
+
+    best = minimize(loss, np.array([1.0, 1.0, 0.0]), method="L-BFGS-B", bounds=[(0.0, None), (0.0, None), (None, None)])
+    return BetaMap(*(float(v) for v in best.x))
+
+
+def out_of_sample_odds(fit_rows: dict[str, np.ndarray], held_rows: dict[str, np.ndarray],
+                       folds: int = 4) -> np.ndarray:
+    """The shipped curves' odds on rows they were not fitted on, without a map: the fit games' out of
+    fold (the shipped form fitted on the other folds of the fit games, by seed), then the held-out
+    games' (the shipped curves). Fitted on both, a map learns how the curves err away from their own rows."""
+    fold = fit_rows["seed"] % folds
+    odds = np.zeros(len(fold))
+    for k in range(folds):
+        train, test = ({key: value[rows] for key, value in fit_rows.items()} for rows in (fold != k, fold == k))
+        odds[fold == k] = predict_rows(fit_curve_on(train), test)
+    return np.concatenate([odds, predict_rows(default_models(), held_rows)])
+
+
+def recalibrate(out: Path, held: Path, folds: int = 4) -> None:
+    """Would a beta map after the shipped curves calibrate better? Four-fold by seed over the fit
+    games ``out`` and the held-out games ``held`` together: a map fitted on three folds' odds (odds
+    the curves were not fitted on) scored on the fourth, against the curves alone. The rule it was
+    judged by (docs/tower-physics.md, "A map after the curves"): a smaller largest bin gap, and a
+    log-loss difference whose 95% interval does not lie above zero."""
+    doc = json.loads(asset_path("tower", "fall_odds.json").read_text())
+    fit_rows, held_rows = load(out), load(held)
+    low, high = doc["fit_seeds"]
+    if fit_rows["seed"].min() != low or fit_rows["seed"].max() != high:
+        raise SystemExit(f"{out} holds seeds {fit_rows['seed'].min()}-{fit_rows['seed'].max()}; the shipped curves "
+                         f"were fitted on {low}-{high}: --out must be the games they were fitted on")
+    if np.any((held_rows["seed"] >= low) & (held_rows["seed"] <= high)):
+        raise SystemExit(f"{held} holds games of seeds {low}-{high}, which the curves were fitted on")
+    odds = out_of_sample_odds(fit_rows, held_rows, folds)
+    fell = np.concatenate([fit_rows["fell"], held_rows["fell"]]).astype(float)
+    seeds = np.concatenate([fit_rows["seed"], held_rows["seed"]])
+    games = np.concatenate([game_ids(fit_rows), game_ids(held_rows)])
+    print(f"{len(fell)} verdicts of {len(np.unique(games))} games ({out}: out of fold; {held}: the shipped curves)")
+    mapped = np.zeros(len(fell))
+    for k in range(folds):
+        test = seeds % folds == k
+        mapped[test] = fit_beta_map(odds[~test], fell[~test])(odds[test])
+    ll = paired_difference(row_log_loss(mapped, fell), row_log_loss(odds, fell), games)
+    bs = paired_difference((mapped - fell) ** 2, (odds - fell) ** 2, games)
+    for name, scored in (("the curves alone", odds), (f"the curves, then a map fitted on the other folds ({folds}-fold "
+                                                       "by seed)", mapped)):
+        print(f"\n{name}: {summary(scored, fell)}\n" + "\n".join(calibration_table(scored, fell, games)))
+    print(f"\nthe map against the curves alone (games resampled, 95%): log loss {ll[0]:+.4f} [{ll[1]:+.4f}, "
+          f"{ll[2]:+.4f}], Brier {bs[0]:+.5f} [{bs[1]:+.5f}, {bs[2]:+.5f}]")
+    gaps = [largest_gap(scored, fell) for scored in (mapped, odds)]
+    passed = gaps[0] < gaps[1] and ll[2] <= 0.0
+    odds_map = fit_beta_map(odds, fell)
+    print(f"\nthe rule (a smaller largest gap, {100 * gaps[0]:.1f} against {100 * gaps[1]:.1f} points, and a log-loss "
+          f"interval not above zero): {'passed' if passed else 'failed'}\nthe map fitted on every row: {odds_map}\n"
+          "| curves' odds | " + " | ".join(f"{p:.2f}" for p in MAP_SHOWN) + " |\n|---|" + "---:|" * len(MAP_SHOWN)
+          + "\n| mapped | " + " | ".join(f"{q:.3f}" for q in odds_map(np.array(MAP_SHOWN))) + " |")
+
+
+MAP_SHOWN = (0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)  # odds the map is quoted at
 
 
 # Extensions of the curve tried (issue 21): each term moves the midpoint by ``a f`` (mm) and scales the width
@@ -526,13 +657,55 @@ def game_ids(data: dict[str, np.ndarray]) -> np.ndarray:
                        data["seed"].astype(str))
 
 
+GOAL_ROWS, GOAL_GAP = 50, 0.05  # issue 21's goal: every bin of 50 or more placements within 5 points
+
+
+def goal_bins(odds: np.ndarray) -> list[np.ndarray]:
+    """The rows of each bin the goal counts (50 or more placements)."""
+    which = _bin_of(odds)
+    return [rows for rows in (which == b for b in range(len(BINS) - 1)) if rows.sum() >= GOAL_ROWS]
+
+
+def largest_gap(odds: np.ndarray, fell: np.ndarray) -> float:
+    """The largest |mean predicted - observed| over the bins the goal counts."""
+    return max((abs(odds[rows].mean() - fell[rows].mean()) for rows in goal_bins(odds)), default=0.0)
+
+
+def calibrated_gaps(odds: np.ndarray, draws: int = 2000, copies: int = 1) -> np.ndarray:
+    """The largest bin gap a perfectly calibrated estimator would show on these rows (``copies`` times
+    as many of them): each verdict drawn with the odds predicted, ``draws`` times (seeded). How large
+    a gap chance alone makes, so that a miss can be told from noise."""
+    odds = np.tile(odds, copies)
+    rng, gaps = np.random.default_rng(21), np.zeros(draws)
+    for rows in goal_bins(odds):
+        p = odds[rows]
+        for start in range(0, draws, 200):  # a few hundred draws at a time: a bin can hold 100,000 rows
+            chunk = min(200, draws - start)
+            fell = (rng.random((chunk, len(p))) < p).mean(axis=1)
+            gaps[start:start + chunk] = np.maximum(gaps[start:start + chunk], np.abs(p.mean() - fell))
+    return gaps
+
+
+def chance_of_the_goal(odds: np.ndarray, fell: np.ndarray) -> list[str]:
+    """This estimator's largest gap against what a calibrated one would show on the same rows, and
+    how often a calibrated one would meet the goal with these rows and with more games like them."""
+    gap, gaps = largest_gap(odds, fell), calibrated_gaps(odds)
+    lines = [f"a perfectly calibrated estimator on these rows (every verdict drawn with its odds, {len(gaps)} draws): "
+             f"largest gap median {100 * np.median(gaps):.1f} points, 95% of draws up to "
+             f"{100 * np.quantile(gaps, 0.95):.1f}; a gap of {100 * gap:.1f} or more in "
+             f"{100 * (gaps >= gap).mean():.0f}% of draws"]
+    for copies in (1, 2, 4, 8):
+        chance = (calibrated_gaps(odds, 400 if copies > 1 else len(gaps), copies) <= GOAL_GAP).mean()
+        lines.append(f"  it meets the goal (every bin of {GOAL_ROWS}+ within {100 * GOAL_GAP:.0f} points) with "
+                     f"{copies} times these games: {100 * chance:.0f}% of draws")
+    return lines
+
+
 def summary(odds: np.ndarray, fell: np.ndarray) -> str:
     score, constant = brier(odds, fell)
-    gaps = [abs(odds[_bin_of(odds) == b].mean() - fell[_bin_of(odds) == b].mean())
-            for b in range(len(BINS) - 1) if (_bin_of(odds) == b).sum() >= 50]
     return (f"log loss {log_loss(odds, fell):.4f}, Brier {score:.4f} (best constant {fell.mean():.3f}: "
-            f"{constant:.4f}); largest gap of a bin with 50 or more placements {100 * max(gaps, default=0.0):.1f} "
-            f"points ({len(gaps)} such bins)")
+            f"{constant:.4f}); largest gap of a bin with {GOAL_ROWS} or more placements "
+            f"{100 * largest_gap(odds, fell):.1f} points ({len(goal_bins(odds))} such bins)")
 
 
 def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
@@ -570,12 +743,13 @@ def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
     print(f"preview rules (games): {rules}")
     print("\n".join(calibration_table(odds, fell, games)))
     print(summary(odds, fell))
+    print("\n".join(chance_of_the_goal(odds, fell)))
     for name, other in others.items():
         print(f"\non the same rows, {name}: {summary(other, fell)}")
         print("\n".join(calibration_table(other, fell, games)))
     wall = np.char.startswith(data["slot"].astype(str), "W")
     groups = [(hand, data["hand"] == hand) for hand in HANDS]
-    groups += [(kind, data["kind"] == kind) for kind in ("played", "preview")]
+    groups += [(kind, data["kind"] == kind) for kind in ("played", "preview", "middle") if (data["kind"] == kind).any()]
     groups += [("walls", wall), ("ceilings", ~wall)]
     groups += [(support, data["support"] == support) for support in SUPPORTS]
     for name, sel in groups:
@@ -734,7 +908,8 @@ def cost(repeats: int, compare: list[Path]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=["play", "fit", "check", "extensions", "hands", "report", "cost"],
+    parser.add_argument("--part", choices=["play", "middle", "fit", "recalibrate", "check", "extensions", "hands",
+                                           "report", "cost"],
                         required=True)
     parser.add_argument("--out", type=Path, default=Path("/tmp/fall-odds"), help="directory of the played rows")
     parser.add_argument("--games", type=int, nargs=3, default=[30, 10, 4], metavar=("RANDOM", "MIXED", "CAREFUL"),
@@ -748,15 +923,20 @@ def main() -> None:
                         help="hands the referee judges each previewed slot with whose shipped odds are 3-97%%")
     parser.add_argument("--fit-out", type=Path, help="report: the rows the curve was fitted on (adds the "
                         "recalibrated variant tried)")
-    parser.add_argument("--held", type=Path, help="hands: held-out games to score each variant on")
+    parser.add_argument("--held", type=Path, help="hands: held-out games to score each variant on; recalibrate: "
+                        "held-out games the map is checked on beside the fit games")
     parser.add_argument("--compare", type=Path, nargs="*", default=[], help="report, cost: other fall_odds.json curves")
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
-    if args.part == "play":
+    if args.part in ("play", "middle"):
         play(args.out, dict(zip(TABLES, args.games, strict=True)), args.first_seed, args.hands, args.backwards,
-             args.middle_hands)
+             args.middle_hands, args.part == "middle")
     elif args.part == "fit":
         fit(args.out)
+    elif args.part == "recalibrate":
+        if args.held is None:
+            parser.error("--part recalibrate needs --held: held-out games the shipped curves were not fitted on")
+        recalibrate(args.out, args.held)
     elif args.part == "check":
         check(args.out)
     elif args.part == "extensions":
