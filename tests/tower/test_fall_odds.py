@@ -171,6 +171,7 @@ def calibration_benchmark():
     """benchmarks/fall_odds.py as a module (the scripts are not a package)."""
     spec = importlib.util.spec_from_file_location("fall_odds_benchmark", ROOT / "benchmarks" / "fall_odds.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -293,3 +294,46 @@ def test_the_benchmark_counts_falls_by_released_margin_for_each_support_and_hand
     assert rows[("| other", "casual")].endswith("| 1 / 1 | 0 / 0 | 0 / 0 |")
     assert rows[("| other", "steady")].endswith("| 0 / 0 | 0 / 0 | 0 / 0 |")
     assert len(rows) == len(bench.SUPPORTS) * len(bench.HANDS)
+
+
+def test_the_middle_pass_replays_the_same_game_and_judges_only_its_middle_slots():
+    """--part middle plays the seeded game again (the same positions, so the same sampled margins)
+    and judges every slot whose shipped odds lie in MIDDLE_PASS with the hands asked for, drawn from
+    a stream of its own (not the first pass's verdicts again)."""
+    bench = calibration_benchmark()
+    first = bench.play_game("casual", "random", 103, middle_hands=2)  # a short game with a 20-97% slot
+    middle = bench.play_middle_game("casual", "random", 103, hands=3)
+    assert middle["fell"] and len(middle["fell"]) % 3 == 0
+    margins = {(n, s): m for n, s, m in zip(first["placed"], first["slot"], first["margins"], strict=True)}
+    seen = [(n, s) for n, s in zip(middle["placed"], middle["slot"], strict=True) if (n, s) in margins]
+    assert seen  # the middle slots the first pass previewed are the same positions' slots
+    for n, s, m in zip(middle["placed"], middle["slot"], middle["margins"], strict=True):
+        if (n, s) in margins:
+            assert np.array_equal(m, margins[(n, s)])
+    odds = bench.predict(default_models(), np.array(middle["margins"]), np.full(len(middle["fell"]), 1.0),
+                         np.array(middle["placed"]), np.array(middle["support"]))
+    assert ((odds >= bench.MIDDLE_PASS[0]) & (odds < bench.MIDDLE_PASS[1])).all()
+    assert set(middle["kind"]) == {"middle"} and set(middle["rule"]) == {"middle-3"}
+
+
+def test_the_simulated_calibrated_estimator_matches_the_binomial_chance_of_the_goal():
+    """calibrated_gaps draws each verdict with its odds: for 50 rows at 50% the chance the bin lands
+    within 5 points is the binomial's, P(23 <= falls <= 27) = 0.520; with 8 times the rows,
+    P(180 <= falls <= 220) = 0.960."""
+    bench = calibration_benchmark()
+    odds = np.full(50, 0.5)
+    gaps = bench.calibrated_gaps(odds, draws=4000)
+    assert (gaps <= 0.05).mean() == pytest.approx(0.520, abs=0.03)
+    assert (bench.calibrated_gaps(odds, draws=2000, copies=8) <= 0.05).mean() == pytest.approx(0.960, abs=0.02)
+    assert bench.calibrated_gaps(np.full(40, 0.5), draws=10).max() == 0.0  # fewer than 50 rows: no bin counts
+
+
+def test_the_beta_map_fit_recovers_a_known_map():
+    bench = calibration_benchmark()
+    rng = np.random.default_rng(5)
+    odds = rng.uniform(0.01, 0.99, 200_000)
+    truth = bench.BetaMap(0.8, 1.5, -0.3)
+    fell = (rng.random(len(odds)) < truth(odds)).astype(float)
+    fitted = bench.fit_beta_map(odds, fell)
+    assert [fitted.a, fitted.b, fitted.c] == pytest.approx([0.8, 1.5, -0.3], abs=0.06)
+    assert np.allclose(bench.BetaMap(1.0, 1.0, 0.0)(odds), odds)  # a = b = 1, c = 0 changes nothing
