@@ -25,7 +25,7 @@ from ..core.errors import OptionsError
 from ..core.rng import Stream, make_rng
 from ..experiments.batching import DATASET_BATCH_GAMES
 from ..experiments.run import Runner, RunSummary, run_experiment
-from ..experiments.storage import committed_parts, is_experiment_dir, load_stored_spec, read_metadata
+from ..experiments.storage import check_same_pisa3d, is_experiment_dir, load_stored_spec
 from ..games import get_game
 from ..games.tower.setup import build_setup
 from .reader import read_scenes
@@ -141,20 +141,8 @@ def check_same_settings(out: Path, spec: DatasetSpec) -> None:
         raise OptionsError(f"--out {out}: the stored dataset has other {', '.join(changed)} "
                            f"({', '.join(f'{k}={json.dumps(theirs.get(k))}' for k in changed)}); "
                            "use a new --out directory for other settings")
-    _check_same_pisa3d(out)
+    check_same_pisa3d(out, "scenes", "whose labels may differ (the fall odds, the physics)")
     _check_same_split_rule(out, spec.dataset)
-
-
-def _check_same_pisa3d(out: Path) -> None:
-    """Rows stored by another pisa3d may carry other labels (0.4.1 refitted the fall odds), and a
-    release must be one version's."""
-    from .. import __version__
-
-    made_by = read_metadata(out).get("pisa3d_version")
-    if committed_parts(out) and made_by != __version__:
-        raise OptionsError(f"--out {out}: its scenes were made by pisa3d {made_by or '(version not recorded)'}, "
-                           f"this is pisa3d {__version__}, "
-                           "whose labels may differ (the fall odds, the physics); use a new --out directory")
 
 
 def _check_same_split_rule(out: Path, settings: DatasetSettings) -> None:

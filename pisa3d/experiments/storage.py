@@ -180,6 +180,7 @@ def check_compatible(root: Path, game: str, cells: Sequence[Cell]) -> None:
     if stored["spec"]["game"] != game:
         raise OptionsError(f"{root} holds a {stored['spec']['game']} experiment, this spec is for {game}; "
                            "use another --out directory")
+    check_same_pisa3d(root, "games", "whose games may be played or judged otherwise (the physics, the bots)")
     keys_cells = {c["id"] for c in stored["cells"]}
     used = set(read_table(root, GAMES).column("cell").to_pylist()) & keys_cells
     new_ids = {c.id for c in cells}
@@ -189,6 +190,17 @@ def check_compatible(root: Path, game: str, cells: Sequence[Cell]) -> None:
             continue
         raise OptionsError(f"{root}: {_what_changed(old, new_cells)}; stored games were played otherwise. "
                            "Use a new --out directory for changed conditions")
+
+
+def check_same_pisa3d(root: Path, rows: str, why: str) -> None:
+    """Refuse to add rows to a directory whose stored rows another pisa3d made: one directory's
+    table is one version's (``rows`` names them, ``why`` says what another version may change)."""
+    from .. import __version__
+
+    made_by = read_metadata(root).get("pisa3d_version")
+    if committed_parts(root) and made_by != __version__:
+        raise OptionsError(f"--out {root}: its {rows} were made by pisa3d {made_by or '(version not recorded)'}, "
+                           f"this is pisa3d {__version__}, {why}; use a new --out directory")
 
 
 def _what_changed(old: Mapping[str, Any], new_cells: Sequence[Mapping[str, Any]]) -> str:

@@ -100,6 +100,27 @@ def test_a_changed_engine_parameter_is_named_by_itself(tmp_path):
     assert "solver_iterations" not in message and "\n" not in message
 
 
+def test_resuming_games_stored_by_another_pisa3d_is_refused(tmp_path):
+    """One directory's table is one version's: another pisa3d may judge the same trial otherwise."""
+    spec = write_spec(tmp_path)
+    out = tmp_path / "exp"
+    _run(spec, out, overrides=["seeds=1"])
+    before = stored_rows(out)
+    meta_path = out / storage.METADATA_FILE
+    meta = json.loads(meta_path.read_text())
+    meta_path.write_text(json.dumps({**meta, "pisa3d_version": "0.4.0"}))
+    with pytest.raises(OptionsError, match=rf"its games were made by pisa3d 0\.4\.0, this is pisa3d "
+                                           rf"{re.escape(__version__)}, .*use a new --out directory"):
+        _run(spec, out, overrides=["seeds=2"])
+    assert stored_rows(out) == before
+    del meta["pisa3d_version"]
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(OptionsError, match=r"made by pisa3d \(version not recorded\)"):
+        _run(spec, out, overrides=["seeds=2"])
+    meta_path.write_text(json.dumps({**meta, "pisa3d_version": __version__}))
+    assert _run(spec, out, overrides=["seeds=2"]).ran == len(before)  # its own version resumes
+
+
 def test_an_unwritable_or_foreign_directory_is_refused_before_any_trial(tmp_path):
     spec = write_spec(tmp_path)
     blocker = tmp_path / "file"
