@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..experiments.storage import read_metadata
+from ..experiments.storage import load_stored_spec, read_metadata
 from .reader import summary
 
 LABELS = (
@@ -63,7 +63,7 @@ def _share(part: int, whole: int) -> str:
 
 def render_datasheet(root: Path) -> str:
     info = summary(root)
-    spec = json.loads((root / "spec.json").read_text(encoding="utf-8"))
+    spec = load_stored_spec(root)
     meta = read_metadata(root)
     settings = info["settings"]
     lines = [
