@@ -23,38 +23,14 @@ import argparse
 import math
 import time
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
 from pisa3d.physics import FallThresholds
 from pisa3d.physics.pybullet_backend import PyBulletEngine, pb
-from pisa3d.physics.pybullet_params import PyBulletParams
+from pisa3d.physics.pybullet_variant import VariantEngine
 from pisa3d.physics.settle_rule import letting_go
 from pisa3d.physics.validation import NO_TILES, STATICS_CLEARANCE, WALL_ALONG_X, pose, wall_on_wall
-
-
-class VariantEngine(PyBulletEngine):
-    """The shipped PyBullet engine with one experimental change."""
-
-    def __init__(self, params: dict[str, Any] | None = None, world: dict[str, Any] | None = None,
-                 margin: float | None = None, pin_lower: bool = False) -> None:
-        super().__init__(params=PyBulletParams(**{"release_time": 0.0, **(params or {})}))
-        self.world, self.margin, self.pin_lower = world or {}, margin, pin_lower
-
-    def _configure(self) -> None:
-        super()._configure()
-        if self.world:
-            pb.setPhysicsEngineParameter(physicsClientId=self.client_id, **self.world)
-
-    def build(self, states: np.ndarray) -> None:
-        super().build(states)
-        for i, body in enumerate(self.body_ids):
-            if self.margin is not None:
-                pb.changeDynamics(body, -1, collisionMargin=self.margin, physicsClientId=self.client_id)
-            if self.pin_lower and i == 0:
-                pb.changeDynamics(body, -1, mass=0.0, physicsClientId=self.client_id)
-
 
 DT = 1 / 480
 VARIANTS: dict[str, Callable[[], VariantEngine]] = {

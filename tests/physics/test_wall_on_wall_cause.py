@@ -21,26 +21,11 @@ import pytest
 from pisa3d.physics import FallThresholds
 from pisa3d.physics.pybullet_backend import PyBulletEngine
 from pisa3d.physics.pybullet_params import PyBulletParams
+from pisa3d.physics.pybullet_variant import VariantEngine
 from pisa3d.physics.validation import NO_TILES, STATICS_CLEARANCE, WALL_ALONG_X, pose, wall_on_wall
 
 UP = np.array([0, 0, STATICS_CLEARANCE, 0, 0, 0, 0])
 AT_ONCE = PyBulletParams(release_time=0.0)  # the hand lets go in one step, as before release_time
-
-
-class VariantEngine(PyBulletEngine):
-    """The engine letting go at once, with the tiles' collision margin set, or the first tile held still."""
-
-    def __init__(self, margin: float | None = None, hold_first: bool = False) -> None:
-        super().__init__(params=AT_ONCE)
-        self.margin, self.hold_first = margin, hold_first
-
-    def build(self, states: np.ndarray) -> None:
-        super().build(states)
-        for i, body in enumerate(self.body_ids):
-            if self.margin is not None:
-                pb.changeDynamics(body, -1, collisionMargin=self.margin, physicsClientId=self.client_id)
-            if self.hold_first and i == 0:
-                pb.changeDynamics(body, -1, mass=0.0, physicsClientId=self.client_id)  # a static body
 
 
 def upper_lean_deg(engine: PyBulletEngine) -> float:
@@ -105,7 +90,7 @@ def test_the_landing_rocks_the_upper_wall_several_times_its_rest_lean() -> None:
 
 
 def test_holding_the_lower_wall_still_moves_the_flip_above_0_975() -> None:
-    with PyBulletEngine(params=AT_ONCE) as free, VariantEngine(hold_first=True) as held:
+    with PyBulletEngine(params=AT_ONCE) as free, VariantEngine(pin_lower=True) as held:
         assert wall_on_wall(0.975, free).failed
         assert not wall_on_wall(0.975, held).failed
         assert wall_on_wall(0.99, held).failed  # the rest is the upper wall's own contact
