@@ -247,7 +247,8 @@ def play(out: Path, games: dict[str, int], first_seed: int, hands: list[str], ba
 def load(out: Path) -> dict[str, np.ndarray]:
     """Every row of the games in ``out``, with each row's ``support`` (fall_odds.support_of); the
     columns every game has (games played before the tilt columns lack them)."""
-    parts = [dict(np.load(p)) for p in sorted(out.glob("*.npz"))]
+    # A middle pass of a game with no slot in the middle stores no rows (its arrays lack their shape).
+    parts = [part for part in (dict(np.load(p)) for p in sorted(out.glob("*.npz"))) if len(part["fell"])]
     for part in parts:
         if "support" not in part:  # the middle pass stores it; a game's own rows tell it
             part["support"] = supports_of_rows(part)
