@@ -316,6 +316,19 @@ def test_the_middle_pass_replays_the_same_game_and_judges_only_its_middle_slots(
     assert set(middle["kind"]) == {"middle"} and set(middle["rule"]) == {"middle-3"}
 
 
+def test_the_benchmark_reads_a_directory_holding_a_middle_pass_that_stored_no_rows(tmp_path):
+    """A game with no slot of 20-97% stores an empty middle pass, as ``play`` writes it: the rows of
+    the other games load without it (its empty arrays lack the margins' second axis)."""
+    bench = calibration_benchmark()
+    first = bench.play_game("casual", "random", 103)
+    empty = {k: [] for k in ("hand", "table", "seed", "placed", "kind", "slot", "fell", "margins", "aimed_mm",
+                             "released_mm", "rule", "support")}
+    for name, rows in (("casual-random-103.npz", first), ("casual-random-104-middle.npz", empty)):
+        np.savez(tmp_path / name, **{k: np.array(v) for k, v in rows.items()})
+    data = bench.load(tmp_path)
+    assert len(data["fell"]) == len(first["fell"]) and data["margins"].shape == (len(first["fell"]), DEFAULT_SAMPLES)
+
+
 def test_the_simulated_calibrated_estimator_matches_the_binomial_chance_of_the_goal():
     """calibrated_gaps draws each verdict with its odds: for 50 rows at 50% the chance the bin lands
     within 5 points is the binomial's, P(23 <= falls <= 27) = 0.520; with 8 times the rows,
