@@ -42,8 +42,10 @@ COMMENT = ("Regression fixture (tests/tower/bot_regression.py), written with `py
            "whose last bit depends on the CPU (the code that wrote it passed the earlier fixture with OpenBLAS's "
            "Haswell kernel), and again when the hand began to let go of a new tile over 0.1 s (release_time, pisa3d "
            "0.4.0: the games' physics changed; the code that wrote it passed the earlier fixture letting go at "
-           "once). Every value must stay bit-identical, since speeding up the statics judge and the bots may not "
-           "change any game.")
+           "once), and again when the ranking digests began to hash the look-ahead's future and score to 12 "
+           "significant digits instead of float hex (on an AMD EPYC they differed in the last bits at a few "
+           "decisions; the moves and margins of all 16 games were unchanged). Every pinned value must stay "
+           "identical, since speeding up the statics judge and the bots may not change any game.")
 
 
 @dataclass(frozen=True)
