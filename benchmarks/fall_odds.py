@@ -3,6 +3,7 @@
     nice python benchmarks/fall_odds.py --part play --out /tmp/odds-fit --first-seed 0      # fit games
     nice python benchmarks/fall_odds.py --part play --out /tmp/odds-held --first-seed 1000  # held-out games
     python benchmarks/fall_odds.py --part fit --out /tmp/odds-fit      # the curve -> assets/tower/fall_odds.json
+    python benchmarks/fall_odds.py --part forms --out /tmp/odds-fit    # a law in sigma or a curve per hand? four-fold
     python benchmarks/fall_odds.py --part recalibrate --out /tmp/odds-fit --held /tmp/odds-held  # a map after it?
     python benchmarks/fall_odds.py --part extensions --out /tmp/odds-fit  # which terms? four-fold, fit games
     python benchmarks/fall_odds.py --part check --out /tmp/odds-fit    # model or recalibrated? four-fold, fit games
@@ -63,6 +64,10 @@ from pisa3d.games.tower.fall_odds import (
     DEFAULT_SAMPLES,
     DEFAULT_SEED,
     SUPPORTS,
+    FallResponse,
+    HandCurve,
+    HandCurves,
+    Model,
     ResponseModel,
     default_models,
     fall_odds,
@@ -145,7 +150,7 @@ def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[s
         previewed = {}
         if others:  # one other slot at random, and those the shipped curve is least sure of (the middle)
             previewed[others[int(pick.integers(len(others)))]] = 1
-            odds = slot_odds(state, slots, sampled, sigmas)
+            odds = slot_odds(state, slots, aimed, sampled, sigmas)
             # the middle of the odds is rare: every slot there is judged with several hands
             middle = [k for k in others if MIDDLE_RANGE[0] <= odds[k] <= MIDDLE_RANGE[1]]
             for k in middle or [min(others, key=lambda k: (abs(odds[k] - MIDDLE), k))]:
@@ -178,7 +183,7 @@ def play_middle_game(hand: str, table: str, seed: int, hands: int) -> dict[str, 
         if isinstance(move, PlaceMove):
             slots = list(dict.fromkeys(m.slot for m in places))
             aimed, sampled = slot_margins(state, slots, sigmas, DEFAULT_SAMPLES, DEFAULT_SEED)
-            odds = slot_odds(state, slots, sampled, sigmas)
+            odds = slot_odds(state, slots, aimed, sampled, sigmas)
             standing = {p.slot for p in state.placements}
             pick = make_rng(seed, Stream.FALL_ODDS_PREVIEW, len(state.placements), 1)
             for k in (k for k, p in enumerate(odds) if MIDDLE_PASS[0] <= p < MIDDLE_PASS[1]):
@@ -282,34 +287,38 @@ def sigma_mm(data: dict[str, np.ndarray]) -> np.ndarray:
 Recalibration = Callable[[np.ndarray], np.ndarray]  # a monotone map of the curves' odds (tried, not shipped)
 
 
-Models = dict[str, ResponseModel]  # by support, as fall_odds.default_models()
+Models = dict[str, Model]  # by support, as fall_odds.default_models()
 
 
 def predict(models: Models, margins: np.ndarray, sigmas: np.ndarray, tiles: np.ndarray, supports: np.ndarray,
-            recal: Recalibration | None = None) -> np.ndarray:
+            recal: Recalibration | None = None, aimed: np.ndarray | None = None) -> np.ndarray:
     """The estimator's odds of each row, as fall_odds gives them with these curves and this map: the
     mean over its sampled hands of the curve of its support, hand and tower size, then ``recal``
-    (none: the plain mean)."""
+    (none: the plain mean). ``aimed``: the rows' margins as aimed (metres), needed by curves whose
+    spread is below 1."""
     odds = np.zeros(len(margins))
     for support, model in models.items():
         rows = supports == support
-        odds[rows] = curve_odds(model, margins[rows], sigmas[rows], tiles[rows])
+        odds[rows] = curve_odds(model, margins[rows], sigmas[rows], tiles[rows], None if aimed is None else aimed[rows])
     return odds if recal is None else recal(odds)
 
 
-def curve_odds(model: ResponseModel, margins: np.ndarray, sigmas: np.ndarray, tiles: np.ndarray) -> np.ndarray:
+def curve_odds(model: Model, margins: np.ndarray, sigmas: np.ndarray, tiles: np.ndarray,
+               aimed: np.ndarray | None = None) -> np.ndarray:
     """One model's odds of each row: the mean over its sampled hands of the curve of its hand and
     tower size."""
     odds = np.zeros(len(margins))
     for sigma, size in set(zip(sigmas.tolist(), tiles.tolist(), strict=True)):
         rows = (sigmas == sigma) & (tiles == size)
-        odds[rows] = model.at(float(sigma), int(size))(margins[rows]).mean(axis=1)
+        curve = model.at(float(sigma), int(size))
+        odds[rows] = curve(margins[rows], None if aimed is None else aimed[rows]).mean(axis=1)
     return odds
 
 
 def predict_rows(models: Models, data: dict[str, np.ndarray], recal: Recalibration | None = None) -> np.ndarray:
     """``predict`` of the rows of ``data``."""
-    return predict(models, data["margins"], sigma_mm(data), data["placed"], data["support"], recal)
+    return predict(models, data["margins"], sigma_mm(data), data["placed"], data["support"], recal,
+                   data["aimed_mm"] / 1000.0)
 
 
 def compared_models(doc: dict) -> Models:
@@ -353,6 +362,60 @@ def fit_curve_on(data: dict[str, np.ndarray]) -> Models:
     fell, sigmas = data["fell"].astype(float), sigma_mm(data)
     return {support: fit_curve(data["margins"][rows], fell[rows], sigmas[rows])
             for support, rows in ((support, data["support"] == support) for support in SUPPORTS)}
+
+
+def fit_hand_curve(margins: np.ndarray, aimed: np.ndarray, fell: np.ndarray, sigma: float) -> HandCurve:
+    """The response curve at one hand of least log loss of the estimator's odds (the mean over
+    sampled hands): midpoint, ln width, logit floor and logit spread, by Nelder-Mead."""
+
+    def curve_of(x: np.ndarray) -> HandCurve:
+        return HandCurve(sigma, float(x[0]), float(np.exp(x[1])), float(expit(x[2])), float(expit(x[3])))
+
+    def loss(x: np.ndarray) -> float:
+        c = curve_of(x)
+        return log_loss(FallResponse(c.midpoint_mm, c.width_mm, c.floor, c.spread)(margins, aimed).mean(axis=1), fell)
+
+    best = minimize(loss, np.array([0.1, np.log(0.2), -8.0, 0.0]), method="Nelder-Mead",
+                    options={"xatol": 1e-5, "fatol": 1e-10, "maxiter": 8000, "maxfev": 8000, "adaptive": True})
+    return curve_of(best.x)
+
+
+def fit_hand_curves_on(data: dict[str, np.ndarray]) -> Models:
+    """The shipped form (fall_odds.HandCurves) fitted on ``data``: for each support, a curve per hand,
+    each on its own rows."""
+    fell, sigmas, aimed = data["fell"].astype(float), sigma_mm(data), data["aimed_mm"] / 1000.0
+    models = {}
+    for support in SUPPORTS:
+        curves = []
+        for sigma in np.unique(sigmas):
+            rows = (data["support"] == support) & (sigmas == sigma)
+            curves.append(fit_hand_curve(data["margins"][rows], aimed[rows], fell[rows], float(sigma)))
+        models[support] = HandCurves(tuple(curves))
+    return models
+
+
+def check_forms(out: Path, folds: int = 4) -> None:
+    """The form of the curves, chosen inside the fit games only (issue 21, after the fresh games
+    missed the goal): each fold of games (by seed) predicted by each form fitted on the other folds,
+    the law in sigma (shipped before) against a curve per hand; log loss, with the difference's
+    interval from resampling whole games, and the calibration table of each."""
+    data = load(out)
+    fell, games, fold = data["fell"].astype(float), game_ids(data), data["seed"] % folds
+    forms = {"a law in sigma (shipped before)": fit_curve_on,
+             "a curve per hand (fall_odds.HandCurves)": fit_hand_curves_on}
+    odds = {name: np.zeros(len(fell)) for name in forms}
+    for k in range(folds):
+        train = {key: value[fold != k] for key, value in data.items()}
+        test = {key: value[fold == k] for key, value in data.items()}
+        for name, fit_form in forms.items():
+            odds[name][fold == k] = predict_rows(fit_form(train), test)
+    (law, law_odds), (per_hand, hand_odds) = odds.items()
+    difference = paired_difference(row_log_loss(hand_odds, fell), row_log_loss(law_odds, fell), games)
+    print(f"{len(fell)} verdicts of {len(games_of(data))} games in {out}, {folds}-fold by seed")
+    for name, o in odds.items():
+        print(f"\n{name}: {summary(o, fell)}\n" + "\n".join(calibration_table(o, fell, games)))
+    print(f"\nlog loss, {per_hand} minus {law}: {difference[0]:+.4f} (95% interval {difference[1]:+.4f} to "
+          f"{difference[2]:+.4f})")
 
 
 def fit_recalibrated(data: dict[str, np.ndarray]) -> tuple[Models, Recalibration]:
@@ -572,21 +635,23 @@ def check_extensions(out: Path, folds: int = 4) -> None:
 
 
 TABLE_TILES = (4, 20, 40)  # tower sizes the curve table is quoted at
+RELEASED_AT = np.array([0.0, 0.0005, 0.001])  # margins (metres) of a tile released where aimed, quoted in the table
 
 
-def sizes_shown(model: ResponseModel) -> tuple[int, ...]:
+def sizes_shown(model: Model) -> tuple[int, ...]:
     """The tower sizes worth a row: several when the curve has size terms, else one."""
-    sized = model.midpoint_per_ten_tiles_mm != 0.0 or model.width_log_per_ten_tiles != 0.0
+    sized = isinstance(model, ResponseModel) and (model.midpoint_per_ten_tiles_mm != 0.0
+                                                  or model.width_log_per_ten_tiles != 0.0)
     return TABLE_TILES if sized else TABLE_TILES[:1]
 
 
-def describe(model: ResponseModel) -> str:
-    return "; ".join(f"{s:g} mm, {n} tiles: midpoint {c.midpoint_mm:+.3f} mm, width {c.width_mm:.3f} mm"
-                     for s, n, c in ((s, n, model.at(s, n)) for s in (0.25, 0.5, 1.0) for n in sizes_shown(model))
-                     ) + f"; floor {model.floor:.2e}"
+def describe(model: Model) -> str:
+    return "; ".join(f"{s:g} mm, {n} tiles: midpoint {c.midpoint_mm:+.3f} mm, width {c.width_mm:.3f} mm, "
+                     f"spread {c.spread:.3f}, floor {c.floor:.2e}"
+                     for s, n, c in ((s, n, model.at(s, n)) for s in (0.25, 0.5, 1.0) for n in sizes_shown(model)))
 
 
-def curve_table(model: ResponseModel) -> list[str]:
+def curve_table(model: Model) -> list[str]:
     """The curve at each hand fitted and a few tower sizes, and what it says of a released tile at a
     few margins."""
     lines = ["| hand | s | tiles standing | midpoint | width | a tile at margin 0 falls | at +0.5 mm | at +1 mm |",
@@ -596,7 +661,8 @@ def curve_table(model: ResponseModel) -> list[str]:
         for tiles in sizes_shown(model):
             curve = model.at(s, tiles)
             lines.append(f"| {hand} | {s:g} mm | {tiles} | {curve.midpoint_mm:+.2f} mm | {curve.width_mm:.3f} mm | "
-                         + " | ".join(f"{100 * p:.1f}%" for p in curve(np.array([0.0, 0.0005, 0.001]))) + " |")
+                         + " | ".join(f"{100 * p:.1f}%" for p in curve(RELEASED_AT[:, None], RELEASED_AT).ravel())
+                         + " |")
     return lines
 
 
@@ -845,7 +911,7 @@ def hand_variants(out: Path, held: Path | None, folds: int = 4) -> None:
 
 def fit(out: Path) -> None:
     data = load(out)
-    models = fit_curve_on(data)
+    models = fit_hand_curves_on(data)
     path = asset_path("tower", "fall_odds.json")
     doc = json.loads(path.read_text())
     doc.update({"curves": {support: stored(model) for support, model in models.items()},
@@ -861,8 +927,12 @@ def fit(out: Path) -> None:
     print("\nfalls by the statics margin of the pose the hand let go at:\n" + "\n".join(released_table(data)))
 
 
-def stored(model: ResponseModel) -> dict:
+def stored(model: Model) -> dict:
     """One model as fall_odds.json stores it (fall_odds.model_of reads it)."""
+    if isinstance(model, HandCurves):
+        return {"hands": [{"sigma_mm": c.sigma_mm, "midpoint_mm": round(c.midpoint_mm, 4),
+                           "width_mm": round(c.width_mm, 4), "floor": float(f"{c.floor:.3g}"),
+                           "spread": round(c.spread, 4)} for c in model.curves]}
     return {"midpoint_mm": round(model.midpoint_mm, 4), "midpoint_slope_mm": round(model.midpoint_slope_mm, 4),
             "width_mm": round(model.width_mm, 4), "width_exponent": round(model.width_exponent, 4),
             "floor": float(f"{model.floor:.3g}"), "reference_sigma_mm": model.reference_sigma_mm,
@@ -909,8 +979,8 @@ def cost(repeats: int, compare: list[Path]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=["play", "middle", "fit", "recalibrate", "check", "extensions", "hands",
-                                           "report", "cost"],
+    parser.add_argument("--part", choices=["play", "middle", "fit", "forms", "recalibrate", "check", "extensions",
+                                           "hands", "report", "cost"],
                         required=True)
     parser.add_argument("--out", type=Path, default=Path("/tmp/fall-odds"), help="directory of the played rows")
     parser.add_argument("--games", type=int, nargs=3, default=[30, 10, 4], metavar=("RANDOM", "MIXED", "CAREFUL"),
@@ -938,6 +1008,8 @@ def main() -> None:
         if args.held is None:
             parser.error("--part recalibrate needs --held: held-out games the shipped curves were not fitted on")
         recalibrate(args.out, args.held)
+    elif args.part == "forms":
+        check_forms(args.out)
     elif args.part == "check":
         check(args.out)
     elif args.part == "extensions":

@@ -60,8 +60,8 @@ def fall_odds_of(prior: TowerState, move: PlaceMove, samples: int) -> float:
     """The fall odds of ``move``'s slot under the match's hand: the value ``fall_odds(prior)``
     gives this move (the same draws, the same curves), computed for this one slot only."""
     sigmas = hand_sigmas(prior, None)
-    _, sampled = slot_margins(prior, [move.slot], sigmas, samples, DEFAULT_SEED)
-    return float(slot_odds(prior, [move.slot], sampled, sigmas)[0])
+    aimed, sampled = slot_margins(prior, [move.slot], sigmas, samples, DEFAULT_SEED)
+    return float(slot_odds(prior, [move.slot], aimed, sampled, sigmas)[0])
 
 
 def chosen_for_hands(seed: int, index: int, share: float) -> bool:

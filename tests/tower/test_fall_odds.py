@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import json
 import subprocess
@@ -20,15 +19,21 @@ from pisa3d.games.tower.fall_odds import (
     DEFAULT_SAMPLES,
     DEFAULT_SEED,
     SUPPORTS,
+    FallResponse,
+    HandCurve,
+    HandCurves,
+    ResponseModel,
     default_models,
     fall_odds,
     hand_draws,
     hand_sigmas,
+    model_of,
     sampled_poses,
     slot_margins,
 )
 from pisa3d.games.tower.hand import apply_hand_noise
 from pisa3d.games.tower.moves import PlaceMove
+from pisa3d.games.tower.options import hand_noise
 from pisa3d.games.tower.units import MM_PER_M
 from tests.tower.tile_sets import uniform_tile_set
 
@@ -182,24 +187,25 @@ def test_the_calibration_benchmark_scores_the_odds_the_game_gives():
     for hand in ("steady", "casual"):
         odds = {o.slot: o.odds for o in fall_odds(state, hand).values()}
         slots = list(odds)
-        _, sampled = slot_margins(state, slots, hand_sigmas(state, hand), DEFAULT_SAMPLES, DEFAULT_SEED)
+        aimed, sampled = slot_margins(state, slots, hand_sigmas(state, hand), DEFAULT_SAMPLES, DEFAULT_SEED)
         sigma = hand_sigmas(state, hand)[0] * MM_PER_M
         standing = {p.slot for p in state.placements}
         supports = np.array([bench.support_of(standing, s) for s in slots])
         assert set(supports) == set(SUPPORTS)  # this position has slots of both curves
         predicted = bench.predict(default_models(), sampled, np.full(len(slots), sigma),
-                                  np.full(len(slots), len(state.placements)), supports)
+                                  np.full(len(slots), len(state.placements)), supports, aimed=aimed)
         assert predicted.tolist() == [odds[s] for s in slots]
 
 
 def test_a_curve_with_size_terms_is_evaluated_at_the_tower_s_size(tmp_path, monkeypatch):
-    """The shipped curve has no size terms (its fit found none worth it); a curve that has them, as
-    benchmarks/fall_odds.py fits them (--part extensions), is evaluated at the tiles standing."""
+    """The shipped curves have no size terms (the fits found none worth it); a law in sigma that has
+    them, as benchmarks/fall_odds.py fits them (--part extensions), is evaluated at the tiles standing."""
     import pisa3d.games.tower.fall_odds as estimator
 
-    # The size model the four-fold check tried (benchmarks/fall_odds.py --part extensions).
-    model = dataclasses.replace(default_models()["other"], midpoint_per_ten_tiles_mm=-0.0358,
-                                width_log_per_ten_tiles=0.2206, tiles_range=(0, 45))
+    # The size model the four-fold check tried (benchmarks/fall_odds.py --part extensions) on the
+    # law in sigma shipped before the curves per hand (pisa3d 0.4.1's "other" curve).
+    model = ResponseModel(0.185, -0.0216, 0.170, 0.520, 5.03e-4, midpoint_per_ten_tiles_mm=-0.0358,
+                          width_log_per_ten_tiles=0.2206, tiles_range=(0, 45))
     monkeypatch.setattr(estimator, "default_models", lambda: dict.fromkeys(SUPPORTS, model))
     # Real statics: a ceiling on two neighbouring walls, walls over the walls below stand on 2 mm
     # (W2N), walls on its far side topple (W2S, about -7.5 mm).
@@ -262,8 +268,7 @@ def test_a_wall_on_a_wall_goes_through_its_own_curve_and_every_other_tile_throug
     that none does, so each slot's odds show which it went through)."""
     import pisa3d.games.tower.fall_odds as estimator
 
-    base = default_models()["other"]
-    always, never = (dataclasses.replace(base, midpoint_mm=m, midpoint_slope_mm=0.0, floor=0.0) for m in (1e3, -1e3))
+    always, never = (HandCurves((HandCurve(0.5, m, 0.2, 0.0, 0.5),)) for m in (1e3, -1e3))
     monkeypatch.setattr(estimator, "default_models", lambda: {"wall_on_wall": always, "other": never})
     state = seeded_position(0, 10)  # floor 2's ceiling is still to come: walls of floor 3 stand on walls
     odds = {str(o.slot): o.odds for o in fall_odds(state).values()}
@@ -311,7 +316,8 @@ def test_the_middle_pass_replays_the_same_game_and_judges_only_its_middle_slots(
         if (n, s) in margins:
             assert np.array_equal(m, margins[(n, s)])
     odds = bench.predict(default_models(), np.array(middle["margins"]), np.full(len(middle["fell"]), 1.0),
-                         np.array(middle["placed"]), np.array(middle["support"]))
+                         np.array(middle["placed"]), np.array(middle["support"]),
+                         aimed=np.array(middle["aimed_mm"]) / 1000)
     assert ((odds >= bench.MIDDLE_PASS[0]) & (odds < bench.MIDDLE_PASS[1])).all()
     assert set(middle["kind"]) == {"middle"} and set(middle["rule"]) == {"middle-3"}
 
@@ -350,3 +356,61 @@ def test_the_beta_map_fit_recovers_a_known_map():
     fitted = bench.fit_beta_map(odds, fell)
     assert [fitted.a, fitted.b, fitted.c] == pytest.approx([0.8, 1.5, -0.3], abs=0.06)
     assert np.allclose(bench.BetaMap(1.0, 1.0, 0.0)(odds), odds)  # a = b = 1, c = 0 changes nothing
+
+
+def test_a_hand_between_two_fitted_hands_gets_their_curves_blended_in_ln_sigma():
+    curves = HandCurves((HandCurve(0.25, 0.4, 0.1, 0.001, 0.0), HandCurve(1.0, -0.8, 0.4, 0.003, 1.0)))
+    halfway = curves.at(0.5, 12)  # ln 0.5 is halfway between ln 0.25 and ln 1
+    assert halfway.midpoint_mm == pytest.approx(-0.2) and halfway.width_mm == pytest.approx(0.2)
+    assert halfway.floor == pytest.approx(0.002) and halfway.spread == pytest.approx(0.5)
+    # Outside the hands fitted, the nearest one's curve: a noise-free match gets the steadiest.
+    assert curves.at(0.0, 3) == curves.at(0.25, 3) == FallResponse(0.4, 0.1, 0.001, 0.0)
+    assert curves.at(5.0, 3) == curves.at(1.0, 40) == FallResponse(-0.8, 0.4, 0.003, 1.0)
+    # fall_odds.json may list the hands in any order.
+    doc = {"hands": [{"sigma_mm": 1.0, "midpoint_mm": -0.8, "width_mm": 0.4, "floor": 0.003, "spread": 1.0},
+                     {"sigma_mm": 0.25, "midpoint_mm": 0.4, "width_mm": 0.1, "floor": 0.001, "spread": 0.0}]}
+    assert model_of(doc) == curves
+
+
+def test_the_spread_scales_the_sampled_hand_s_change_of_the_margin_about_the_aim():
+    aimed = np.array([0.0010, -0.0005])
+    sampled = aimed[:, None] + np.array([[-0.0008, 0.0, 0.0012], [0.0004, -0.0002, np.inf]])
+    plain = FallResponse(0.1, 0.2, 0.001)
+
+    def at(margins):
+        return FallResponse(0.1, 0.2, 0.001)(np.asarray(margins))
+
+    assert np.array_equal(FallResponse(0.1, 0.2, 0.001, 1.0)(sampled, aimed), plain(sampled))
+    only_aim = FallResponse(0.1, 0.2, 0.001, 0.0)(sampled, aimed)
+    assert np.allclose(only_aim[0], at(aimed[0])) and np.allclose(only_aim[1, :2], at(aimed[1]))
+    half = FallResponse(0.1, 0.2, 0.001, 0.5)(sampled, aimed)
+    assert np.allclose(half[0], at(aimed[0] + 0.5 * (sampled[0] - aimed[0])))
+    # A draw nothing holds (inf) stays inf: the curve's floor, not nan.
+    assert only_aim[1, 2] == half[1, 2] == pytest.approx(0.001) and np.isfinite(half).all()
+    with pytest.raises(ValueError, match="needs the margins as aimed"):
+        FallResponse(0.1, 0.2, 0.001, 0.5)(sampled)
+
+
+def test_the_benchmark_fits_a_known_curve_per_hand_and_stores_what_the_estimator_reads():
+    bench = calibration_benchmark()
+    rng = np.random.default_rng(7)
+    truth = FallResponse(0.2, 0.15, 0.01, 0.3)
+    aimed = rng.uniform(-0.0015, 0.0025, 6000)
+    sampled = aimed[:, None] + rng.normal(0.0, 0.0006, (6000, DEFAULT_SAMPLES))
+    fell = (rng.random(6000) < truth(sampled, aimed).mean(axis=1)).astype(float)
+    fitted = bench.fit_hand_curve(sampled, aimed, fell, 0.5)
+    assert fitted.sigma_mm == 0.5
+    assert fitted.midpoint_mm == pytest.approx(0.2, abs=0.08) and fitted.spread == pytest.approx(0.3, abs=0.15)
+    assert fitted.width_mm == pytest.approx(0.15, abs=0.1) and fitted.floor == pytest.approx(0.01, abs=0.01)
+    # What --part fit stores, fall_odds.json's reader gives back (rounded to the stored digits).
+    model = HandCurves((fitted,))
+    back = model_of(bench.stored(model))
+    assert np.allclose(back.at(0.5, 0)(sampled, aimed), model.at(0.5, 0)(sampled, aimed), atol=1e-3)
+
+
+def test_the_shipped_curves_are_fitted_at_the_three_hands_of_the_calibration():
+    for support, model in default_models().items():
+        assert isinstance(model, HandCurves), support
+        hands = [hand_noise(h)["noise_position_mm"] for h in ("steady", "careful", "casual")]
+        assert [c.sigma_mm for c in model.curves] == hands
+        assert all(0.0 <= c.spread <= 1.0 and 0.0 <= c.floor < 0.05 and c.width_mm > 0 for c in model.curves)

@@ -48,15 +48,27 @@ DEFAULT_SEED = 0
 @dataclass(frozen=True)
 class FallResponse:
     """Chance the referee calls a released tile a fall given its statics margin ``m`` (metres):
-    ``floor + (1 - 2 floor) / (1 + exp((m - midpoint) / width))``; ``floor`` keeps room for the
-    falls statics cannot see (and the stands it cannot either)."""
+    ``floor + (1 - 2 floor) / (1 + exp((m' - midpoint) / width))``, where ``m'`` is the margin as
+    aimed plus ``spread`` times the sampled hand's change of it: ``spread`` below 1 says the
+    referee's release wanders less than the sampled hands do (0: only the aim counts). ``floor``
+    keeps room for the falls statics cannot see (and the stands it cannot either)."""
 
     midpoint_mm: float
     width_mm: float
     floor: float
+    spread: float = 1.0
 
-    def __call__(self, margins: np.ndarray) -> np.ndarray:
-        z = (np.asarray(margins, dtype=np.float64) * MM_PER_M - self.midpoint_mm) / self.width_mm
+    def __call__(self, margins: np.ndarray, aimed: np.ndarray | None = None) -> np.ndarray:
+        """(..., samples) sampled margins, ``aimed`` (...,) the margins as aimed (needed unless
+        ``spread`` is 1), in metres."""
+        margins = np.asarray(margins, dtype=np.float64)
+        if self.spread != 1.0:
+            if aimed is None:
+                raise ValueError("a response with spread below 1 needs the margins as aimed")
+            aim = np.asarray(aimed, dtype=np.float64)[..., None]
+            both = np.isfinite(margins) & np.isfinite(aim)  # inf: nothing holds the tile; kept as it is
+            margins = np.where(both, aim + self.spread * np.where(both, margins - aim, 0.0), margins)
+        z = (margins * MM_PER_M - self.midpoint_mm) / self.width_mm
         z = np.clip(z, -50.0, 50.0)  # margins are inf where nothing holds the tile: no overflow
         return self.floor + (1.0 - 2.0 * self.floor) / (1.0 + np.exp(z))
 
@@ -98,11 +110,55 @@ class ResponseModel:
             self.floor)
 
 
+@dataclass(frozen=True)
+class HandCurve:
+    """The response fitted at one hand: position sigma ``sigma_mm`` (mm) and FallResponse's four."""
+
+    sigma_mm: float
+    midpoint_mm: float
+    width_mm: float
+    floor: float
+    spread: float
+
+
+@dataclass(frozen=True)
+class HandCurves:
+    """A response curve fitted at each named hand (``curves``, by rising sigma); a hand between two of
+    them gets their curve interpolated in ln sigma (midpoint, ln width, floor and spread), a hand
+    outside them the nearest one's. Why a curve per hand and not a law in sigma: at the steady and
+    careful hands the referee's release wanders less than the sampled hands (spread near 0 for a
+    wall on a wall: only the aim counts), at the casual hand as much, which no smooth law of the
+    earlier form followed (docs/tower-physics.md, "Curves per hand"). The tower's size is not used."""
+
+    curves: tuple[HandCurve, ...]
+
+    def at(self, sigma_mm: float, tiles: int) -> FallResponse:
+        """The curve for a hand of position sigma ``sigma_mm`` (``tiles`` is not used)."""
+        del tiles
+        sigma = min(max(float(sigma_mm), self.curves[0].sigma_mm), self.curves[-1].sigma_mm)
+        for c in self.curves:
+            if c.sigma_mm == sigma:  # a hand fitted: its curve as stored
+                return FallResponse(c.midpoint_mm, c.width_mm, c.floor, c.spread)
+        logs, at = np.log([c.sigma_mm for c in self.curves]), float(np.log(sigma))
+
+        def blend(values: list[float]) -> float:
+            return float(np.interp(at, logs, values))
+
+        return FallResponse(blend([c.midpoint_mm for c in self.curves]),
+                            float(np.exp(blend([float(np.log(c.width_mm)) for c in self.curves]))),
+                            blend([c.floor for c in self.curves]), blend([c.spread for c in self.curves]))
+
+
 SUPPORTS = ("wall_on_wall", "other")  # a wall on the wall below, and every other tile (fall_odds.json's curves)
 
 
-def model_of(doc: dict) -> ResponseModel:
-    """One response model as fall_odds.json stores it (a curve without the size terms: none)."""
+def model_of(doc: dict) -> ResponseModel | HandCurves:
+    """One response model as fall_odds.json stores it: curves by hand (``hands``), or the earlier
+    law in sigma (a curve without the size terms: none)."""
+    if "hands" in doc:
+        return HandCurves(tuple(sorted((HandCurve(float(c["sigma_mm"]), float(c["midpoint_mm"]), float(c["width_mm"]),
+                                                  float(c["floor"]), float(c["spread"])) for c in doc["hands"]),
+                                       key=lambda c: c.sigma_mm)))
     return ResponseModel(float(doc["midpoint_mm"]), float(doc["midpoint_slope_mm"]), float(doc["width_mm"]),
                          float(doc["width_exponent"]), float(doc["floor"]), float(doc["reference_sigma_mm"]),
                          tuple(float(v) for v in doc["sigma_range_mm"]),
@@ -111,13 +167,16 @@ def model_of(doc: dict) -> ResponseModel:
                          tuple(int(v) for v in doc.get("tiles_range", (0, 48))))
 
 
-def models_of(doc: dict) -> dict[str, ResponseModel]:
+Model = ResponseModel | HandCurves  # either answers .at(sigma_mm, tiles) with a FallResponse
+
+
+def models_of(doc: dict) -> dict[str, Model]:
     """The response model of each support (``SUPPORTS``) as fall_odds.json stores them."""
     return {support: model_of(doc["curves"][support]) for support in SUPPORTS}
 
 
 @cache
-def default_models() -> dict[str, ResponseModel]:
+def default_models() -> dict[str, Model]:
     """The response models fitted to the referee (assets/tower/fall_odds.json), by support."""
     return models_of(load_json_asset("tower", "fall_odds.json"))
 
@@ -152,18 +211,19 @@ def hand_sigmas(state: TowerState, hand: str | None) -> tuple[float, float, floa
     return noise["noise_position_mm"] / MM_PER_M, noise["noise_yaw_deg"], noise["noise_tilt_deg"]
 
 
-def slot_odds(state: TowerState, slots: Sequence[Slot], sampled: np.ndarray, sigmas: tuple[float, float, float],
-              models: dict[str, ResponseModel] | None = None) -> np.ndarray:
-    """(S,) fall odds of ``slots`` from their sampled margins (S, samples) in metres: each draw
-    through the curve of its slot's support, for a hand of these sigmas on this tower (its size),
-    averaged. ``models``: by support (default: those fitted to the referee)."""
+def slot_odds(state: TowerState, slots: Sequence[Slot], aimed: np.ndarray, sampled: np.ndarray,
+              sigmas: tuple[float, float, float], models: dict[str, Model] | None = None) -> np.ndarray:
+    """(S,) fall odds of ``slots`` from their margins as aimed (S,) and sampled (S, samples), in
+    metres: each draw through the curve of its slot's support, for a hand of these sigmas on this
+    tower, averaged. ``models``: by support (default: those fitted to the referee)."""
     models = default_models() if models is None else models
     standing = {p.slot for p in state.placements}
     supports = np.array([support_of(standing, slot) for slot in slots])
     odds = np.empty(len(slots))
     for support, model in models.items():
         rows = supports == support
-        odds[rows] = model.at(sigmas[0] * MM_PER_M, len(state.placements))(sampled[rows]).mean(axis=1)
+        curve = model.at(sigmas[0] * MM_PER_M, len(state.placements))
+        odds[rows] = curve(sampled[rows], aimed[rows]).mean(axis=1)
     return odds
 
 
@@ -225,7 +285,7 @@ def slot_margins(state: TowerState, slots: Sequence[Slot], sigmas: tuple[float, 
 
 def fall_odds(
     state: TowerState, hand: str | None = None, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
-    models: dict[str, ResponseModel] | None = None,
+    models: dict[str, Model] | None = None,
 ) -> dict[PlaceMove, FallOdds]:
     """The chance that each legal placement of the current position topples the tower.
 
@@ -251,7 +311,7 @@ def fall_odds(
     sigmas = hand_sigmas(state, hand)
     slots = list(dict.fromkeys(m.slot for m in moves))
     aimed, sampled = slot_margins(state, slots, sigmas, samples, seed)
-    odds = slot_odds(state, slots, sampled, sigmas, models)
+    odds = slot_odds(state, slots, aimed, sampled, sigmas, models)
     by_slot = {slot: FallOdds(slot, float(odds[k]), float(aimed[k]), int((sampled[k] > 0).sum()), samples)
                for k, slot in enumerate(slots)}
     return {m: by_slot[m.slot] for m in moves}
