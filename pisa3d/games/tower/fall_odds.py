@@ -1,21 +1,23 @@
 """Fall odds: the chance that a placement topples the tower, for every legal slot of a position.
 
-The statics judge (statics.py) over sampled hands: the new tile is put at its target pose moved
-by ``samples`` draws of the hand's noise (the hand model of hand.py: x, y, yaw, two tilts), each
-draw's statics margin goes through a response curve, the chance that the physics referee calls a
-tile released with that margin a fall (a curve for the hand, the tower's size and what the tile
-stands on), and the odds are the mean over the draws. The curves are
-fitted to the referee (PyBullet, the game's own release and settle) by benchmarks/fall_odds.py and
-stored in assets/tower/fall_odds.json; their calibration table is in docs/tower-physics.md.
+The statics judge over sampled hands: the new tile is put at its target pose moved by ``samples``
+draws of the hand's noise (the hand model of hand.py: x, y, yaw, two tilts), each draw's statics
+margin goes through a response curve, the chance that the physics referee calls the tile a fall
+(a curve for the hand and for what the tile stands on), and the odds are the mean over the draws.
+The curves are fitted to the referee (PyBullet, the game's own release and settle) by
+benchmarks/fall_odds.py and stored in assets/tower/fall_odds.json; their calibration table is in
+docs/tower-physics.md.
 
 Why a curve and not "margin below zero": settling under a new tile knocks it and the tower about,
 so the referee calls some tiles with a small positive margin falls, and a wall standing on the
 4 mm top edge of the wall below often stays up although released past that edge (in the cases
 traced, its foot also rests on the end of a neighbouring wall of the floor below, a support the
-judge does not count: supports follow slots). Hence two curves: a softer one for a wall on a
-wall, and one for every other tile (a ceiling, a wall on a ceiling or on the table), which the
-referee calls a fall almost every time it is released past its edge (docs/tower-physics.md,
-"Fall odds").
+judge does not count: supports follow slots). Hence two supports: a wall on a wall, and every
+other tile (a ceiling, a wall on a ceiling or on the table), which the referee calls a fall
+almost every time it is released past its edge. Why a curve per hand with a spread: the
+referee's release wanders less than the sampled hands at the steady and careful hands (for a wall
+on a wall only the aim counts), as much at the casual hand (docs/tower-physics.md, "Curves per
+hand").
 
 Deterministic: the draws come from a generator seeded by ``seed`` alone, the same draws for every
 slot (so slots are compared on the same hands) and for every position; no simulation, no BLAS.
