@@ -230,8 +230,8 @@ def _view(page: Any, stage: str) -> str:
 def test_both_pages_offer_the_whole_tower_and_the_follow_the_top_views(server: tuple[str, Path], browser: Any,
                                                                         tmp_path: Path) -> None:
     base, data = server
-    match = _new_match(base, seed=23, hand="casual")
-    _play_safest(base, match, 13)  # three floors: the top view is well above the whole tower's
+    match = _new_match(base, seed=11, hand="careful")
+    _play_safest(base, match, 13)  # three floors and more: the top view is well above the whole tower's
     live = _page(browser, base + match["watch_url"])
     _wait_moves(live, ".twr", 13)
     live.wait_for_selector(".twr-stage[data-view]", timeout=STEP_TIMEOUT_MS)  # the scene's scripts are in
