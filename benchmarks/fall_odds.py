@@ -368,16 +368,15 @@ def fit_hand_curve(margins: np.ndarray, aimed: np.ndarray, fell: np.ndarray, sig
     """The response curve at one hand of least log loss of the estimator's odds (the mean over
     sampled hands): midpoint, ln width, logit floor and logit spread, by Nelder-Mead."""
 
-    def curve_of(x: np.ndarray) -> HandCurve:
-        return HandCurve(sigma, float(x[0]), float(np.exp(x[1])), float(expit(x[2])), float(expit(x[3])))
+    def curve_of(x: np.ndarray) -> FallResponse:
+        return FallResponse(float(x[0]), float(np.exp(x[1])), float(expit(x[2])), float(expit(x[3])))
 
     def loss(x: np.ndarray) -> float:
-        c = curve_of(x)
-        return log_loss(FallResponse(c.midpoint_mm, c.width_mm, c.floor, c.spread)(margins, aimed).mean(axis=1), fell)
+        return log_loss(curve_of(x)(margins, aimed).mean(axis=1), fell)
 
     best = minimize(loss, np.array([0.1, np.log(0.2), -8.0, 0.0]), method="Nelder-Mead",
                     options={"xatol": 1e-5, "fatol": 1e-10, "maxiter": 8000, "maxfev": 8000, "adaptive": True})
-    return curve_of(best.x)
+    return HandCurve(sigma, curve_of(best.x))
 
 
 def fit_hand_curves_on(data: dict[str, np.ndarray]) -> Models:
@@ -930,9 +929,9 @@ def fit(out: Path) -> None:
 def stored(model: Model) -> dict:
     """One model as fall_odds.json stores it (fall_odds.model_of reads it)."""
     if isinstance(model, HandCurves):
-        return {"hands": [{"sigma_mm": c.sigma_mm, "midpoint_mm": round(c.midpoint_mm, 4),
-                           "width_mm": round(c.width_mm, 4), "floor": float(f"{c.floor:.3g}"),
-                           "spread": round(c.spread, 4)} for c in model.curves]}
+        return {"hands": [{"sigma_mm": c.sigma_mm, "midpoint_mm": round(r.midpoint_mm, 4),
+                           "width_mm": round(r.width_mm, 4), "floor": float(f"{r.floor:.3g}"),
+                           "spread": round(r.spread, 4)} for c, r in ((c, c.response) for c in model.curves)]}
     return {"midpoint_mm": round(model.midpoint_mm, 4), "midpoint_slope_mm": round(model.midpoint_slope_mm, 4),
             "width_mm": round(model.width_mm, 4), "width_exponent": round(model.width_exponent, 4),
             "floor": float(f"{model.floor:.3g}"), "reference_sigma_mm": model.reference_sigma_mm,

@@ -268,7 +268,7 @@ def test_a_wall_on_a_wall_goes_through_its_own_curve_and_every_other_tile_throug
     that none does, so each slot's odds show which it went through)."""
     import pisa3d.games.tower.fall_odds as estimator
 
-    always, never = (HandCurves((HandCurve(0.5, m, 0.2, 0.0, 0.5),)) for m in (1e3, -1e3))
+    always, never = (HandCurves((HandCurve(0.5, FallResponse(m, 0.2, 0.0, 0.5)),)) for m in (1e3, -1e3))
     monkeypatch.setattr(estimator, "default_models", lambda: {"wall_on_wall": always, "other": never})
     state = seeded_position(0, 10)  # floor 2's ceiling is still to come: walls of floor 3 stand on walls
     odds = {str(o.slot): o.odds for o in fall_odds(state).values()}
@@ -359,7 +359,8 @@ def test_the_beta_map_fit_recovers_a_known_map():
 
 
 def test_a_hand_between_two_fitted_hands_gets_their_curves_blended_in_ln_sigma():
-    curves = HandCurves((HandCurve(0.25, 0.4, 0.1, 0.001, 0.0), HandCurve(1.0, -0.8, 0.4, 0.003, 1.0)))
+    curves = HandCurves((HandCurve(0.25, FallResponse(0.4, 0.1, 0.001, 0.0)),
+                         HandCurve(1.0, FallResponse(-0.8, 0.4, 0.003, 1.0))))
     halfway = curves.at(0.5, 12)  # ln 0.5 is halfway between ln 0.25 and ln 1
     assert halfway.midpoint_mm == pytest.approx(-0.2) and halfway.width_mm == pytest.approx(0.2)
     assert halfway.floor == pytest.approx(0.002) and halfway.spread == pytest.approx(0.5)
@@ -376,15 +377,11 @@ def test_the_spread_scales_the_sampled_hand_s_change_of_the_margin_about_the_aim
     aimed = np.array([0.0010, -0.0005])
     sampled = aimed[:, None] + np.array([[-0.0008, 0.0, 0.0012], [0.0004, -0.0002, np.inf]])
     plain = FallResponse(0.1, 0.2, 0.001)
-
-    def at(margins):
-        return FallResponse(0.1, 0.2, 0.001)(np.asarray(margins))
-
     assert np.array_equal(FallResponse(0.1, 0.2, 0.001, 1.0)(sampled, aimed), plain(sampled))
     only_aim = FallResponse(0.1, 0.2, 0.001, 0.0)(sampled, aimed)
-    assert np.allclose(only_aim[0], at(aimed[0])) and np.allclose(only_aim[1, :2], at(aimed[1]))
+    assert np.allclose(only_aim[0], plain(aimed[0])) and np.allclose(only_aim[1, :2], plain(aimed[1]))
     half = FallResponse(0.1, 0.2, 0.001, 0.5)(sampled, aimed)
-    assert np.allclose(half[0], at(aimed[0] + 0.5 * (sampled[0] - aimed[0])))
+    assert np.allclose(half[0], plain(aimed[0] + 0.5 * (sampled[0] - aimed[0])))
     # A draw nothing holds (inf) stays inf: the curve's floor, not nan.
     assert only_aim[1, 2] == half[1, 2] == pytest.approx(0.001) and np.isfinite(half).all()
     with pytest.raises(ValueError, match="needs the margins as aimed"):
@@ -400,8 +397,9 @@ def test_the_benchmark_fits_a_known_curve_per_hand_and_stores_what_the_estimator
     fell = (rng.random(6000) < truth(sampled, aimed).mean(axis=1)).astype(float)
     fitted = bench.fit_hand_curve(sampled, aimed, fell, 0.5)
     assert fitted.sigma_mm == 0.5
-    assert fitted.midpoint_mm == pytest.approx(0.2, abs=0.08) and fitted.spread == pytest.approx(0.3, abs=0.15)
-    assert fitted.width_mm == pytest.approx(0.15, abs=0.1) and fitted.floor == pytest.approx(0.01, abs=0.01)
+    curve = fitted.response
+    assert curve.midpoint_mm == pytest.approx(0.2, abs=0.08) and curve.spread == pytest.approx(0.3, abs=0.15)
+    assert curve.width_mm == pytest.approx(0.15, abs=0.1) and curve.floor == pytest.approx(0.01, abs=0.01)
     # What --part fit stores, fall_odds.json's reader gives back (rounded to the stored digits).
     model = HandCurves((fitted,))
     back = model_of(bench.stored(model))
@@ -413,4 +411,5 @@ def test_the_shipped_curves_are_fitted_at_the_three_hands_of_the_calibration():
         assert isinstance(model, HandCurves), support
         hands = [hand_noise(h)["noise_position_mm"] for h in ("steady", "careful", "casual")]
         assert [c.sigma_mm for c in model.curves] == hands
-        assert all(0.0 <= c.spread <= 1.0 and 0.0 <= c.floor < 0.05 and c.width_mm > 0 for c in model.curves)
+        assert all(0.0 <= r.spread <= 1.0 and 0.0 <= r.floor < 0.05 and r.width_mm > 0
+                   for r in (c.response for c in model.curves))

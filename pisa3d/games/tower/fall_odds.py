@@ -114,13 +114,10 @@ class ResponseModel:
 
 @dataclass(frozen=True)
 class HandCurve:
-    """The response fitted at one hand: position sigma ``sigma_mm`` (mm) and FallResponse's four."""
+    """The response fitted at one hand of position sigma ``sigma_mm`` (mm)."""
 
     sigma_mm: float
-    midpoint_mm: float
-    width_mm: float
-    floor: float
-    spread: float
+    response: FallResponse
 
 
 @dataclass(frozen=True)
@@ -140,15 +137,16 @@ class HandCurves:
         sigma = min(max(float(sigma_mm), self.curves[0].sigma_mm), self.curves[-1].sigma_mm)
         for c in self.curves:
             if c.sigma_mm == sigma:  # a hand fitted: its curve as stored
-                return FallResponse(c.midpoint_mm, c.width_mm, c.floor, c.spread)
+                return c.response
         logs, at = np.log([c.sigma_mm for c in self.curves]), float(np.log(sigma))
+        responses = [c.response for c in self.curves]
 
         def blend(values: list[float]) -> float:
             return float(np.interp(at, logs, values))
 
-        return FallResponse(blend([c.midpoint_mm for c in self.curves]),
-                            float(np.exp(blend([float(np.log(c.width_mm)) for c in self.curves]))),
-                            blend([c.floor for c in self.curves]), blend([c.spread for c in self.curves]))
+        return FallResponse(blend([r.midpoint_mm for r in responses]),
+                            float(np.exp(blend([float(np.log(r.width_mm)) for r in responses]))),
+                            blend([r.floor for r in responses]), blend([r.spread for r in responses]))
 
 
 SUPPORTS = ("wall_on_wall", "other")  # a wall on the wall below, and every other tile (fall_odds.json's curves)
@@ -158,9 +156,10 @@ def model_of(doc: dict) -> ResponseModel | HandCurves:
     """One response model as fall_odds.json stores it: curves by hand (``hands``), or the earlier
     law in sigma (a curve without the size terms: none)."""
     if "hands" in doc:
-        return HandCurves(tuple(sorted((HandCurve(float(c["sigma_mm"]), float(c["midpoint_mm"]), float(c["width_mm"]),
-                                                  float(c["floor"]), float(c["spread"])) for c in doc["hands"]),
-                                       key=lambda c: c.sigma_mm)))
+        curves = (HandCurve(float(c["sigma_mm"]), FallResponse(float(c["midpoint_mm"]), float(c["width_mm"]),
+                                                               float(c["floor"]), float(c["spread"])))
+                  for c in doc["hands"])
+        return HandCurves(tuple(sorted(curves, key=lambda c: c.sigma_mm)))
     return ResponseModel(float(doc["midpoint_mm"]), float(doc["midpoint_slope_mm"]), float(doc["width_mm"]),
                          float(doc["width_exponent"]), float(doc["floor"]), float(doc["reference_sigma_mm"]),
                          tuple(float(v) for v in doc["sigma_range_mm"]),
