@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from ..core.errors import PisaError
+from ..serve.limits import DEFAULT_BOT_SECONDS, DEFAULT_IDLE_HOURS, MAX_MESSAGE_BYTES
 
 LOCAL = "127.0.0.1"
 
@@ -26,17 +27,31 @@ def serve(
     port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on."),
     data: Path | None = typer.Option(None, help="Folder the matches are kept in (default: the per-user data "
                                                 "folder, e.g. ~/.local/share/pisa3d/matches)."),
-    max_matches: int = typer.Option(20, min=1, help="Matches in play at once; one more is refused."),
-    workers: int = typer.Option(max(1, min(4, (os.cpu_count() or 2) - 1)), min=1,
-                                help="Worker processes for tower verdicts, and as many for the other games' "
-                                     "bots (default: one fewer than the machine's cores)."),
+    max_matches: int = typer.Option(20, min=1, max=10_000,
+                                    help="Matches waiting or in play at once; one more is refused "
+                                         "(finished and abandoned matches do not count)."),
+    workers: int = typer.Option(max(1, min(4, (os.cpu_count() or 2) - 1)), min=1, max=64,
+                                help="Worker processes for tower verdicts, and as many for bot decisions "
+                                     "(default: one fewer than the machine's cores)."),
     bot_delay: float = typer.Option(0.5, min=0, max=10, help="Seconds a bot waits before it moves, "
                                                              "so people can follow the table."),
+    bot_seconds: float = typer.Option(DEFAULT_BOT_SECONDS, min=0.1, max=120,
+                                      help="Time budget of one bot decision: a bot still thinking then plays "
+                                           "its best move so far (or a random one), and says so in the log."),
+    idle_hours: float = typer.Option(DEFAULT_IDLE_HOURS, min=0.001, max=24 * 365,
+                                     help="A match with no move for this many hours is abandoned."),
+    public_url: str | None = typer.Option(None, help="The address people use when the server is behind a "
+                                                     "reverse proxy, e.g. https://games.example.org "
+                                                     "(docs/serve.md, \"Over the internet\")."),
+    allow_host: list[str] = typer.Option([], help="Another host name the server answers to (repeatable); "
+                                                  "IP addresses, localhost and --host always are."),
 ) -> None:
-    """Play in the browser: a lobby to start matches of people and bots, a page per seat, spectators,
-    and every match saved as a record (resumed after a restart).
+    """Play in the browser: a lobby to start matches of people and bots, a page per seat, open seats
+    friends join by an invitation link, spectators, chat, and every match saved as a record (resumed
+    after a restart).
 
-    Open the printed address, pick a game and the seats, and hand each person their seat's link.
+    Open the printed address, pick a game and the seats, then hand each person their seat's link
+    or leave seats open and share the invitation link.
     """
     try:
         import uvicorn
@@ -47,13 +62,22 @@ def serve(
                         f"({exc.name} is missing)") from None
     folder = data if data is not None else default_data_dir()
     _check_port(host, port)
-    app = create_app(ServerConfig(folder, max_matches=max_matches, workers=workers, bot_delay=bot_delay))
+    try:
+        app = create_app(ServerConfig(folder, max_matches=max_matches, workers=workers, bot_delay=bot_delay,
+                                      bot_seconds=bot_seconds, idle_hours=idle_hours, host=host, port=port,
+                                      public_url=public_url, allow_hosts=list(allow_host)))
+    except ValueError as exc:
+        raise PisaError(str(exc)) from None
     shown = "localhost" if host == LOCAL else host
     typer.echo(f"pisa3d serve: http://{shown}:{port}/  (matches in {folder}; Ctrl-C stops)")
+    if public_url:
+        typer.echo(f"pisa3d serve: people reach it at {public_url}")
     if host not in (LOCAL, "localhost", "::1"):
         typer.echo(f"pisa3d serve: listening on {host}: anyone on the network can open the lobby and start matches")
-    # Frames over the protocol's limit are refused by uvicorn itself (close code 1009).
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=64 * 1024 + 1024)
+    # Frames over the protocol's limit are refused by uvicorn itself (close code 1009). Ctrl-C
+    # gives open sockets 2 s to close; the master then ends every worker, thinking or not.
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=MAX_MESSAGE_BYTES + 1024,
+                timeout_graceful_shutdown=2, proxy_headers=public_url is not None)
 
 
 def _check_port(host: str, port: int) -> None:

@@ -145,6 +145,7 @@ class _Strict(BaseModel):
 class _PlayerSchema(_Strict):
     seat: int = Field(ge=0)
     agent: str
+    name: str | None = None  # the name a person gave at the table (pisa3d serve), if any
 
 
 class _EventSchema(BaseModel):

@@ -1,7 +1,7 @@
-"""One live match: the referee's state, its record, its seats and their tokens.
+"""One live match: the referee's state, its record, its seats, their tokens and names.
 
 This module is plain synchronous Python, so the tests can drive a match without a server; the
-app (``app.py``) decides where each step runs and tells the sockets.
+master (``master.py``) decides where each step runs and tells the connections.
 """
 
 from __future__ import annotations
@@ -11,37 +11,64 @@ import hashlib
 import hmac
 import json
 import secrets
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..core.agent_specs import build_agent
-from ..core.errors import OptionsError
+from ..core.errors import OptionsError, PisaError
 from ..core.events import Event
 from ..core.game import Game
 from ..core.presentation import presenter_of
 from ..core.record import GameRecord, MoveEntry, PlayerEntry, new_header
 from ..core.registry import get_game
 from ..core.state import State
-from ..viewer.camera import Bounds
-from .framing import frame_box
+from .framing import Bounds, frame_box
 from .store import MatchMeta
 from .work import Applied
 
+PROTOCOL = 2
 HUMAN = "human"
+OPEN = "open"
 REQUEST_FIELDS = ("game", "players", "seats", "seed", "options", "hints")
 MAX_SEED = 2**32 - 1
 RECENT_MOVES = 6
 """Moves whose events a page gets on connecting (``LiveMatch.recent_events``)."""
+MAX_NAME = 24
+MAX_LINKS_PER_SEAT = 8
+"""Tokens handed out for one seat (a person's rematch asked from several tabs): bounded."""
+
+
+def now_text() -> str:
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
 
 
 def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def check_name(name: Any) -> str:
+    """A person's name as shown at the table: 1 to MAX_NAME characters once trimmed, no control
+    or formatting characters (which could hide or reorder what others read)."""
+    if not isinstance(name, str):
+        raise OptionsError(f"a name is text of 1 to {MAX_NAME} characters")
+    name = " ".join(name.split())
+    if not 1 <= len(name) <= MAX_NAME:
+        raise OptionsError(f"a name has 1 to {MAX_NAME} characters, not {len(name)}")
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs") for ch in name):
+        raise OptionsError("a name may not hold control or formatting characters")
+    return name
+
+
+def secret_seed(game: Game) -> bool:
+    """Does the seed hold secrets (hidden hands, tiles still to come) in this game?"""
+    return not (game.contract.information == "perfect" and game.contract.chance == "explicit")
+
+
 @dataclass
 class NewMatch:
-    """A match just created: its meta and the secret token of each human seat."""
+    """A match just created: its meta and the secret token of each person seat given out."""
 
     meta: MatchMeta
     tokens: dict[int, str]
@@ -54,7 +81,8 @@ def create_match(request: Any) -> tuple[NewMatch, State, GameRecord]:
         raise OptionsError("the request must be a JSON object with game, players and seats")
     unknown = sorted(set(request) - set(REQUEST_FIELDS))
     if unknown:
-        raise OptionsError(f"unknown field(s) {', '.join(unknown)}; allowed: {', '.join(REQUEST_FIELDS)}")
+        raise OptionsError(f"unknown field(s) {', '.join(map(str, unknown))[:200]}; "
+                           f"allowed: {', '.join(REQUEST_FIELDS)}")
     game_id = request.get("game")
     if not isinstance(game_id, str):
         raise OptionsError("'game' must be a game id such as \"cards\" (GET /api/games lists them)")
@@ -63,13 +91,11 @@ def create_match(request: Any) -> tuple[NewMatch, State, GameRecord]:
     game.check_players(players)
     seats = request.get("seats", [HUMAN] * players)
     if not isinstance(seats, list) or len(seats) != players or not all(isinstance(s, str) for s in seats):
-        raise OptionsError(f"'seats' must list {players} entries, each \"human\" or a bot such as "
+        raise OptionsError(f"'seats' must list {players} entries, each \"human\", \"open\" or a bot such as "
                            f"{game.contract.default_agent!r}")
     seed = request.get("seed")
-    if seed is None:
-        seed = secrets.randbelow(MAX_SEED)
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
-        raise OptionsError(f"'seed' must be a whole number from 0 to {MAX_SEED}, got {seed!r}")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED):
+        raise OptionsError(f"'seed' must be a whole number from 0 to {MAX_SEED}, got {str(seed)[:40]!r}")
     hints = request.get("hints", True)
     if not isinstance(hints, bool):
         raise OptionsError("'hints' must be true (pages show each move's safety, as `hint` does) or false "
@@ -80,33 +106,53 @@ def create_match(request: Any) -> tuple[NewMatch, State, GameRecord]:
     check_served_options(options)
     validated = game.options(options)
     for seat, kind in enumerate(seats):
-        if kind != HUMAN:
+        if kind not in (HUMAN, OPEN):
             try:
                 build_agent(game, kind, seat, validated)
             except OptionsError as exc:
-                raise OptionsError(f"seat {seat}: {exc} (or \"human\")") from None
+                raise OptionsError(f"seat {seat}: {exc} (or \"human\", or \"open\")") from None
     tokens = {seat: secrets.token_urlsafe(24) for seat, kind in enumerate(seats) if kind == HUMAN}
     meta = MatchMeta(
-        match_id=f"m-{secrets.token_hex(6)}", game=game.id, players=players, seats=list(seats), seed=seed,
-        options=dict(options), token_digests={str(seat): token_digest(t) for seat, t in tokens.items()},
-        created=_dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds"), hints=hints,
+        match_id=new_match_id(), game=game.id, players=players, seats=list(seats),
+        seed=secrets.randbelow(MAX_SEED + 1) if seed is None else seed, seed_chosen=seed is not None,
+        options=dict(options), token_digests={str(seat): [token_digest(t)] for seat, t in tokens.items()},
+        created=now_text(), hints=hints,
     )
+    meta.last_active = meta.created
+    meta.status = "waiting" if meta.unfilled() else "playing"
     state, record = start(game, meta)
     return NewMatch(meta, tokens), state, record
+
+
+def rematch_meta(old: MatchMeta) -> MatchMeta:
+    """The rematch of ``old``: the same game, seats, options and hints, the people's names, every
+    person seat reserved for whoever held it (claimed with their old token), and a fresh seed:
+    never derived from the old one, which would hand out the old match's deal."""
+    created = now_text()
+    seats = [HUMAN if kind in (HUMAN, OPEN) else kind for kind in old.seats]
+    return MatchMeta(match_id=new_match_id(), game=old.game, players=old.players, seats=seats,
+                     seed=secrets.randbelow(MAX_SEED + 1), options=dict(old.options), created=created,
+                     status="waiting", hints=old.hints, names=dict(old.names), rematch_of=old.match_id,
+                     last_active=created)
+
+
+def new_match_id() -> str:
+    return f"m-{secrets.token_hex(6)}"
 
 
 def check_served_options(options: Mapping[str, Any]) -> None:
     """Refuse option values that name files: a browser must not make the server read its disk."""
     for name, value in options.items():
         if isinstance(value, str) and ("/" in value or "\\" in value or value.startswith(".")):
-            raise OptionsError(f"option {name!r}: the server takes names, not file paths (got {value!r})")
+            raise OptionsError(f"option {str(name)[:40]!r}: the server takes names, not file paths "
+                               f"(got {value[:60]!r})")
 
 
 def start(game: Game, meta: MatchMeta) -> tuple[State, GameRecord]:
     """The initial state and the record's beginning for ``meta``."""
     options = game.options(meta.options)
     state, setup = game.new_game(meta.players, meta.seed, options)
-    players = [PlayerEntry(seat, kind) for seat, kind in enumerate(meta.seats)]
+    players = [PlayerEntry(seat, HUMAN if kind == OPEN else kind) for seat, kind in enumerate(meta.seats)]
     header = new_header(game, options, meta.seed, players)
     return state, GameRecord(header=header, setup_events=setup, moves=[], result=None)
 
@@ -135,31 +181,78 @@ class LiveMatch:
 
     @property
     def over(self) -> bool:
+        """The game reached its end (a finished match; an abandoned one is not over but ended)."""
         return self.state is not None and self.state.is_over
 
     @property
-    def to_move(self) -> int | None:
-        return None if self.state is None else self.state.current_player
+    def ended(self) -> bool:
+        return self.meta.status in ("over", "abandoned")
 
+    @property
+    def to_move(self) -> int | None:
+        return None if self.state is None or self.meta.status != "playing" else self.state.current_player
+
+    # --- seats -------------------------------------------------------------------------------
     def seat_of(self, token: str | None) -> int | None:
         """The seat ``token`` acts for; None for no token (a spectator). Raises PermissionError
         for a token that is no seat's. Compares digests in constant time."""
         if not token:
             return None
         digest = token_digest(token)
+        found = None
         for seat, expected in self.meta.token_digests.items():
-            if hmac.compare_digest(digest, expected):
-                return int(seat)
-        raise PermissionError("this link's token is not a seat of this match; ask for your seat's link "
-                              "or watch without a token")
+            for one in expected:
+                if hmac.compare_digest(digest, one):
+                    found = int(seat)
+        if found is None:
+            raise PermissionError("this link's token is not a seat of this match; ask for your seat's link "
+                                  "or watch without a token")
+        return found
+
+    def hand_out(self, seat: int) -> str:
+        """A new token for ``seat``, a person seat; the match starts once every person seat is held."""
+        digests = self.meta.token_digests.setdefault(str(seat), [])
+        if len(digests) >= MAX_LINKS_PER_SEAT:
+            raise PisaError(f"seat {seat + 1} already has {MAX_LINKS_PER_SEAT} links; use one of them")
+        token = secrets.token_urlsafe(24)
+        digests.append(token_digest(token))
+        if self.meta.seats[seat] == OPEN:
+            self.meta.seats[seat] = HUMAN
+        if self.meta.status == "waiting" and not self.meta.unfilled():
+            self.meta.status = "playing"
+        self.meta.last_active = now_text()
+        return token
+
+    def name(self, seat: int, name: Any) -> None:
+        name = check_name(name)
+        taken = {other.casefold() for s, other in self.meta.names.items() if s != str(seat)}
+        if name.casefold() in taken:
+            raise OptionsError(f"the name {name!r} is taken at this table; choose another")
+        self.meta.names[str(seat)] = name
+
+    def label(self, seat: int | None) -> str:
+        if seat is None:
+            return "spectator"
+        return self.meta.names.get(str(seat)) or f"player {seat + 1}"
 
     def bot_to_move(self) -> str | None:
         """The bot spec of the seat to move, or None when a person (or nobody) is to move."""
         seat = self.to_move
-        if seat is None or self.meta.seats[seat] == HUMAN:
+        if seat is None or self.meta.seats[seat] in (HUMAN, OPEN):
             return None
         return self.meta.seats[seat]
 
+    def players_json(self) -> list[dict[str, Any]]:
+        """The record header's players, with the names people gave."""
+        players = []
+        for seat, kind in enumerate(self.meta.seats):
+            entry: dict[str, Any] = {"seat": seat, "agent": HUMAN if kind == OPEN else kind}
+            if str(seat) in self.meta.names:
+                entry["name"] = self.meta.names[str(seat)]
+            players.append(entry)
+        return players
+
+    # --- moves -------------------------------------------------------------------------------
     def commit(self, made: Applied) -> None:
         """Take a move made (here or in a worker) into the match and its record. The record in
         memory keeps no trajectories (they are in the journal on disk): a tower match would
@@ -168,6 +261,7 @@ class LiveMatch:
         self.record.moves.append(MoveEntry(made.player, made.move, made.events, None))
         self.last_events = made.events
         self.move_box = made.move_box
+        self.meta.last_active = now_text()
         if made.state.is_over:
             self.record.result = made.state.result()
             self.meta.status = "over"
@@ -185,14 +279,30 @@ class LiveMatch:
         """The record as it goes to disk: marked unfinished until the game ends."""
         return self.record if self.record.result is not None else self.record.as_unfinished()
 
+    # --- messages ----------------------------------------------------------------------------
+    def seed_note(self) -> str | None:
+        """Said on every page when the creator chose the seed of a match whose seed holds secrets
+        and that two or more people play: whoever chose it could deal the game themselves."""
+        if self.meta.seed_chosen and secret_seed(self.game) and len(self.meta.people()) >= 2:
+            return f"dealt from seed {self.meta.seed}, chosen by whoever made this match"
+        return None
+
+    def invite_url(self) -> str | None:
+        open_seats = [s for s, kind in enumerate(self.meta.seats) if kind == OPEN]
+        return f"/join/{self.match_id}" if open_seats and self.meta.status == "waiting" else None
+
     def summary(self, connected: Sequence[int]) -> dict[str, Any]:
         """The match as ``GET /api/matches`` lists it; ``connected`` counts pages per seat."""
         result = self.record.result
+        meta = self.meta
         return {
             "match_id": self.match_id, "game": self.game.id, "title": self.game.title,
-            "players": self.meta.players, "created": self.meta.created, "status": self.meta.status,
-            "reason": self.meta.reason, "to_move": self.to_move, "moves": len(self.record.moves),
-            "seats": [{"seat": s, "kind": kind, "connected": connected[s]} for s, kind in enumerate(self.meta.seats)],
+            "players": meta.players, "created": meta.created, "status": meta.status,
+            "reason": meta.reason, "to_move": self.to_move, "moves": len(self.record.moves),
+            "seats": [{"seat": s, "kind": HUMAN if kind == OPEN else kind, "name": meta.names.get(str(s)),
+                       "open": kind == OPEN, "connected": connected[s]} for s, kind in enumerate(meta.seats)],
+            "open_seats": sum(kind == OPEN for kind in meta.seats) if meta.status == "waiting" else 0,
+            "rematch": meta.rematch, "rematch_of": meta.rematch_of, "abandon": sorted(meta.abandon),
             "result": self.result_json() if result is not None else None,
         }
 
@@ -202,7 +312,7 @@ class LiveMatch:
         return {**result.to_json(), "summary": self.presenter.summarize(result, self.meta.players)}
 
     def state_message(self, seat: int | None, events: list[Event], connected: Sequence[int]) -> dict[str, Any]:
-        """The ``state`` message for one socket: ``seat``'s view (the public view for None),
+        """The ``state`` message for one connection: ``seat``'s view (the public view for None),
         the legal moves only to the seat to move, and the events narrated."""
         state = self.state
         assert state is not None
@@ -214,10 +324,12 @@ class LiveMatch:
         details = self.details if to_act else None
         summary = self.summary(connected)
         return {
-            "type": "state", "protocol": 1, "match_id": self.match_id, "game": self.game.id, "seat": seat,
-            "view": view, "to_move": self.to_move, "legal": legal, "listed": listed, "details": details,
-            "frame_box": frame_box(state, self.move_box, details),
+            "type": "state", "protocol": PROTOCOL, "match_id": self.match_id, "game": self.game.id,
+            "title": self.game.title, "seat": seat, "view": view, "to_move": self.to_move, "legal": legal,
+            "listed": listed, "details": details, "frame_box": frame_box(state, self.move_box, details),
             "events": [{"kind": e.kind, "data": e.data, "text": self.presenter.describe_event(e)} for e in events],
             "moves": summary["moves"], "over": self.over, "status": self.meta.status,
-            "result": summary["result"], "seats": summary["seats"],
+            "result": summary["result"], "seats": summary["seats"], "invite_url": self.invite_url(),
+            "rematch": self.meta.rematch, "seed_note": self.seed_note(), "abandon": summary["abandon"],
+            "reason": self.meta.reason,
         }

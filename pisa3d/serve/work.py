@@ -15,6 +15,7 @@ from typing import Any
 
 from ..core.agent_specs import build_agent
 from ..core.agents import Agent, check_sight, seen_by
+from ..core.budget import decision_budget
 from ..core.errors import IllegalMoveError
 from ..core.events import Event
 from ..core.presentation import presenter_of
@@ -23,8 +24,7 @@ from ..core.registry import get_game
 from ..core.replay import check_record, verify_record
 from ..core.rng import Stream, make_rng
 from ..core.state import Result, State
-from ..viewer.camera import Bounds
-from .framing import box_json, poses_of, release_box
+from .framing import Bounds, box_json, poses_of, release_box
 from .store import MatchStore
 
 
@@ -66,13 +66,15 @@ def apply_move(state: State, move_text: str, move_index: int = 0) -> Applied:
     return Applied(player, str(move), state, events, line, trajectory, move_box)
 
 
-def finish_record(root: Path, match_id: str, result: Result) -> None:
-    """Write the finished match's whole record from its beginning and its journal, where the
-    trajectories are (the server keeps none in memory), and drop the journal."""
+def finish_record(root: Path, match_id: str, result: Result | None, players: list[dict[str, Any]]) -> None:
+    """Write an ended match's whole record from its beginning and its journal, where the
+    trajectories are (the server keeps none in memory), with the players' names, and drop the
+    journal. Without a result (an abandoned match) it stays marked unfinished."""
     store = MatchStore(root)
-    _, record = store.load(match_id)
+    _, record, _ = store.load(match_id)
     header = {key: value for key, value in record.header.items() if key != "unfinished"}
-    store.save_record(match_id, GameRecord(header, record.setup_events, record.moves, result))
+    whole = GameRecord({**header, "players": players}, record.setup_events, record.moves, result)
+    store.save_record(match_id, whole if result is not None else whole.as_unfinished(), ended=True)
 
 
 def replay_page(path: Path) -> str:
@@ -88,16 +90,29 @@ def _agent(game_id: str, agent_text: str, seat: int, options_json: str) -> Agent
     return build_agent(game, agent_text, seat, game.options(json.loads(options_json)))
 
 
-def bot_move(state: State, agent_text: str, options_json: str, seed: int, move_number: int) -> str:
-    """The notation of the move the bot ``agent_text`` chooses for the seat to move. Its
-    generator follows from (seed, seat, move number) alone, so a match resumed after a restart
-    plays on exactly as it would have."""
+def bot_move(state: State, agent_text: str, options_json: str, seed: int, move_number: int,
+             seconds: float | None = None) -> tuple[str, bool]:
+    """The notation of the move the bot ``agent_text`` chooses for the seat to move, and whether
+    its time budget (``seconds``; None: none) cut the decision short. Its generator follows from
+    (seed, seat, move number) alone, so a match resumed after a restart plays on exactly as it
+    would have (a decision cut short by its budget is the exception, and is logged)."""
     seat = state.current_player
     assert seat is not None
     agent = _agent(state.game_id, agent_text, seat, options_json)
     check_sight(get_game(state.game_id), agent, seat)
     rng = make_rng(seed, Stream.AGENTS, seat, move_number)
-    return str(agent.choose(seen_by(agent, state, seat), state.legal_moves(), rng))
+    with decision_budget(seconds) as budget:
+        move = agent.choose(seen_by(agent, state, seat), state.legal_moves(), rng)
+    return str(move), budget.hit
+
+
+def random_move(state: State, seed: int, move_number: int) -> str:
+    """A uniformly random legal move, from the bot's own generator: what a bot that gave no answer
+    within its budget plays."""
+    seat = state.current_player
+    assert seat is not None
+    legal = state.legal_moves()
+    return str(legal[int(make_rng(seed, Stream.AGENTS, seat, move_number).integers(len(legal)))])
 
 
 def move_details(state: State, figures: bool = True) -> dict[str, Any] | None:

@@ -25,7 +25,7 @@ from pisa3d.serve.app import ServerConfig, create_app
 @contextlib.contextmanager
 def served(data: Path, **config: Any) -> Iterator[TestClient]:
     """The app on ``data``, bots without delay, everything in this process unless ``workers``."""
-    options = {"workers": 0, "bot_delay": 0.0, **config}
+    options = {"workers": 0, "bot_delay": 0.0, "allow_hosts": ["testserver"], "port": None, **config}
     with TestClient(create_app(ServerConfig(data, **options))) as client:
         yield client
 
@@ -42,10 +42,10 @@ def token_of(match: dict[str, Any], seat: int) -> str:
 
 
 def next_state(ws: Any) -> dict[str, Any]:
-    """The next state message, skipping trajectories."""
+    """The next state (or error) message, skipping trajectories, chat and rematch notices."""
     while True:
         message = ws.receive_json()
-        if message["type"] != "trajectory":
+        if message["type"] in ("state", "error"):
             return message
 
 

@@ -85,7 +85,7 @@ def test_a_partial_last_journal_line_is_the_move_being_made_and_is_left_out(tmp_
     mid = match["match_id"]
     journal = tmp_path / mid / "moves.jsonl"
     journal.write_text(journal.read_text() + '{"player": 1, "move": "S 0')  # killed mid-write
-    _, record = MatchStore(tmp_path).load(mid)
+    _, record, _ = MatchStore(tmp_path).load(mid)
     assert len(record.moves) == 1 and record.unfinished
     with served(tmp_path) as client:
         assert client.get(f"/api/matches/{mid}").json()["moves"] == 1
@@ -129,7 +129,7 @@ def test_a_real_server_killed_with_sigkill_resumes_from_the_last_move(tmp_path: 
         url = f"{server.url}/ws/{match['match_id']}"
         moves = asyncio.run(_place(url, token_of(match, 0), 2))
         server.kill()
-    _, saved = MatchStore(tmp_path).load(match["match_id"])
+    _, saved, _ = MatchStore(tmp_path).load(match["match_id"])
     assert saved.unfinished and len(saved.moves) >= 3
     with RealServer(tmp_path, "--workers", "1") as server:
         status = httpx.get(f"{server.url}/api/matches/{match['match_id']}").json()
@@ -139,6 +139,6 @@ def test_a_real_server_killed_with_sigkill_resumes_from_the_last_move(tmp_path: 
         output = server.stop()
     assert final["moves"] >= len(saved.moves) + 2
     assert "Traceback" not in output
-    _, record = MatchStore(tmp_path).load(match["match_id"])
+    _, record, _ = MatchStore(tmp_path).load(match["match_id"])
     assert [m.move for m in record.moves[: len(saved.moves)]] == [m.move for m in saved.moves]
     assert verify_record(get_game("tower"), record).ok

@@ -19,7 +19,7 @@ def test_a_person_plays_a_whole_card_game_against_bots_and_the_record_verifies(t
         match = create(client, "cards", ["human", "heuristic", "heuristic", "heuristic"], rounds=1)
         with client.websocket_connect(f"/ws/{match['match_id']}?token={token_of(match, 0)}") as ws:
             first = next_state(ws)
-            assert first["seat"] == 0 and first["protocol"] == 1 and "hand" in first["view"]
+            assert first["seat"] == 0 and first["protocol"] == 2 and "hand" in first["view"]
             last, sent = play_out(ws, first)
         assert last["over"] and last["result"]["winners"] and "Scores" in last["result"]["summary"]
         assert sent >= 13  # a card a trick at least
@@ -103,11 +103,10 @@ def test_unknown_match_and_foreign_origin_are_refused(tmp_path: Path) -> None:
             assert closed.value.code == 4404
         match = create(client, "cards", ["human"] * 3)
         url = f"/ws/{match['match_id']}?token={token_of(match, 1)}"
-        with client.websocket_connect(url, headers={"origin": "http://evil.example"}) as ws:
-            assert "only takes sockets from its own pages" in ws.receive_json()["message"]
-            with pytest.raises(WebSocketDisconnect) as closed:
-                ws.receive_json()
-            assert closed.value.code == 4403
+        with pytest.raises(WebSocketDisconnect) as closed, \
+                client.websocket_connect(url, headers={"origin": "http://evil.example"}):
+            pass
+        assert closed.value.code == 4403 and "its own pages only" in closed.value.reason
         with client.websocket_connect(url, headers={"origin": "http://testserver"}) as ws:
             assert next_state(ws)["seat"] == 1
 
@@ -121,6 +120,7 @@ def test_a_message_over_64_kib_closes_only_that_socket(tmp_path: Path) -> None:
             next_state(big)
             legal = next_state(other)["legal"]
             big.send_text(json.dumps({"type": "move", "move": "x" * (64 * 1024)}))
+            assert "at most 65536 bytes" in big.receive_json()["message"]
             with pytest.raises(WebSocketDisconnect) as closed:
                 big.receive_json()
             assert closed.value.code == 1009

@@ -203,7 +203,7 @@ def test_the_live_page_and_the_replay_page_draw_the_same_move_alike(server: tupl
     _pin_stage(live, ".twr-stage-box")
     live_shot = _stage_shot(live)
 
-    _, record = MatchStore(data).load(match["match_id"])
+    _, record, _ = MatchStore(data).load(match["match_id"])
     replay = _page(browser, write_page(record, tmp_path / "replay.html").as_uri(), bypass_csp=True)
     replay.wait_for_function("window.pisaFraming && window.pisaFraming()")
     replay.evaluate(f"window.pisaSeek({moves})")
@@ -250,7 +250,7 @@ def test_both_pages_offer_the_whole_tower_and_the_follow_the_top_views(server: t
     live.keyboard.press("t")
     assert _view(live, ".twr-stage") == "top"
 
-    _, record = MatchStore(data).load(match["match_id"])
+    _, record, _ = MatchStore(data).load(match["match_id"])
     replay = _page(browser, write_page(record, tmp_path / "replay.html").as_uri())
     replay.wait_for_function("window.pisaFraming && window.pisaFraming()")
     replay.evaluate("window.pisaSeek(13)")

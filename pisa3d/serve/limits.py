@@ -1,0 +1,49 @@
+"""Every bound the server puts on what clients send, in one place (docs/serve.md, "Limits"),
+and the one JSON reader for their messages and request bodies."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..core.errors import PisaError
+from ..core.record import nesting_depth
+
+MAX_MESSAGE_BYTES = 64 * 1024
+"""A request body or a socket message."""
+MAX_JSON_DEPTH = 32
+"""Nesting of lists and objects in a message: the protocol's messages nest 3 deep."""
+MAX_MESSAGES_PER_SECOND = 20
+"""Socket messages from one connection; more are dropped with an error."""
+MAX_CHATS_PER_WINDOW = 5
+CHAT_WINDOW_SECONDS = 10.0
+MAX_CHAT_CHARS = 300
+MAX_CHAT_LINES = 2000
+"""A match's whole chat: more is refused (the table has talked enough for one game)."""
+CHAT_HISTORY = 50
+"""Chat lines a page gets on connecting."""
+MAX_CONNECTIONS_PER_MATCH = 64
+"""Open sockets (seats and spectators) at one match."""
+DEFAULT_BOT_SECONDS = 5.0
+DEFAULT_IDLE_HOURS = 24.0
+
+
+class BadMessage(PisaError):
+    """A message or body that is not JSON."""
+
+
+class TooDeep(BadMessage):
+    """JSON nested deeper than MAX_JSON_DEPTH: a hostile message, which ends a socket."""
+
+
+def parse_json(data: str | bytes) -> Any:
+    """``data`` as JSON, refused (BadMessage, one line) when it is not JSON or nests deeper than
+    MAX_JSON_DEPTH: Python's parser recurses, so depth is measured first, without parsing."""
+    raw = data.encode() if isinstance(data, str) else data
+    depth = nesting_depth(raw)
+    if depth > MAX_JSON_DEPTH:
+        raise TooDeep(f"the JSON is nested {depth} deep; messages nest at most {MAX_JSON_DEPTH} deep")
+    try:
+        return json.loads(raw or b"null")
+    except (ValueError, RecursionError) as exc:
+        raise BadMessage(f"not JSON ({str(exc)[:120]})") from None

@@ -1,0 +1,103 @@
+"""Where the server's heavy work runs: two pools of worker processes, one for the physics (tower
+verdicts, rebuilds, records) and one for bot decisions, so a verdict never waits behind a bot.
+
+Bot decisions are bounded: at most one per worker is handed out at a time (the rest wait here,
+not in the pool), so a decision's clock starts when a worker takes it. A decision still running
+at its budget plus a grace is given up: the bots pool is replaced and the old one's processes
+are ended, since a process pool cannot stop one task. Stopping the server ends every worker
+within a second, whatever it is doing."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import get_context
+from typing import Any
+
+from . import work
+
+log = logging.getLogger("pisa3d.serve")
+
+PHYSICS = "physics"
+BOTS = "bots"
+GRACE_SECONDS = 2.0
+"""Beyond a decision's budget: the time a worker has to notice the budget and answer."""
+
+
+class BotTimeout(Exception):
+    """A bot decision outlived its budget and its grace; its worker was ended."""
+
+
+class Runner:
+    """The worker pools (none with ``workers=0``: everything runs in the caller's process, for
+    tests that need no parallelism)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.pools: dict[str, Executor] = {}
+        self.bot_slots = asyncio.Semaphore(max(1, workers))
+
+    def start(self) -> None:
+        if self.workers > 0:
+            for name in (PHYSICS, BOTS):
+                self.pools[name] = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"), initializer=work.warm_up,
+                                   initargs=(os.getpid(),))
+
+    async def physics(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in the physics pool."""
+        pool = self.pools.get(PHYSICS)
+        if pool is None:
+            return fn(*args)
+        return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+
+    async def decide(self, seconds: float, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` (a bot decision) in the bots pool, given up after ``seconds`` plus the grace
+        (BotTimeout). A decision lost with a pool replaced for another's timeout is made again."""
+        async with self.bot_slots:
+            while True:
+                pool = self.pools.get(BOTS)
+                if pool is None:
+                    return fn(*args)
+                try:
+                    future = pool.submit(fn, *args)
+                    return await asyncio.wait_for(asyncio.wrap_future(future), seconds + GRACE_SECONDS)
+                except TimeoutError:
+                    self._replace_bots(pool)
+                    raise BotTimeout(f"no answer within {seconds:g} s and {GRACE_SECONDS:g} s of grace") from None
+                except (BrokenProcessPool, RuntimeError):
+                    if self.pools.get(BOTS) is pool:
+                        raise
+                    # the pool was replaced under this decision: once more on the new one
+
+    def _replace_bots(self, stuck: Executor) -> None:
+        if self.pools.get(BOTS) is stuck:
+            self.pools[BOTS] = self._new_pool()
+        _end(stuck)
+
+    def stop(self) -> None:
+        for pool in self.pools.values():
+            _end(pool)
+        self.pools.clear()
+
+
+def _end(pool: Executor) -> None:
+    """Shut ``pool`` down without waiting for its running tasks, and end its processes: a task in
+    progress cannot be cancelled, and waiting for a stuck bot would hang the server's exit."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # no public handle on them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.terminate()
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(1.0)
+            if process.is_alive():
+                process.kill()
