@@ -41,9 +41,9 @@ def run_match(
     A game stopped by Ctrl-C or by the end of a person's input keeps its moves: they are saved
     as an unfinished record when ``record_path`` is given, and the command exits with 130.
     """
-    if record_path is not None:
-        check_output_file(record_path, "--record", force)
     values = {**(extra_options or {}), **parse_option_assignments(list(option_pairs))}
+    if record_path is not None:
+        check_output_file(record_path, "--record", force, inputs=option_files(values))
     options = game.options(values)
     agents = build_agents(game, num_players, agent_names, humans, options)
     started: list[GameRecord] = []
@@ -57,6 +57,13 @@ def run_match(
         save_record(outcome.record, record_path)
         typer.echo(f"Record written to {record_path}")
     return outcome
+
+
+def option_files(values: dict[str, Any]) -> list[tuple[str, Path]]:
+    """The game options that name an existing file (a tower tile set): inputs of the game, which
+    its record may never overwrite."""
+    return [(f"the file of option {key}", Path(value)) for key, value in values.items()
+            if isinstance(value, str) and value and Path(value).is_file()]
 
 
 INTERRUPTED_EXIT = 130

@@ -12,6 +12,10 @@ from rich.console import Console
 from ..core.errors import OptionsError
 from ..experiments.batching import DATASET_BATCH_GAMES
 from .once import OnceCommand
+from .outputs import FORCE_HELP, check_output_file, make_default_folder, output_file
+
+DEFAULT_FOLDER = "datasets"  # where a build goes without --out: DEFAULT_FOLDER/<spec name>
+PNG_FILE = output_file("--png")
 
 dataset_app = typer.Typer(
     help="Build datasets of labelled tower scenes (images, poses, PyBullet and statics labels) and look inside.",
@@ -57,7 +61,8 @@ def build(
     else:
         raw, source = read_spec_file(spec), str(spec)
     dataset = validate_dataset_spec(apply_dataset_overrides(raw, assignments), source)
-    out = out or Path("datasets") / dataset.name
+    out = out or Path(DEFAULT_FOLDER) / dataset.name
+    make_default_folder(out, DEFAULT_FOLDER)
     runner: LocalRunner | RayRunner
     if backend == "ray":
         runner = RayRunner(address=address, workers=workers)
@@ -109,7 +114,9 @@ def show(
     directory: Path = typer.Argument(..., help="A dataset directory."),
     scene: str = typer.Option("0", "--scene", "-k", help="The scene: its name (as `baseline` lists them) or its "
                               "index in scene-name order from 0."),
-    png: Path = typer.Option(..., "--png", help="Where to write the contact sheet (PNG)."),
+    png: Path = typer.Option(..., "--png", metavar="FILE", parser=PNG_FILE,
+                             help="Where to write the contact sheet (PNG)."),
+    force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
 ) -> None:
     """A contact sheet of one scene: every camera's RGB, depth and segmentation, with its labels."""
     from ..dataset.reader import find_scene
@@ -117,11 +124,9 @@ def show(
 
     if png.suffix.lower() != ".png":
         raise OptionsError(f"--png {png}: give a file name ending in .png")
+    check_output_file(png, "--png", force)
     data = find_scene(directory, scene)
-    try:
-        contact_sheet(data, png)
-    except OSError as exc:
-        raise OptionsError(f"--png {png}: cannot write there ({exc.strerror or exc})") from None
+    contact_sheet(data, png)
     typer.echo(f"Scene {data['scene']} (fell {data['fell']}) written to {png}")
 
 

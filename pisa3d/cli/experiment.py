@@ -12,7 +12,9 @@ from rich.console import Console
 from ..core.errors import OptionsError
 from ..experiments.batching import BATCH_SECONDS, BATCH_TRIALS
 from .once import OnceCommand
-from .outputs import check_output_dir
+from .outputs import check_output_dir, make_default_folder
+
+DEFAULT_FOLDER = "experiments"  # where a run goes without --out: DEFAULT_FOLDER/<spec name>
 
 experiment_app = typer.Typer(
     help="Run sweeps of many seeded games headless (every core, or a Ray cluster) and report on them.",
@@ -67,6 +69,7 @@ def run(
     if address is not None and backend != "ray":
         raise OptionsError("--address is for --backend ray")
     experiment, source, out = _spec_of(spec, out, assignments, seeds, players, agent)
+    make_default_folder(out, DEFAULT_FOLDER)
     console = Console(stderr=True, highlight=False)
     runner, resume = _runner_of(backend, address, workers, records, out)
     summary = run_experiment(experiment, source, out, runner, records=records, resume_command=resume,
@@ -100,7 +103,7 @@ def _spec_of(spec: Path, out: Path | None, assignments: list[str], seeds: str | 
     if agent:
         overrides.append("agents=[" + ", ".join(_toml(a) for a in agent) + "]")
     experiment = validate_spec(apply_overrides(raw, overrides), source)
-    return experiment, source, out or Path("experiments") / experiment.name
+    return experiment, source, out or Path(DEFAULT_FOLDER) / experiment.name
 
 
 def _runner_of(backend: str, address: str | None, workers: int | None, records: bool, out: Path

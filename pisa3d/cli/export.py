@@ -7,15 +7,19 @@ from pathlib import Path
 import typer
 
 from ..core.errors import OptionsError
-from .outputs import FORCE_HELP, check_output_file
+from .outputs import FORCE_HELP, check_distinct_outputs, check_output_file, output_file
 from .replay import NO_CHECK_HELP, load_checked
+
+HTML_FILE, VIDEO_FILE = output_file("--html"), output_file("--video")
 
 
 def export(
     file: Path = typer.Argument(..., help="A record written by `pisa3d play ... --record FILE`."),
     html: Path | None = typer.Option(
-        None, "--html", help="Write one self-contained web page replaying the record (any game)."),
-    video: Path | None = typer.Option(None, "--video", help="Render a tower record to .mp4 or .gif (headless)."),
+        None, "--html", metavar="FILE", parser=HTML_FILE,
+        help="Write one self-contained web page replaying the record (any game)."),
+    video: Path | None = typer.Option(None, "--video", metavar="FILE", parser=VIDEO_FILE,
+                                      help="Render a tower record to .mp4 or .gif (headless)."),
     width: int = typer.Option(640, help="Video width in pixels."),
     height: int = typer.Option(480, help="Video height in pixels."),
     fps: int = typer.Option(30, help="Video frames per second of simulated time."),
@@ -35,10 +39,12 @@ def export(
     """
     if html is None and video is None:
         raise OptionsError("say what to export: --html OUT.html and/or --video OUT.mp4 (or .gif)")
+    inputs = [("the record being exported", file)]
+    check_distinct_outputs([("--html", html), ("--video", video)])
     if html is not None:
-        check_output_file(html, "--html", force)
+        check_output_file(html, "--html", force, inputs)
     if video is not None:
-        check_output_file(video, "--video", force)
+        check_output_file(video, "--video", force, inputs)
     record = load_checked(file, check)
     if html is not None:
         from ..export.html import write_page

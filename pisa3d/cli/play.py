@@ -30,7 +30,7 @@ from ..core.registry import game_ids, get_game
 from ..core.state import Move, State
 from .common import GAME_PANEL, HUMAN_HELP, OUTPUT_PANEL, PLAYERS_PANEL, RECORD_HELP, SEED_HELP, SET_HELP, run_match
 from .once import OnceCommand
-from .outputs import FORCE_HELP
+from .outputs import FORCE_HELP, output_file
 
 
 class _LazyGames(TyperGroup):
@@ -123,7 +123,8 @@ def _shared_parameters(game: Game) -> list[inspect.Parameter]:
             help=f"{SET_HELP} {game.id} options: {', '.join(game.options_model.model_fields)} "
                  f"(a wrong name lists them with their defaults).")),
         inspect.Parameter("record", option, annotation=Path | None, default=typer.Option(
-            None, "--record", "-r", metavar="FILE", rich_help_panel=OUTPUT_PANEL, help=RECORD_HELP)),
+            None, "--record", "-r", metavar="FILE", parser=output_file("--record"), rich_help_panel=OUTPUT_PANEL,
+            help=RECORD_HELP)),
         inspect.Parameter("force", option, annotation=bool, default=typer.Option(
             False, "--force", "-f", rich_help_panel=OUTPUT_PANEL, help=FORCE_HELP)),
         inspect.Parameter("quiet", option, annotation=bool, default=typer.Option(

@@ -12,7 +12,7 @@ from ..core.events import Event
 from ..core.presentation import presenter_of
 from ..core.state import Move, State
 from .common import OUTPUT_PANEL
-from .outputs import check_output_file
+from .outputs import check_distinct_outputs, check_output_file, output_file
 
 _PICTURE_SUFFIXES = (".svg", ".png")
 
@@ -29,7 +29,7 @@ Moves:  S q,r/x        a stone on plot x of hex q,r
 
 EXTRAS = [
     inspect.Parameter("svg", inspect.Parameter.KEYWORD_ONLY, annotation=Path | None, default=typer.Option(
-        None, "--svg", rich_help_panel=OUTPUT_PANEL,
+        None, "--svg", metavar="FILE", parser=output_file("--svg"), rich_help_panel=OUTPUT_PANEL,
         help="Draw the final board to this file: .svg, or .png for a bitmap.")),
     inspect.Parameter("every_turn", inspect.Parameter.KEYWORD_ONLY, annotation=bool, default=typer.Option(
         False, "--map-every-turn", rich_help_panel=OUTPUT_PANEL,
@@ -41,6 +41,7 @@ def run(match, svg: Path | None, every_turn: bool) -> None:  # type: ignore[no-u
     if svg is not None and svg.suffix.lower() not in _PICTURE_SUFFIXES:
         raise OptionsError(f"--svg {svg}: the picture file must end in .svg or .png")
     if svg is not None:
+        check_distinct_outputs([("--record", match.record), ("--svg", svg)])
         check_output_file(svg, "--svg", match.force)
     game, seed, players = match.game, match.seed, match.players
     presenter = presenter_of(game)

@@ -10,13 +10,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..core.events import Event
+from ..core.options import parse_option_assignments
 from ..core.presentation import presenter_of
 from ..core.quiet import python_only_stdout
 from ..core.record import GameRecord
 from ..core.state import Move, State
 from ..games.tower.options import describe_hands
 from ..physics.contract import FALL_ANGLE_DEG, FALL_THICKNESSES
-from .common import OUTPUT_PANEL, stop_match
+from .common import OUTPUT_PANEL, option_files, stop_match
 from .outputs import check_output_file
 
 HELP = """Play the tower game to the end, headless: each player in turn places the top tile of their
@@ -67,7 +68,8 @@ def run(match, hand: str | None, noise_mm: float | None, yaw_deg: float | None, 
     }
     if gui:
         if match.record is not None:
-            check_output_file(match.record, "--record", match.force)
+            values = {**extra, **parse_option_assignments(match.option_pairs)}
+            check_output_file(match.record, "--record", match.force, inputs=option_files(values))
         from ..viewer.live import GameAbandoned, play_tower_gui  # imported here: only the window needs a display
 
         started: list[GameRecord] = []

@@ -9,9 +9,11 @@ import typer
 from ..core.errors import OptionsError
 from ..core.quiet import python_only_stdout
 from ..core.record import load_record
-from .outputs import FORCE_HELP, check_output_file
+from .outputs import FORCE_HELP, check_output_file, output_file
 
 MAX_WINDOW = (7680, 4320)
+
+SCREENSHOT_FILE = output_file("--screenshot")
 
 
 def check_window(width: int, height: int, seconds: float | None) -> None:
@@ -31,8 +33,8 @@ def view(
     height: int = typer.Option(768, help="Window height in pixels."),
     seconds: float | None = typer.Option(None, help="Close the window after this many seconds (demos)."),
     screenshot: Path | None = typer.Option(
-        None, help="On closing, save what the window shows (the scene as its camera sees it, with the "
-        "caption) as this PNG."),
+        None, metavar="FILE", parser=SCREENSHOT_FILE, help="On closing, save what the window shows (the scene as "
+        "its camera sees it, with the caption) as this PNG."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not echo the on-screen line to the terminal."),
     force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
 ) -> None:
@@ -43,7 +45,7 @@ def view(
     """
     check_window(width, height, seconds)
     if screenshot is not None:
-        check_output_file(screenshot, "--screenshot", force)
+        check_output_file(screenshot, "--screenshot", force, inputs=[("the record to watch", file)])
     from ..viewer.gui import view_record
 
     record = load_record(file)

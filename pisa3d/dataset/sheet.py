@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from ..core.files import written_aside
 from .schema import IMAGE_COLUMNS
 
 GAP = 4
@@ -87,6 +88,6 @@ def contact_sheet(scene: dict[str, Any], path: Path) -> Path:
     top = GAP + len(rows) * (height + GAP)
     for i, line in enumerate(label_text(scene)):
         draw.text((GAP, top + i * line_h), line, fill="black", font=font)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    sheet.save(path)
+    with written_aside(path, "contact sheet") as tmp:  # never half a PNG under the name
+        sheet.save(tmp)
     return path

@@ -319,7 +319,7 @@ def _write_report(root: Path, out: Path) -> Path:
     spec_order = {cell["id"]: index for index, cell in enumerate(stored["cells"])}
     games = games.sort_values("cell", key=lambda cells: cells.map(spec_order), kind="stable").reset_index(drop=True)
     placements = read_table(root, PLACEMENTS).to_pandas()
-    out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(exist_ok=True)  # its parent exists: a report never creates a chain of folders
     spec = stored["spec"]
     meta = read_metadata(root)
     summary = cell_summary(games, placements, axes)

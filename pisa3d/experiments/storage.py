@@ -156,14 +156,20 @@ def read_metadata(root: Path) -> dict[str, Any]:
 
 
 def check_writable(root: Path) -> None:
-    """Make ``root`` and prove a file can be written there, before any trial runs."""
+    """Make ``root`` (a new name in an existing folder, or a folder; a link to a folder is
+    followed) and prove a file can be written there, before any trial runs."""
+    if root.is_symlink() and not root.exists():
+        raise OptionsError(f"--out {root}: a symbolic link to {os.readlink(root)}, which does not exist; "
+                           "give a folder")
     if root.exists() and not root.is_dir():
         raise OptionsError(f"--out {root}: exists and is not a directory")
     if root.is_dir() and any(root.iterdir()) and not is_experiment_dir(root):
         raise OptionsError(f"--out {root}: the directory holds other files and is not an experiment; "
                            "choose a new or empty directory")
+    if not root.exists() and not root.parent.exists():
+        raise OptionsError(f"--out {root}: folder {root.parent} does not exist (create it first)")
     try:
-        root.mkdir(parents=True, exist_ok=True)
+        root.mkdir(exist_ok=True)
         probe = root / ".write-test"
         probe.write_bytes(b"ok")
         probe.unlink()

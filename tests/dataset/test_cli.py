@@ -41,7 +41,7 @@ def test_build_info_show(tmp_path):
     assert "No second engine in this dataset" in base.stdout
     again = _pisa3d("dataset", "build", str(out))  # a finished build resumes to nothing
     assert again.returncode == 0 and "0 games played" in again.stdout and "2 already stored" in again.stdout
-    beyond = _pisa3d("dataset", "show", str(out), "--scene", "999", "--png", str(png))
+    beyond = _pisa3d("dataset", "show", str(out), "--scene", "999", "--png", str(tmp_path / "other.png"))
     assert beyond.returncode == 2 and "--scene 999: the dataset holds" in beyond.stderr
 
 
