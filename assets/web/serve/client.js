@@ -1,5 +1,7 @@
-// The play page's common client, for every game: the socket, the header (whose turn), the
-// narration, refused moves, reconnecting, and the end screen with "rematch".
+// The play page's common client, for every game: the socket, the header (whose turn, the seats
+// by name), the narration, refused moves, reconnecting, the end screen, and being together:
+// names, the invitation while seats are open, leaving, the rematch, turn alerts and the chat.
+// Names and chat are other people's text: they are only ever set as text, never as HTML.
 //
 // ---- The renderer interface (game scripts are written against exactly this) -------------------
 // A game's renderer is /static/serve/<game id>.js. It registers a factory:
@@ -9,17 +11,19 @@
 //     return {
 //       update(stateMsg) { ... },   // every state message, as the server sent it (docs/serve.md):
 //                                   // {type: "state", view, to_move, legal, events, moves, over,
-//                                   //  result, status, seat, seats, game, match_id, protocol}
+//                                   //  result, status, seat, seats, game, match_id, protocol,
+//                                   //  title, names, ...}
 //       trajectory(msg) { ... },    // optional: the tower's {type: "trajectory", ...} messages
 //     };
 //   };
 //
 //   container: an empty element the renderer owns (it draws everything in the game area there).
-//   ctx = {seat, sendMove(notation), game}
+//   ctx = {seat, sendMove(notation), game, seatLabel(seat)}
 //     seat: this page's seat (0-based), or null for a spectator;
 //     sendMove(notation): sends {"type": "move", "move": notation}; pick notations from
 //       stateMsg.legal (a person never types notation). A refused move is shown by this client;
-//     game: the game id.
+//     game: the game id;
+//     seatLabel(seat): how the page names a seat: its player's name, else "player N".
 // The factory is called once, after the first state message; update() is then called with that
 // message and with every later one (also after a reconnect, when the server resends the state, so
 // update() must draw from the message alone). Whose turn it is, the events' narration, errors and
@@ -29,12 +33,18 @@
 
 (function () {
   const $ = (id) => document.getElementById(id);
+  const T = window.PisaTogether;
+  const { el } = T;
   const path = location.pathname.split("/").filter(Boolean); // ["play", "<id>"]
   const matchId = decodeURIComponent(path[1] || "");
   const token = new URLSearchParams(location.search).get("token") || "";
   const LOG_KEY = `pisa3d.log.${matchId}.${token ? token.slice(0, 12) : "watch"}`;
+  const ASKED_KEY = `pisa3d.asked.${matchId}.${token.slice(0, 12)}`;
+  const ALERTS_KEY = "pisa3d.alerts";
   const MAX_LINES = 400;
+  const MAX_CHAT = 200;
   const RETRY_MS = [300, 700, 1500, 3000, 5000];
+  const LIVE = ["playing", "waiting"];
 
   let socket = null;
   let retries = 0;
@@ -47,8 +57,37 @@
   let pending = false; // a move sent, its answer not yet in
   let pendingTimer = null;
   let log = loadLog();
+  let namesDrawn = ""; // the names the narration was last drawn with
+  let naming = null; // a name sent, its answer not yet in: {name, resolve, reject, timer}
+  let rematchId = null; // the rematch's match id, from a state or a "rematch" message
+  let alerts = loadAlerts();
+  let audio = null; // made on a click or key press: browsers keep sound off until then
 
   window.PisaClients = window.PisaClients || {};
+
+  const isSeated = () => token !== "" && last !== null && last.seat !== null && last.seat !== undefined;
+  const mine = (msg) => msg && msg.seat !== null && msg.seat !== undefined;
+  const myTurn = (msg) => mine(msg) && !msg.over && (msg.status || "playing") === "playing" && msg.to_move === msg.seat;
+
+  // --- seats by name -----------------------------------------------------------------------
+  function nameOf(seat, msg) {
+    const state = msg || last;
+    if (!state) return null;
+    const named = (state.names || [])[seat];
+    if (named) return named;
+    const info = (state.seats || []).find((s) => s.seat === seat);
+    return (info && info.name) || null;
+  }
+
+  function seatLabel(seat, msg) {
+    return nameOf(seat, msg) || `player ${seat + 1}`;
+  }
+
+  // The server's events say "player N"; a named seat reads better by its name. Done when drawn,
+  // so a name given later shows in the earlier lines too.
+  function withNames(line) {
+    return line.replace(/\b([Pp])layer (\d+)\b/g, (text, p, n) => nameOf(Number(n) - 1) || text);
+  }
 
   // --- narration, kept across reloads ------------------------------------------------------
   function loadLog() {
@@ -67,7 +106,7 @@
     const list = $("narration");
     list.replaceChildren(...log.lines.map((line) => {
       const item = document.createElement("li");
-      item.textContent = line;
+      item.textContent = withNames(line);
       if (/^(round|game over|contract)/.test(line)) item.className = "mark";
       return item;
     }));
@@ -75,8 +114,14 @@
   }
 
   function narrate(msg) {
+    const names = JSON.stringify((msg.seats || []).map((s) => nameOf(s.seat, msg)));
+    const renamed = names !== namesDrawn;
+    namesDrawn = names;
     // On (re)connecting the server resends the last move's events: show them only once.
-    if (typeof msg.moves === "number" && msg.moves <= log.moves) return;
+    if (typeof msg.moves === "number" && msg.moves <= log.moves) {
+      if (renamed) drawLog();
+      return;
+    }
     for (const event of msg.events || []) if (event.text) log.lines.push(event.text);
     if (log.lines.length > MAX_LINES) log.lines = log.lines.slice(-MAX_LINES);
     log.moves = typeof msg.moves === "number" ? msg.moves : log.moves;
@@ -84,13 +129,7 @@
     drawLog();
   }
 
-  // --- header, banner, end screen ----------------------------------------------------------
-  function seatName(seat, seats) {
-    const info = (seats || []).find((s) => s.seat === seat);
-    const kind = info && info.kind !== "human" ? ` (${info.kind})` : "";
-    return `player ${seat + 1}${kind}`;
-  }
-
+  // --- header, seats, banner ---------------------------------------------------------------
   function showBanner(text, kind) {
     const banner = $("banner");
     banner.textContent = text;
@@ -99,97 +138,363 @@
 
   function hideBanner() { $("banner").className = "banner hidden"; }
 
+  function turnText(msg) {
+    if (msg.status === "abandoned") return "abandoned";
+    if (msg.over) return "game over";
+    if (msg.status === "broken") return "this match is broken";
+    if (msg.status === "waiting") return "waiting for players";
+    if (msg.to_move === null || msg.to_move === undefined) return "waiting";
+    if (msg.to_move === msg.seat) return "your turn";
+    return `${seatLabel(msg.to_move, msg)} to move`;
+  }
+
+  function drawWho(msg) {
+    const who = $("who");
+    if (!mine(msg)) { who.textContent = "you are watching"; return; }
+    const named = nameOf(msg.seat, msg);
+    const button = el("button", { type: "button", id: "my-name", class: "linkish",
+                                  title: "change your name", "aria-label": `you are ${seatLabel(msg.seat, msg)}: change your name`,
+                                  text: named || `player ${msg.seat + 1}`, onclick: () => openNameForm(true) });
+    who.replaceChildren("you are ", button);
+  }
+
   function drawHeader(msg) {
-    const mySeat = msg.seat;
-    $("title").textContent = `${msg.game} ${msg.match_id}`;
-    $("who").textContent = mySeat === null || mySeat === undefined ? "you are watching" : `you are player ${mySeat + 1}`;
+    const title = msg.title || msg.game;
+    $("title").textContent = title;
+    const focusedName = document.activeElement && document.activeElement.id === "my-name";
+    drawWho(msg);
+    if (focusedName) $("my-name").focus(); // redrawn under the keyboard: keep its place
     const turn = $("turn");
-    let text;
-    if (msg.over) text = "game over";
-    else if (msg.status === "broken") text = "this match is broken";
-    else if (msg.to_move === null || msg.to_move === undefined) text = "waiting";
-    else if (msg.to_move === mySeat) text = "your turn";
-    else text = `${seatName(msg.to_move, msg.seats)} to move`;
+    const text = turnText(msg);
     turn.textContent = text;
-    turn.classList.toggle("mine", !msg.over && msg.to_move === mySeat && mySeat !== null);
-    document.title = `${text === "your turn" ? "(your turn) " : ""}pisa3d ${msg.game}`;
+    turn.classList.toggle("mine", myTurn(msg));
+    document.title = `${alerts.title && myTurn(msg) ? "\u25CF Your turn \u2014 " : ""}${title} \u00B7 pisa3d`;
     const body = document.body.dataset;
     body.game = msg.game;
     body.moves = String(msg.moves);
     body.toMove = msg.to_move === null || msg.to_move === undefined ? "" : String(msg.to_move);
-    body.seat = mySeat === null || mySeat === undefined ? "" : String(mySeat);
-    body.over = msg.over ? "1" : "0";
+    body.seat = mine(msg) ? String(msg.seat) : "";
+    body.over = msg.over || msg.status === "abandoned" ? "1" : "0";
+    body.status = msg.status || "";
   }
 
-  function drawEnd(msg) {
-    const box = $("end");
-    if (!msg.over) { box.classList.add("hidden"); return; }
-    const result = msg.result || {};
-    const winners = (result.winners || []).map((w) => (w === msg.seat ? "you" : seatName(w, msg.seats)));
-    const won = msg.seat !== null && (result.winners || []).includes(msg.seat);
-    $("end-title").textContent = won ? "Game over: you win" : "Game over";
-    $("end-winners").textContent = winners.length ? `Winner${winners.length > 1 ? "s" : ""}: ${winners.join(", ")}` : "";
-    // Players by score, best first; the game's own summary (its score sheet) one click away.
-    const scores = (result.scores || []).map((score, seat) => ({ seat, score }));
-    scores.sort((a, b) => b.score - a.score || a.seat - b.seat);
-    $("end-scores").replaceChildren(...scores.map(({ seat, score }) => {
-      const item = document.createElement("li");
-      const who = seat === msg.seat ? `${seatName(seat, msg.seats)} (you)` : seatName(seat, msg.seats);
-      item.textContent = `${who}: ${score}${(result.winners || []).includes(seat) ? " \u2605" : ""}`;
-      return item;
-    }));
-    $("end-summary").textContent = result.summary || "";
-    $("end-details").classList.toggle("hidden", !result.summary);
-    $("replay-link").href = `/replay/${encodeURIComponent(msg.match_id)}`;
+  function seatChip(info, msg) {
+    const seat = info.seat;
+    const asked = (msg.abandon || []).includes(seat);
+    const notes = [];
+    if (seat === msg.seat) notes.push("you");
+    if (info.open) notes.push("open seat");
+    else if (info.kind !== "human") notes.push(`bot: ${info.kind}`);
+    else if (!info.connected) notes.push("away");
+    if (asked) notes.push("asked to leave");
+    const chip = el("li", { class: `tg-seat${msg.to_move === seat && !msg.over ? " to-move" : ""}${seat === msg.seat ? " me" : ""}`,
+                            "data-seat": String(seat) },
+      el("span", { class: `tg-dot${info.kind !== "human" || info.connected ? " on" : ""}`, "aria-hidden": "true" }),
+      el("span", { class: "tg-name", text: info.open ? `player ${seat + 1}` : seatLabel(seat, msg) }),
+      notes.length ? el("span", { class: "tg-note", text: ` (${notes.join(", ")})` }) : null,
+      msg.to_move === seat && !msg.over && msg.status === "playing" ? el("span", { class: "tg-turn", text: " to move" }) : null);
+    return chip;
+  }
+
+  function drawSeats(msg) {
+    $("seat-list").replaceChildren(...(msg.seats || []).map((info) => seatChip(info, msg)));
+    const note = $("seed-note");
+    note.textContent = msg.seed_note || "";
+    note.classList.toggle("hidden", !msg.seed_note);
+  }
+
+  // --- waiting for players and the invitation ----------------------------------------------
+  function drawWaiting(msg) {
+    const box = $("waiting");
+    if (msg.status !== "waiting") { box.classList.add("hidden"); return; }
+    const missing = (msg.seats || []).filter((s) => s.open || (s.kind === "human" && !s.connected && s.seat !== msg.seat));
+    const parts = missing.map((s) => (s.open ? `player ${s.seat + 1} (an open seat: anyone with the invitation)`
+      : `${seatLabel(s.seat, msg)} (has not come in yet)`));
+    $("waiting-text").textContent = parts.length ? `Waiting for ${parts.join(", ")}.` : "Waiting for the other players.";
+    const invite = $("invite");
+    const url = msg.invite_url ? T.absolute(msg.invite_url) : "";
+    if (!url) invite.replaceChildren();
+    else if (invite.dataset.url !== url) {
+      invite.replaceChildren(el("p", { class: "help", text: "Send this invitation to whoever should join:" }),
+                             T.linkField("invitation link", msg.invite_url));
+    }
+    invite.dataset.url = url;
     box.classList.remove("hidden");
   }
 
-  function setConn(ok, text) {
-    const conn = $("conn");
-    conn.textContent = text;
-    conn.className = ok ? "ok" : "down";
-    document.body.dataset.conn = ok ? "open" : "closed";
+  // --- leaving -----------------------------------------------------------------------------
+  function drawLeave(msg) {
+    const box = $("leave-box");
+    const asked = msg.abandon || [];
+    const others = asked.filter((s) => s !== msg.seat).map((s) => seatLabel(s, msg));
+    const iAsked = mine(msg) && asked.includes(msg.seat);
+    const live = LIVE.includes(msg.status) && !msg.over;
+    let text = "";
+    if (live && others.length) text = `${others.join(", ")} asked to leave.`;
+    if (live && iAsked) text = `${text} You asked to leave: the match ends once every person has asked.`.trim();
+    $("leave-asked").textContent = text;
+    $("leave").classList.toggle("hidden", !mine(msg) || iAsked || !live);
+    $("stay").classList.toggle("hidden", !iAsked || !live);
+    if (!mine(msg) || iAsked || !live) $("leave-confirm").classList.add("hidden");
+    box.classList.toggle("hidden", !live || (!mine(msg) && !text));
   }
 
-  // --- rematch -----------------------------------------------------------------------------
-  async function rematch() {
-    const button = $("rematch");
+  function send(message) {
+    if (!socket || socket.readyState !== WebSocket.OPEN) {
+      showBanner("not connected: nothing was sent; reconnecting...", "warn");
+      return false;
+    }
+    socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  function askLeave() {
+    $("leave-confirm").classList.remove("hidden");
+    $("leave").classList.add("hidden");
+    $("leave-no").focus(); // the safe answer under the keyboard
+  }
+
+  function leaveAnswer(yes) {
+    $("leave-confirm").classList.add("hidden");
+    if (yes && send({ type: "abandon" })) { $("stay").classList.remove("hidden"); $("stay").focus(); return; }
+    $("leave").classList.remove("hidden");
+    $("leave").focus();
+  }
+
+  function stay() {
+    if (send({ type: "abandon", undo: true })) { $("leave").classList.remove("hidden"); $("stay").classList.add("hidden"); $("leave").focus(); }
+  }
+
+  // --- names -------------------------------------------------------------------------------
+  function wasAsked() {
+    try { return localStorage.getItem(ASKED_KEY) === "1"; } catch (e) { return false; }
+  }
+
+  function markAsked() {
+    try { localStorage.setItem(ASKED_KEY, "1"); } catch (e) { /* asked again next time */ }
+  }
+
+  const normal = (name) => (name || "").split(/\s+/).filter(Boolean).join(" ").toLowerCase();
+
+  // Answered by the state the server sends everyone once it took the name (the seat's name then
+  // differs from before, or already was this one), or by an error message.
+  function sendName(name) {
+    return new Promise((resolve, reject) => {
+      if (naming) { clearTimeout(naming.timer); naming.reject(new Error("a newer name was sent")); }
+      const before = last ? nameOf(last.seat) : null;
+      if (!send({ type: "name", name })) { reject(new Error("not connected: try again in a moment")); return; }
+      const timer = setTimeout(() => { naming = null; reject(new Error("the server did not answer: try again")); }, 8000);
+      naming = { name, before, resolve, reject, timer };
+    });
+  }
+
+  function settleName(msg, error) {
+    if (!naming) return false;
+    const { name, before, resolve, reject, timer } = naming;
+    if (error !== undefined) { naming = null; clearTimeout(timer); reject(new Error(error)); return true; }
+    const now = nameOf(msg.seat, msg);
+    if (now && (now !== before || normal(now) === normal(name))) { naming = null; clearTimeout(timer); resolve(); }
+    return false;
+  }
+
+  function openNameForm(byClick) {
+    if (!isSeated()) return;
+    markAsked();
+    const box = $("name-box");
+    const current = nameOf(last.seat);
+    const form = T.nameForm({
+      id: "name-form", label: byClick ? "Your name (the others see it)" : "Your name, so the others know who plays",
+      submit: "Save", cancel: byClick || current ? "Cancel" : "Not now",
+      onSubmit: async (name) => {
+        if (name !== current) await sendName(name);
+        T.saveName(name);
+        closeNameForm();
+      },
+      onCancel: closeNameForm,
+    });
+    if (current) form.input.value = current;
+    box.replaceChildren(form.form);
+    box.classList.remove("hidden");
+    form.input.focus();
+    form.input.select();
+  }
+
+  function closeNameForm() {
+    const box = $("name-box");
+    const hadFocus = box.contains(document.activeElement);
+    box.classList.add("hidden");
+    box.replaceChildren();
+    if (hadFocus && $("my-name")) $("my-name").focus();
+  }
+
+  function maybeAskName(msg) {
+    // Asked once per seat link: when the seat has no name yet and the match is not over.
+    if (!mine(msg) || !token || !$("name-box").classList.contains("hidden")) return;
+    if (nameOf(msg.seat, msg) || wasAsked() || !LIVE.includes(msg.status) || msg.over) return;
+    openNameForm(false);
+  }
+
+  // --- the end screen and the rematch ------------------------------------------------------
+  function drawEnd(msg) {
+    const box = $("end");
+    const abandoned = msg.status === "abandoned";
+    if (!msg.over && !abandoned) { box.classList.add("hidden"); return; }
+    const result = msg.result || {};
+    const winners = abandoned ? [] : result.winners || [];
+    const names = winners.map((w) => (w === msg.seat ? "you" : seatLabel(w, msg)));
+    const won = mine(msg) && winners.includes(msg.seat);
+    $("end-title").textContent = abandoned ? "Game abandoned" : won ? "Game over: you win" : "Game over";
+    $("end-winners").textContent = abandoned ? "abandoned: no winners"
+      : names.length ? `Winner${names.length > 1 ? "s" : ""}: ${names.join(", ")}` : "";
+    // Players by score, best first; the game's own summary (its score sheet) one click away.
+    const scores = abandoned ? [] : (result.scores || []).map((score, seat) => ({ seat, score }));
+    scores.sort((a, b) => b.score - a.score || a.seat - b.seat);
+    $("end-scores").replaceChildren(...scores.map(({ seat, score }) => {
+      const who = seat === msg.seat ? `${seatLabel(seat, msg)} (you)` : seatLabel(seat, msg);
+      return el("li", { text: `${who}: ${score}${winners.includes(seat) ? " \u2605" : ""}` });
+    }));
+    $("end-summary").textContent = abandoned ? "" : result.summary || "";
+    $("end-details").classList.toggle("hidden", abandoned || !result.summary);
+    $("replay-link").href = `/replay/${encodeURIComponent(msg.match_id)}`;
+    $("replay-link").classList.toggle("hidden", abandoned);
+    // A spectator cannot start a rematch (it takes a seat's token), only watch one.
+    $("rematch").classList.toggle("hidden", !mine(msg));
+    $("rematch-help").classList.toggle("hidden", mine(msg) || rematchId !== null);
+    box.classList.remove("hidden");
+  }
+
+  function drawRematch() {
+    const box = $("rematch-offer");
+    const seated = isSeated();
+    box.classList.toggle("hidden", rematchId === null);
+    $("rematch-join").classList.toggle("hidden", !seated);
+    const watch = $("rematch-watch");
+    watch.classList.toggle("hidden", seated);
+    if (rematchId !== null) watch.href = `/play/${encodeURIComponent(rematchId)}`;
+  }
+
+  function learnRematch(id) {
+    if (!id || id === rematchId) return;
+    rematchId = id;
+    document.body.dataset.rematch = id;
+    drawRematch();
+    if (last) drawEnd(last);
+  }
+
+  // Every person who asks lands in the same new match, in their own seat of it.
+  async function joinRematch(event) {
+    const button = event.currentTarget;
+    if (!isSeated()) {
+      if (rematchId !== null) location.assign(`/play/${encodeURIComponent(rematchId)}`);
+      return;
+    }
     button.disabled = true;
     try {
-      const answer = await fetch(`/api/matches/${encodeURIComponent(matchId)}/rematch`, { method: "POST" });
-      const data = await answer.json().catch(() => ({}));
-      if (!answer.ok) throw new Error(data.error || `rematch: HTTP ${answer.status}`);
-      const mySeat = last ? last.seat : null;
-      const mine = (data.seats || []).find((s) => s.seat === mySeat && s.url);
-      const others = (data.seats || []).filter((s) => s.url && s.seat !== mySeat);
-      const target = mine ? mine.url : data.watch_url;
-      if (!others.length) { location.assign(target); return; }
-      // Other people at the table need their new links: show them before leaving.
-      const list = $("rematch-links");
-      list.replaceChildren();
-      for (const seat of others) {
-        const item = document.createElement("li");
-        const url = new URL(seat.url, location.href).href;
-        item.append(`player ${seat.seat + 1}'s new link: `);
-        const input = document.createElement("input");
-        input.readOnly = true; input.value = url; input.className = "mono"; input.size = 40;
-        input.setAttribute("aria-label", `player ${seat.seat + 1}'s new link`);
-        const copy = document.createElement("button");
-        copy.type = "button"; copy.textContent = "Copy";
-        copy.addEventListener("click", () => { input.select(); navigator.clipboard.writeText(url).catch(() => document.execCommand("copy")); });
-        item.append(input, " ", copy);
-        list.append(item);
-      }
-      const go = document.createElement("li");
-      const link = document.createElement("a");
-      link.href = target; link.textContent = mine ? "go to my seat in the rematch" : "watch the rematch";
-      go.append(link);
-      list.append(go);
-      link.focus();
+      const seat = await T.api("POST", `/api/matches/${encodeURIComponent(matchId)}/rematch`, { token });
+      T.rememberSeat(seat.match_id, seat.seat, seat.url);
+      location.assign(seat.url);
     } catch (e) {
-      showBanner(e.message, "error");
+      showBanner(`rematch: ${e.message}`, "error");
       button.disabled = false;
     }
+  }
+
+  // --- turn alerts -------------------------------------------------------------------------
+  function loadAlerts() {
+    const fallback = { title: true, sound: true, notify: false };
+    try { return { ...fallback, ...JSON.parse(localStorage.getItem(ALERTS_KEY) || "{}") }; } catch (e) { return fallback; }
+  }
+
+  function saveAlerts() {
+    try { localStorage.setItem(ALERTS_KEY, JSON.stringify(alerts)); } catch (e) { /* kept for this page only */ }
+  }
+
+  function unlockAudio() {
+    if (!alerts.sound) return;
+    const Context = window.AudioContext || window.webkitAudioContext;
+    if (!audio && Context) audio = new Context();
+    if (audio && audio.state === "suspended") audio.resume().catch(() => {});
+  }
+
+  function beep() {
+    if (!audio || audio.state !== "running") return; // no click yet: the browser would stay silent
+    const now = audio.currentTime;
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    tone.type = "sine";
+    tone.frequency.setValueAtTime(880, now);
+    tone.frequency.setValueAtTime(660, now + 0.12);
+    gain.gain.setValueAtTime(0.0001, now);
+    gain.gain.exponentialRampToValueAtTime(0.25, now + 0.02);
+    gain.gain.exponentialRampToValueAtTime(0.0001, now + 0.3);
+    tone.connect(gain).connect(audio.destination);
+    tone.start(now);
+    tone.stop(now + 0.32);
+  }
+
+  function notify(msg) {
+    if (!("Notification" in window) || Notification.permission !== "granted") return;
+    try {
+      const note = new Notification("Your turn", { body: `${msg.title || msg.game}: your move`, tag: `pisa3d-${matchId}` });
+      note.onclick = () => { window.focus(); note.close(); };
+    } catch (e) { /* some browsers only notify from a service worker */ }
+  }
+
+  function alertTurn(msg) {
+    document.body.dataset.alerts = String(Number(document.body.dataset.alerts || "0") + 1);
+    if (!document.hidden) return; // the page in view says it already
+    if (alerts.sound) beep();
+    if (alerts.notify) notify(msg);
+  }
+
+  function drawAlerts() {
+    $("alerts").classList.toggle("hidden", !isSeated());
+    $("alert-title").checked = alerts.title;
+    $("alert-sound").checked = alerts.sound;
+    $("alert-notify").checked = alerts.notify && "Notification" in window && Notification.permission === "granted";
+  }
+
+  async function onAlertToggle(event) {
+    const key = { "alert-title": "title", "alert-sound": "sound", "alert-notify": "notify" }[event.target.id];
+    alerts[key] = event.target.checked;
+    $("alert-note").textContent = "";
+    if (key === "sound" && alerts.sound) unlockAudio();
+    if (key === "notify" && alerts.notify) {
+      // Asked only now, after the person's own click.
+      const answer = "Notification" in window ? await Notification.requestPermission() : "unsupported";
+      if (answer !== "granted") {
+        alerts.notify = false;
+        event.target.checked = false;
+        $("alert-note").textContent = answer === "unsupported" ? "this browser has no notifications"
+          : "the browser did not allow notifications for this page";
+      }
+    }
+    saveAlerts();
+    if (last) drawHeader(last);
+  }
+
+  // --- chat --------------------------------------------------------------------------------
+  function chatLine(line) {
+    const item = el("li", { class: line.seat !== null && line.seat === (last && last.seat) ? "mine" : null, title: line.time || null },
+                    el("strong", { text: line.from || "spectator" }), `: ${line.text}`);
+    return item;
+  }
+
+  function showChat(lines, replace) {
+    const list = $("chat-lines");
+    const items = lines.map(chatLine);
+    if (replace) list.replaceChildren(...items);
+    else list.append(...items);
+    while (list.childElementCount > MAX_CHAT) list.firstElementChild.remove();
+    list.scrollTop = list.scrollHeight;
+  }
+
+  function sendChat(event) {
+    event.preventDefault();
+    const input = $("chat-input");
+    const text = input.value.trim();
+    if (!text) return;
+    if (send({ type: "chat", text })) input.value = "";
   }
 
   // --- the game's renderer -----------------------------------------------------------------
@@ -225,7 +530,7 @@
     const container = $("game");
     container.replaceChildren();
     const factory = window.PisaClients[game] || fallbackRenderer;
-    renderer = factory(container, { seat, sendMove, game });
+    renderer = factory(container, { seat, sendMove, game, seatLabel: (s) => seatLabel(s) });
     for (const msg of queued) deliver(msg);
     queued = [];
   }
@@ -272,28 +577,52 @@
   }
 
   // --- the socket --------------------------------------------------------------------------
+  function onState(msg) {
+    const moved = !last || msg.moves !== last.moves;
+    if (moved) { clearPending(); hideBanner(); }
+    else if (!mine(msg) || msg.to_move !== msg.seat) clearPending();
+    const turnCame = last !== null && !myTurn(last) && myTurn(msg);
+    last = msg;
+    drawHeader(msg);
+    drawSeats(msg);
+    drawWaiting(msg);
+    drawLeave(msg);
+    narrate(msg);
+    if (msg.rematch) learnRematch(msg.rematch);
+    drawEnd(msg);
+    drawRematch();
+    drawAlerts();
+    settleName(msg);
+    maybeAskName(msg);
+    if (turnCame) alertTurn(msg);
+  }
+
   function onMessage(event) {
     let msg;
     try { msg = JSON.parse(event.data); } catch (e) { return; }
     if (msg.type === "error") {
+      // A refused name is answered in the name form, every other refusal in the banner.
+      if (settleName(last, msg.message || "refused")) return;
       clearPending();
       showBanner(msg.message || "refused", "error");
       return;
     }
-    if (msg.type === "state") {
-      const moved = !last || msg.moves !== last.moves;
-      if (moved) { clearPending(); hideBanner(); }
-      else if (msg.seat === null || msg.to_move !== msg.seat) clearPending();
-      last = msg;
-      drawHeader(msg);
-      narrate(msg);
-      drawEnd(msg);
-    }
+    if (msg.type === "chat") { showChat([msg], false); return; }
+    if (msg.type === "chat_history") { showChat(msg.messages || [], true); return; }
+    if (msg.type === "rematch") { learnRematch(msg.match_id); return; }
+    if (msg.type === "state") onState(msg);
     if (renderer) deliver(msg);
     else {
       queued.push(msg);
       if (!loading && msg.type === "state") loadRenderer(msg.game, msg.seat);
     }
+  }
+
+  function setConn(ok, text) {
+    const conn = $("conn");
+    conn.textContent = text;
+    conn.className = ok ? "ok" : "down";
+    document.body.dataset.conn = ok ? "open" : "closed";
   }
 
   function scheduleRetry() {
@@ -341,7 +670,17 @@
 
   // For tests and the browser console: the same power as the page's own buttons, no more.
   window.PisaPlay = { sendMove };
-  $("rematch").addEventListener("click", rematch);
+  $("rematch").addEventListener("click", joinRematch);
+  $("rematch-join").addEventListener("click", joinRematch);
+  $("leave").addEventListener("click", askLeave);
+  $("leave-yes").addEventListener("click", () => leaveAnswer(true));
+  $("leave-no").addEventListener("click", () => leaveAnswer(false));
+  $("stay").addEventListener("click", stay);
+  $("name-box").addEventListener("keydown", (event) => { if (event.key === "Escape") closeNameForm(); });
+  $("chat-form").addEventListener("submit", sendChat);
+  for (const id of ["alert-title", "alert-sound", "alert-notify"]) $(id).addEventListener("change", onAlertToggle);
+  document.addEventListener("pointerdown", unlockAudio, true);
+  document.addEventListener("keydown", unlockAudio, true);
   window.addEventListener("online", retryNow);
   document.addEventListener("visibilitychange", () => { if (!document.hidden) retryNow(); });
   drawLog();

@@ -1,80 +1,20 @@
 // The lobby: builds the new-match form from GET /api/games, creates the match, shows each
-// person's link (with a copy button) and the spectators' link, and lists the matches.
-// Links of matches made in this browser are kept in localStorage, so "play" stays one click away
-// in the list (a seat's token is secret: the server never lists it).
+// person's link and the invitation to the open seats (with copy buttons) and the spectators'
+// link, and lists the matches, with "join" for those with an open seat.
+// Links of seats taken in this browser are kept in localStorage (together.js), so "play" stays
+// one click away in the list (a seat's token is secret: the server never lists it).
 "use strict";
 
 (function () {
   const $ = (id) => document.getElementById(id);
-  const MY_SEATS_KEY = "pisa3d.mySeats";
+  const T = window.PisaTogether;
+  const { el, api } = T;
   let games = [];
-
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(attrs || {})) {
-      if (value === undefined || value === null || value === false) continue;
-      if (key === "class") node.className = value;
-      else if (key === "text") node.textContent = value;
-      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-      else node.setAttribute(key, value === true ? "" : value);
-    }
-    for (const child of children) if (child !== null && child !== undefined) node.append(child);
-    return node;
-  }
-
-  async function api(method, path, body) {
-    const init = { method, headers: {} };
-    if (body !== undefined) {
-      init.headers["Content-Type"] = "application/json";
-      init.body = JSON.stringify(body);
-    }
-    const answer = await fetch(path, init);
-    let data = null;
-    try { data = await answer.json(); } catch (e) { /* an empty or non-JSON answer */ }
-    if (!answer.ok) throw new Error((data && data.error) || `${method} ${path}: HTTP ${answer.status}`);
-    return data;
-  }
-
-  function mySeats() {
-    try { return JSON.parse(localStorage.getItem(MY_SEATS_KEY) || "{}"); } catch (e) { return {}; }
-  }
-
-  function rememberSeats(created) {
-    const all = mySeats();
-    all[created.match_id] = created.seats.filter((s) => s.url).map((s) => ({ seat: s.seat, url: s.url }));
-    try { localStorage.setItem(MY_SEATS_KEY, JSON.stringify(all)); } catch (e) { /* private mode */ }
-  }
-
-  const absolute = (url) => new URL(url, location.href).href;
-
-  async function copyText(text, button) {
-    let ok = false;
-    try {
-      await navigator.clipboard.writeText(text);
-      ok = true;
-    } catch (e) {
-      // Plain http on a LAN address is not a secure context: no clipboard API there.
-      const area = el("textarea", { class: "offscreen" });
-      area.value = text;
-      document.body.append(area);
-      area.select();
-      try { ok = document.execCommand("copy"); } catch (e2) { ok = false; }
-      area.remove();
-    }
-    const label = button.textContent;
-    button.textContent = ok ? "Copied" : "Select and copy";
-    setTimeout(() => { button.textContent = label; }, 1500);
-  }
+  let joining = null; // the match whose join form is open
 
   function linkItem(label, url) {
-    const full = absolute(url);
-    const input = el("input", { type: "text", readonly: true, class: "url mono", value: full, "aria-label": label,
-                                size: 40 });
-    input.addEventListener("focus", () => input.select());
-    const copy = el("button", { type: "button", text: "Copy", "aria-label": `copy ${label}` });
-    copy.addEventListener("click", () => copyText(full, copy));
     return el("li", {}, el("div", {}, el("strong", { text: label }), " ", el("a", { href: url, text: "open" })),
-              el("div", { class: "field" }, input, copy));
+              T.linkField(label, url));
   }
 
   // --- the form ----------------------------------------------------------------------------
@@ -125,7 +65,8 @@
     rows.replaceChildren();
     for (let seat = 0; seat < count; seat++) {
       const select = el("select", { "data-seat": String(seat), "aria-label": `player ${seat + 1}` });
-      select.append(el("option", { value: "human", text: "person" }));
+      select.append(el("option", { value: "human", text: "person (gets a link)" }));
+      select.append(el("option", { value: "open", text: "open (anyone with the invitation)" }));
       for (const bot of game.bots || []) select.append(el("option", { value: bot.name, text: `bot: ${bot.name}` }));
       // Seat 1 a person, the others the game's first non-random bot: the usual table.
       const fallback = seat === 0 ? "human" : ((game.bots || []).find((b) => b.name !== "random") || { name: "human" }).name;
@@ -135,7 +76,9 @@
       const refresh = () => {
         const bot = (game.bots || []).find((b) => b.name === select.value);
         params.replaceChildren(...(bot ? seatParams(bot) : []));
-        help.textContent = bot ? bot.help || "" : "gets a link to play from";
+        help.textContent = bot ? bot.help || ""
+          : select.value === "open" ? "the first person to join through the lobby or the invitation link"
+            : "you hand this player their own link";
       };
       select.addEventListener("change", refresh);
       refresh();
@@ -194,7 +137,7 @@
     const game = currentGame();
     const seats = [...$("seat-rows").querySelectorAll(".seat-row")].map((row) => {
       const kind = row.querySelector("select").value;
-      if (kind === "human") return "human";
+      if (kind === "human" || kind === "open") return kind;
       const params = [...row.querySelectorAll("input[data-param]")]
         .filter((input) => input.value.trim() !== "")
         .map((input) => `${input.dataset.param}=${input.value.trim()}`);
@@ -223,6 +166,7 @@
     for (const seat of created.seats) {
       if (seat.url) list.append(linkItem(`player ${seat.seat + 1}'s link (only for that player)`, seat.url));
     }
+    if (created.invite_url) list.append(linkItem("invitation to the open seats (anyone with it can join)", created.invite_url));
     list.append(linkItem("spectators' link", created.watch_url));
     $("created").classList.remove("hidden");
     $("created").scrollIntoView({ block: "nearest" });
@@ -235,7 +179,7 @@
     $("create-btn").disabled = true;
     try {
       const created = await api("POST", "/api/matches", formRequest());
-      rememberSeats(created);
+      for (const seat of created.seats) if (seat.url) T.rememberSeat(created.match_id, seat.seat, seat.url);
       showCreated(created);
       refreshMatches();
     } catch (e) {
@@ -247,43 +191,99 @@
   }
 
   // --- the match list ----------------------------------------------------------------------
+  const seatLabel = (s) => s.name || `player ${s.seat + 1}`;
+
   function seatsText(match) {
-    return (match.seats || []).map((s) => `P${s.seat + 1} ${s.kind === "human" ? "person" : s.kind}`
-      + (s.kind === "human" && s.connected ? " (here)" : "")).join(", ");
+    return (match.seats || []).map((s) => {
+      if (s.open) return `P${s.seat + 1} open`;
+      if (s.kind !== "human") return `P${s.seat + 1} ${s.kind}`;
+      return `P${s.seat + 1} ${seatLabel(s)}${s.connected ? " (here)" : ""}`;
+    }).join(", ");
   }
 
   function statusText(match) {
     if (match.status === "over") return `over after ${match.moves} moves`;
     if (match.status === "broken") return `broken: ${match.reason || "no reason given"}`;
-    const turn = match.to_move === null || match.to_move === undefined ? "" : `, player ${match.to_move + 1} to move`;
+    if (match.status === "abandoned") return "abandoned: no winners";
+    if (match.status === "waiting") {
+      const open = match.open_seats || 0;
+      return open ? `waiting: ${open} open seat${open === 1 ? "" : "s"}` : "waiting for its players";
+    }
+    const seat = (match.seats || []).find((s) => s.seat === match.to_move);
+    const turn = seat ? `, ${seatLabel(seat)} to move` : "";
     return `playing, ${match.moves} moves${turn}`;
+  }
+
+  function actionsFor(match, mine) {
+    const id = encodeURIComponent(match.match_id);
+    const actions = el("td", { class: "actions" });
+    if (match.status === "over") {
+      actions.append(el("a", { href: `/replay/${id}`, text: "replay", "data-key": `replay-${match.match_id}` }));
+      return actions;
+    }
+    const live = match.status === "playing" || match.status === "waiting";
+    for (const seat of (live && mine[match.match_id]) || []) {
+      actions.append(el("a", { href: seat.url, text: `play P${seat.seat + 1}`,
+                               "data-key": `play-${match.match_id}-${seat.seat}` }), " ");
+    }
+    if (live && (match.open_seats || 0) > 0) {
+      actions.append(el("button", { type: "button", class: "join", text: "join", "data-key": `join-${match.match_id}`,
+                                    "aria-label": `join ${match.title || match.game} ${match.match_id}`,
+                                    onclick: () => openJoin(match) }), " ");
+    }
+    actions.append(el("a", { href: `/play/${id}`, text: "watch", "data-key": `watch-${match.match_id}` }));
+    return actions;
   }
 
   function renderMatches(matches) {
     const body = $("matches");
+    // The list is redrawn every few seconds: keep the keyboard's place in it.
+    const focused = document.activeElement && body.contains(document.activeElement)
+      ? document.activeElement.getAttribute("data-key") : null;
     body.replaceChildren();
     if (!matches.length) {
       body.append(el("tr", {}, el("td", { colspan: "5", class: "dim", text: "no matches yet" })));
       return;
     }
-    const mine = mySeats();
+    const mine = T.mySeats();
     for (const match of matches) {
-      const actions = el("td", { class: "actions" });
-      if (match.status === "over") {
-        actions.append(el("a", { href: `/replay/${encodeURIComponent(match.match_id)}`, text: "replay" }));
-      } else {
-        for (const seat of (match.status === "playing" && mine[match.match_id]) || []) {
-          actions.append(el("a", { href: seat.url, text: `play P${seat.seat + 1}` }), " ");
-        }
-        actions.append(el("a", { href: `/play/${encodeURIComponent(match.match_id)}`, text: "watch" }));
-      }
-      body.append(el("tr", { "data-match": match.match_id },
+      body.append(el("tr", { "data-match": match.match_id, "data-status": match.status },
         el("td", { class: "mono", text: match.match_id }),
         el("td", { text: match.title || match.game }),
         el("td", { class: "opt", text: seatsText(match) }),
         el("td", { class: `status-${match.status}`, text: statusText(match) }),
-        actions));
+        actionsFor(match, mine)));
     }
+    if (focused) {
+      const again = [...body.querySelectorAll("[data-key]")].find((node) => node.getAttribute("data-key") === focused);
+      if (again) again.focus();
+    }
+  }
+
+  // --- joining an open seat ----------------------------------------------------------------
+  function openJoin(match) {
+    joining = match;
+    const box = $("join-box");
+    const form = T.nameForm({
+      id: "join-form", label: "Your name (the others see it)", submit: "Join", cancel: "Cancel",
+      onSubmit: async (name) => { location.assign(await T.join(joining.match_id, name)); },
+      onCancel: closeJoin,
+    });
+    $("join-what").textContent = `${match.title || match.game} ${match.match_id}: ${statusText(match)}`;
+    $("join-slot").replaceChildren(form.form);
+    box.classList.remove("hidden");
+    box.scrollIntoView({ block: "nearest" });
+    form.input.focus();
+    form.input.select();
+  }
+
+  function closeJoin() {
+    const key = joining ? `join-${joining.match_id}` : null;
+    joining = null;
+    $("join-box").classList.add("hidden");
+    $("join-slot").replaceChildren();
+    const again = key && [...document.querySelectorAll("#matches [data-key]")].find((n) => n.getAttribute("data-key") === key);
+    if (again) again.focus();
   }
 
   async function refreshMatches() {
@@ -300,6 +300,7 @@
   async function start() {
     $("create").addEventListener("submit", onCreate);
     $("players").addEventListener("change", renderSeats);
+    $("join-box").addEventListener("keydown", (event) => { if (event.key === "Escape") closeJoin(); });
     try {
       const answer = await api("GET", "/api/games");
       games = Array.isArray(answer) ? answer : answer.games || [];
