@@ -28,6 +28,10 @@ cannot be made at all (a taken slot, a card not held, the wrong phase) are refus
 
 OBSERVATION_DTYPE = np.float32
 
+Bounds = tuple[np.ndarray, np.ndarray]
+"""A box: its lowest and highest corner (x, y, z, metres). What a game's ``live_framing`` part
+answers and the viewer frames."""
+
 
 @dataclass(frozen=True)
 class GameContract:
@@ -59,6 +63,12 @@ class GameParts:
     report: str | None = None
     """experiments: a module with ``cell_figures(group)`` (summary.csv) and ``sections(games,
     placements, summary, axes, out, name)`` (report.md) of the game's own."""
+    live_framing: str | None = None
+    """serve: a module the server asks for the box a live page frames (in metres, a ``Bounds``):
+    ``poses_of(state)`` (what to keep before a move), ``release_box(state, before, extras)`` (the
+    move just made), ``last_move_box(record)`` (a match rebuilt from its record) and
+    ``frame_box(state, move_box, details)`` (a state message). None: the game's pages frame
+    nothing (no ``frame_box``)."""
 
 
 @dataclass(frozen=True)

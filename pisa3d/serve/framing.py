@@ -1,62 +1,69 @@
-"""The box the live tower page frames, worked out here by the one rule the replay page, the
-PyBullet viewer and the video frame by (``pisa3d.viewer.camera``), so the page never has a
-framing rule of its own. Games without tiles have no box (None)."""
+"""The box a live page frames (``frame_box`` in state and trajectory messages), asked of the
+match's game through its declared ``live_framing`` part (``GameParts``), a module of that game's
+own: the one framing rule the replay page, the viewer and the video frame by, so the page never
+has a rule of its own. The server names no game here: a game that declares no such part (no
+tiles to frame) has no box (None), and its module is never imported."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
+from functools import cache
+from types import ModuleType
 from typing import Any
 
-import numpy as np
-
+from ..core.contract import Bounds
 from ..core.record import GameRecord
+from ..core.registry import get_game
 from ..core.state import State
-from ..viewer.camera import Bounds, move_bounds, play_bounds, release_bounds, tower_bounds
 
-TOWER = "tower"
-
-
-def _side(state: State) -> float:
-    return float(state.setup.tile_spec.side)  # type: ignore[attr-defined]
+__all__ = ["Bounds", "box_json", "frame_box", "last_move_box", "poses_of", "release_box"]
 
 
-def poses_of(state: State) -> np.ndarray | None:
-    """The tiles' settled poses (N, 7) of a tower state, copied (the move about to be made
-    changes them in place); None for another game."""
-    if state.game_id != TOWER:
+def _part(game_id: str) -> ModuleType | None:
+    """The game's ``live_framing`` module (None: it declares none)."""
+    name = get_game(game_id).parts.live_framing
+    return None if name is None else _module(name)
+
+
+@cache
+def _module(name: str) -> ModuleType:
+    return importlib.import_module(name)  # once, at the first message of the game's first match
+
+
+def poses_of(state: State) -> Any | None:
+    """What the game keeps of ``state`` to frame the move about to be made (the tower: its
+    tiles' settled poses, copied, since the move changes them in place); None without a part."""
+    part = _part(state.game_id)
+    return None if part is None else part.poses_of(state)
+
+
+def release_box(state: State, before: Any | None, extras: Mapping[str, Any] | None) -> Bounds | None:
+    """The box of the move just made on ``state``, from what ``poses_of`` kept ``before`` it and
+    the move's record extras (the tower: its release's frames)."""
+    part = _part(state.game_id)
+    if part is None or before is None:
         return None
-    return np.array(state.poses, dtype=float).reshape(-1, 7)  # type: ignore[attr-defined]
-
-
-def release_box(state: State, before: np.ndarray | None, extras: Mapping[str, Any] | None) -> Bounds | None:
-    """The box of the move just made on ``state`` (``move_bounds``): the tower as it stood
-    ``before`` it and every frame of its release (the record's own rounded frames)."""
-    if before is None:
-        return None
-    trajectory = (extras or {}).get("trajectory")
-    frames = [np.asarray(f, dtype=float) for f in trajectory["frames"]] if trajectory else []
-    return release_bounds(before, frames, _side(state))
+    box: Bounds = part.release_box(state, before, extras)
+    return box
 
 
 def last_move_box(record: GameRecord) -> Bounds | None:
-    """The box of a record's last move (the set-up's empty table before any), for a match
-    rebuilt from its record; None for another game."""
-    if record.game_id != TOWER:
+    """The box of a record's last move (the set-up's before any), for a match rebuilt from its
+    record; None for a game without a part."""
+    part = _part(record.game_id)
+    if part is None:
         return None
-    from ..games.tower.replay import load_tower_replay
-
-    return move_bounds(load_tower_replay(record), len(record.moves) - 1)
+    box: Bounds = part.last_move_box(record)
+    return box
 
 
 def frame_box(state: State, move_box: Bounds | None, details: Mapping[str, Any] | None) -> list[list[float]] | None:
     """The ``frame_box`` of a state message, [[x, y, z] low, [x, y, z] high] in metres: the last
-    move's box, widened to every ghost's slot when the message offers placements (``details``)."""
-    if state.game_id != TOWER:
-        return None
-    side = _side(state)
-    box = move_box if move_box is not None else tower_bounds([poses_of(state)], side)  # type: ignore[list-item]
-    ghosts = [d["pose"] for d in (details or {}).values() if d.get("pose")]
-    return box_json(play_bounds(box, ghosts, side))
+    move's box as the game widens it for what the message offers (``details``: the tower's ghost
+    slots for the person choosing a placement)."""
+    part = _part(state.game_id)
+    return None if part is None else box_json(part.frame_box(state, move_box, details))
 
 
 def box_json(box: Bounds | None) -> list[list[float]] | None:

@@ -1,22 +1,31 @@
 """Camera placement for the tower views: an orbit (target, distance, yaw, pitch) that frames the
-tower as each move shows it (one rule for the viewer, the video and the web page), and the
-PyBullet matrices for it."""
+tower as each move shows it, and the PyBullet matrices for it. The box it frames comes from the
+one framing rule (``pisa3d.games.tower.framing``: the viewer, the video, the replay and live
+pages), named here too for the views. PyBullet is imported when a matrix is first asked for, not
+with this module: a page that only frames a box never loads a physics engine."""
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pybullet as p
+
+from ..games.tower.framing import Bounds, move_bounds, play_bounds, release_bounds, tower_bounds
 
 if TYPE_CHECKING:
-    from ..games.tower.replay import TowerReplay
+    from types import ModuleType
 
 FIELD_OF_VIEW_DEG = 40.0
+
+
+def _pybullet() -> ModuleType:
+    import pybullet  # at the first matrix; after it, a lookup in sys.modules
+
+    return pybullet
 
 
 @dataclass(frozen=True)
@@ -41,57 +50,13 @@ class OrbitCamera:
         return all(abs(a - b) <= tolerance for a, b in zip(mine, theirs, strict=True))
 
     def view_matrix(self) -> list[float]:
-        return list(p.computeViewMatrixFromYawPitchRoll(list(self.target), self.distance, self.yaw_deg,
-                                                        self.pitch_deg, 0.0, 2))
+        return list(_pybullet().computeViewMatrixFromYawPitchRoll(list(self.target), self.distance,
+                                                                  self.yaw_deg, self.pitch_deg, 0.0, 2))
 
     def projection_matrix(self, width: int, height: int) -> list[float]:
         near = max(0.005, self.distance / 20)
-        return list(p.computeProjectionMatrixFOV(FIELD_OF_VIEW_DEG, width / height, near, self.distance * 10))
-
-
-Bounds = tuple[np.ndarray, np.ndarray]
-"""Lowest and highest corner (x, y, z, metres) of a box around the tiles."""
-
-
-def tower_bounds(frames: Iterable[np.ndarray], side: float) -> Bounds:
-    """A box holding every tile of every frame (poses (N, 7)) that is on or above the table top:
-    centres padded by half a tile side, so a tile standing on edge or lying flat fits whatever
-    its turn. A tile that fell off the table (centre below its top, z < 0) is left out: it may
-    end metres below, and framing it would shrink the tower to a speck. No tiles: one tile's
-    room on the table. The viewer, the video and the web page all frame this box."""
-    centres = [c[c[:, 2] >= 0.0] for c in (np.asarray(f, dtype=float)[:, :3] for f in frames if len(f))]
-    centres = [c for c in centres if len(c)]
-    pad = side / 2
-    if not centres:
-        return np.array([-pad, -pad, 0.0]), np.array([pad, pad, side])
-    every = np.concatenate(centres)
-    return every.min(axis=0) - pad, np.maximum(every.max(axis=0) + pad, [pad, pad, side])
-
-
-def move_bounds(replay: TowerReplay, index: int) -> Bounds:
-    """The box a view frames while it shows move ``index`` (-1: the empty table): the tower as
-    it stood before the move and every frame of the move's release, tiles off the table left
-    out (``tower_bounds``). Per move, so a one-tile tower fills the picture as a forty-tile one
-    does; fixed within a move, so the camera never chases a falling tile."""
-    trajectory = replay.trajectories[index] if 0 <= index < replay.num_moves else None
-    return release_bounds(replay.settled(index - 1), trajectory.frames if trajectory is not None else [], replay.side)
-
-
-def release_bounds(before: np.ndarray, release: Iterable[np.ndarray], side: float) -> Bounds:
-    """``move_bounds`` from its parts: the tiles' poses before a move and its release's frames
-    (none for a move that released nothing). The live page's server frames each move by it."""
-    return tower_bounds([before, *release], side)
-
-
-def play_bounds(move_box: Bounds, ghosts: Sequence[Sequence[float]], side: float) -> Bounds:
-    """The box the live page frames while a person chooses a placement: the last move's box
-    (``move_bounds``) and every slot the tile in hand may go to (the ghosts' poses), so that
-    every slot a person may pick is in sight. Without ghosts, the move's box unchanged: a
-    spectator sees move by move what the replay page, the viewer and the video show."""
-    if not len(ghosts):
-        return move_box
-    low, high = tower_bounds([np.asarray(ghosts, dtype=float).reshape(-1, 7)], side)
-    return np.minimum(move_box[0], low), np.maximum(move_box[1], high)
+        return list(_pybullet().computeProjectionMatrixFOV(FIELD_OF_VIEW_DEG, width / height, near,
+                                                           self.distance * 10))
 
 
 def eased(start: OrbitCamera, end: OrbitCamera, fraction: float) -> OrbitCamera:
@@ -140,3 +105,7 @@ def framing_camera(bounds: Bounds, yaw_deg: float = 35.0, pitch_deg: float = -25
         else:
             near = middle
     return dataclasses.replace(camera, distance=far)
+
+
+__all__ = ["FIELD_OF_VIEW_DEG", "FILL", "Bounds", "OrbitCamera", "eased", "framing_camera", "move_bounds",
+           "play_bounds", "release_bounds", "tower_bounds"]

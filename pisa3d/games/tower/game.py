@@ -61,7 +61,8 @@ class TowerGame(Game):
                                            cli_extras="pisa3d.cli.play_tower",
                                            detail_rows="pisa3d.experiments.tower:placement_rows",
                                            row_figures="pisa3d.experiments.tower:row_figures",
-                                           report="pisa3d.experiments.tower")
+                                           report="pisa3d.experiments.tower",
+                                           live_framing="pisa3d.games.tower.framing")
 
     def record_options(self, header: Mapping[str, Any]) -> dict[str, Any]:
         options = super().record_options(header)
