@@ -1,6 +1,7 @@
 """The live tower page frames by the server's box, worked out by the one framing rule of the
-replay page, the viewer and the video (pisa3d.viewer.camera.move_bounds), widened to the ghost
-slots for the person choosing a placement; a restarted server frames as before."""
+replay page, the viewer and the video (pisa3d.games.tower.framing.move_bounds, reached by the
+server through the tower's declared ``live_framing`` part), widened to the ghost slots for the
+person choosing a placement; a restarted server frames as before."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from pisa3d.games.tower.framing import move_bounds, play_bounds
 from pisa3d.games.tower.replay import load_tower_replay
 from pisa3d.serve.store import MatchStore
-from pisa3d.viewer.camera import move_bounds, play_bounds
 from tests.serve.helpers import create, next_state, served, token_of
 
 MOVES = 6
