@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .helpers import RealServer
-from .pages import MY_TURN_OR_OVER, body_data, browser_or_skip, click_a_move, save_shot
+from .pages import MY_TURN_OR_OVER, body_data, browser_or_skip, click_a_move, save_shot, wait_my_turn
 
 pytestmark = [pytest.mark.display, pytest.mark.slow]
 
@@ -67,11 +67,11 @@ def give_name(page: Any, name: str) -> None:
     expect(page.locator("#name-box")).to_be_hidden()
 
 
-def shoot_both_sizes(page: Any, folder: Path, name: str, back_to: dict[str, int]) -> None:
+def shoot_both_sizes(page: Any, folder: Path, name: str, back_to: dict[str, int], full_page: bool = False) -> None:
     for size, tag in ((DESKTOP, "desktop"), (PHONE, "phone")):
         page.set_viewport_size(size)
         page.wait_for_timeout(150)  # one layout pass at the new width
-        save_shot(page, folder, f"{name}-{tag}.png", SHOTS)
+        save_shot(page, folder, f"{name}-{tag}.png", SHOTS, full_page=full_page)
     page.set_viewport_size(back_to)
 
 
@@ -151,7 +151,7 @@ def test_two_people_join_open_seats_chat_play_and_rematch_together(browser: Any,
     match_id = lobby.locator("#created-id").inner_text()
     assert invite_url == f"{server.url}/join/{match_id}"
     expect(lobby.locator(f"tr[data-match='{match_id}'] button.join")).to_be_visible()
-    shoot_both_sizes(lobby, tmp_path, "together-lobby", DESKTOP)
+    shoot_both_sizes(lobby, tmp_path, "together-lobby", DESKTOP, full_page=True)
 
     # Ann follows the invitation link; she is told who she waits for, with the link to pass on.
     ann = person(browser)
@@ -182,13 +182,21 @@ def test_two_people_join_open_seats_chat_play_and_rematch_together(browser: Any,
     # Each browser kept its own seat's link, as the creator's does for its seats.
     assert bob.evaluate("() => JSON.parse(localStorage['pisa3d.mySeats'])")[match_id][0]["seat"] == 1
 
-    # The chat, both ways.
+    # The creator stays to watch: a spectator's page (no name asked, no leaving, no alerts).
+    lobby.goto(f"{server.url}/play/{match_id}")
+    expect(lobby.locator("#who")).to_have_text("you are watching")
+    expect(lobby.locator("#seat-list [data-seat='1'] .tg-name")).to_have_text("Bob")
+    for hidden in ("#name-box", "#leave-box", "#alerts", "#seed-note"):  # a random seed: no note
+        expect(lobby.locator(hidden)).to_be_hidden()
+
+    # The chat, both ways, and the spectator reads it.
     ann.locator("#chat-input").fill("hello Bob")
     ann.locator("#chat-input").press("Enter")
     expect(bob.locator("#chat-lines li").last).to_have_text("Ann: hello Bob")
     bob.locator("#chat-input").fill("hi Ann, good luck")
     bob.locator("#chat-input").press("Enter")
     expect(ann.locator("#chat-lines li").last).to_have_text("Bob: hi Ann, good luck")
+    expect(lobby.locator("#chat-lines li")).to_have_text(["Ann: hello Bob", "Bob: hi Ann, good luck"])
     shoot_both_sizes(ann, tmp_path, "together-play", DESKTOP)
 
     # Whose turn stays in view on the phone, scrolled to the bottom; nothing wider than it.
@@ -216,6 +224,9 @@ def test_two_people_join_open_seats_chat_play_and_rematch_together(browser: Any,
     ann.wait_for_url(lambda url: match_id not in url and "token=" in url)
     expect(bob.locator("#rematch-offer")).to_be_visible()
     expect(bob.get_by_role("button", name="Join the rematch")).to_be_visible()
+    watch = lobby.get_by_role("link", name="Watch the rematch")
+    expect(watch).to_be_visible()
+    assert watch.get_attribute("href") == f"/play/{match_of(ann)}"
     shoot_both_sizes(bob, tmp_path, "together-rematch-offer", PHONE)
     bob.get_by_role("button", name="Rematch", exact=True).click()
     bob.wait_for_url(lambda url: match_id not in url and "token=" in url)
@@ -229,12 +240,14 @@ def test_two_people_join_open_seats_chat_play_and_rematch_together(browser: Any,
 
 
 def test_a_leave_by_both_people_ends_the_match_as_abandoned(browser: Any, server: RealServer) -> None:
-    created = server.post("/api/matches", TWO_PEOPLE_AND_A_BOT)
+    created = server.post("/api/matches", {**TWO_PEOPLE_AND_A_BOT, "seed": 7})
     urls = {s["seat"]: s["url"] for s in created["seats"] if s.get("url")}
     ann, bob = person(browser), person(browser)
     for page, seat, name in ((ann, 0, "Ann"), (bob, 1, "Bob")):
         page.goto(server.url + urls[seat])
         give_name(page, name)
+        # The creator chose the seed of a game with hidden hands: every seat is told.
+        expect(page.locator("#seed-note")).to_contain_text("seed 7")
     # Ann asks to leave (and confirms); Bob's page says so; "Stay" takes it back.
     ann.get_by_role("button", name="Leave the game").click()
     ann.get_by_role("button", name="Yes, leave").click()
@@ -256,3 +269,32 @@ def test_a_leave_by_both_people_ends_the_match_as_abandoned(browser: Any, server
         expect(page.locator("#end-winners")).to_have_text("abandoned: no winners")
         expect(page.locator("#leave-box")).to_be_hidden()
     assert server.get(f"/api/matches/{created['match_id']}")["status"] == "abandoned"
+
+
+def test_turn_alerts_are_toggled_in_the_page_and_kept(browser: Any, server: RealServer) -> None:
+    created = server.post("/api/matches", {**TWO_PEOPLE_AND_A_BOT, "seats": ["human", "heuristic", "heuristic"]})
+    context = browser.new_context(viewport=DESKTOP, permissions=["notifications"])
+    page = context.new_page()
+    page.goto(server.url + created["seats"][0]["url"])
+    page.locator("#name-box").get_by_role("button", name="Not now").click()
+    assert wait_my_turn(page)
+    assert page.title() == "\u25CF Your turn \u2014 Pisa (cards) \u00B7 pisa3d"
+    # Title off: no marker; the notification asked for after the click, allowed here: kept on.
+    page.get_by_label("mark the title").uncheck()
+    assert page.title() == "Pisa (cards) \u00B7 pisa3d"
+    page.get_by_label("a notification").check()
+    expect(page.get_by_label("a notification")).to_be_checked()
+    # All kept in this browser: after a reload the same, and the name is not asked again.
+    page.reload()
+    assert wait_my_turn(page)
+    expect(page.get_by_label("mark the title")).not_to_be_checked()
+    expect(page.get_by_label("a notification")).to_be_checked()
+    expect(page.get_by_label("a sound")).to_be_checked()
+    expect(page.locator("#name-box")).to_be_hidden()
+    assert page.title() == "Pisa (cards) \u00B7 pisa3d"
+    # Without the browser's permission the notification switch does not stay on, and says why.
+    refused = browser.new_context(viewport=DESKTOP).new_page()
+    refused.goto(server.url + created["seats"][0]["url"])
+    refused.get_by_label("a notification").check()
+    expect(refused.get_by_label("a notification")).not_to_be_checked()
+    expect(refused.locator("#alert-note")).to_contain_text("did not allow")

@@ -185,11 +185,12 @@
     if (seat === msg.seat) notes.push("you");
     if (info.open) notes.push("open seat");
     else if (info.kind !== "human") notes.push(`bot: ${info.kind}`);
-    else if (!info.connected) notes.push("away");
     if (asked) notes.push("asked to leave");
     const chip = el("li", { class: `tg-seat${msg.to_move === seat && !msg.over ? " to-move" : ""}${seat === msg.seat ? " me" : ""}`,
                             "data-seat": String(seat) },
-      el("span", { class: `tg-dot${info.kind !== "human" || info.connected ? " on" : ""}`, "aria-hidden": "true" }),
+      // Lit while a page holds the seat, as the last state said (a bot is always there).
+      el("span", { class: `tg-dot${info.kind !== "human" || info.connected ? " on" : ""}`, "aria-hidden": "true",
+                   title: info.kind !== "human" || info.connected ? "here" : "no page open" }),
       el("span", { class: "tg-name", text: info.open ? `player ${seat + 1}` : seatLabel(seat, msg) }),
       notes.length ? el("span", { class: "tg-note", text: ` (${notes.join(", ")})` }) : null,
       msg.to_move === seat && !msg.over && msg.status === "playing" ? el("span", { class: "tg-turn", text: " to move" }) : null);
