@@ -233,8 +233,10 @@ def test_two_people_join_open_seats_chat_play_and_rematch_together(browser: Any,
     rematch = match_of(ann)
     assert match_of(bob) == rematch and token_of_page(ann) != token_of_page(bob)
     assert (body_data(ann)["seat"], body_data(bob)["seat"]) == ("0", "1")  # the same seats as before
-    for page in (ann, bob):
+    for page, name in ((ann, "Ann"), (bob, "Bob")):
         expect(page.locator("#turn")).not_to_have_text("waiting for players")
+        expect(page.locator("#my-name")).to_have_text(name)  # the names come along: not asked again
+        expect(page.locator("#name-box")).to_be_hidden()
     assert server.get(f"/api/matches/{rematch}")["status"] == "playing"
     assert server.get(f"/api/matches/{match_id}")["rematch"] == rematch
 
