@@ -5,11 +5,17 @@ keyword parameters it takes (name, type, default, help). ``game.agents["mcts"](s
 iterations=200)`` builds one from code; ``build_agent(game, "mcts:iterations=200", seat,
 options)`` from the text people type (``--agent mcts:iterations=200,exploration=1.2``). Unknown
 parameters and values of the wrong type are refused with the allowed parameters listed.
+
+Every int and float parameter has a declared range (``low`` to ``high``, inclusive): specs come
+from people (the command line, a server's seat, an experiment file), and one value far out of
+range (``mcts:iterations=999999999999``) would hang whatever plays the bot. An agent class
+declares its ranges beside its constructor, as ``PARAM_RANGES = {"samples": (1, 4096)}``.
 """
 
 from __future__ import annotations
 
 import inspect
+import math
 import typing
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -23,22 +29,39 @@ if TYPE_CHECKING:
     from .options import GameOptions
 
 _PARAM_TYPES: tuple[type, ...] = (bool, int, float, str)
+ParamRanges = Mapping[str, tuple[float, float]]
+"""An agent class's ``PARAM_RANGES``: parameter name -> (lowest, highest) allowed, inclusive."""
 
 
 @dataclass(frozen=True)
 class AgentParam:
-    """One keyword parameter of an agent kind."""
+    """One keyword parameter of an agent kind; an int or float one is allowed from ``low`` to
+    ``high`` (inclusive)."""
 
     name: str
     type: type
     default: Any
     help: str = ""
+    low: float | None = None
+    high: float | None = None
+
+    @property
+    def ranged(self) -> bool:
+        return self.low is not None and self.high is not None
+
+    def range_text(self) -> str:
+        """``from 1 to 20000``, or "" when no range is declared."""
+        if not self.ranged:
+            return ""
+        return f"from {_number(self.low)} to {_number(self.high)}"
 
     def describe(self) -> str:
-        return f"{self.name} ({self.type.__name__}, default {self.default!r})"
+        within = f" {self.range_text()}" if self.ranged else ""
+        return f"{self.name} ({self.type.__name__}{within}, default {self.default!r})"
 
     def convert(self, value: Any, agent: str) -> Any:
-        """``value`` (from code, or text from the command line) as this parameter's type."""
+        """``value`` (from code, or text from the command line) as this parameter's type, within its
+        range."""
         if isinstance(value, str) and self.type is not str:
             value = _from_text(value, self.type, agent, self.name)
         if self.type is float and isinstance(value, int) and not isinstance(value, bool):
@@ -49,7 +72,24 @@ class AgentParam:
             raise OptionsError(
                 f"agent {agent!r}: parameter {self.name!r} must be {self.type.__name__}, got {value!r}"
             )
+        if self.type in (int, float):
+            self._check_range(value, agent)
         return value
+
+    def _check_range(self, value: float, agent: str) -> None:
+        if self.ranged:
+            assert self.low is not None and self.high is not None
+            if not self.low <= value <= self.high:  # nan fails both comparisons: refused too
+                raise OptionsError(
+                    f"agent {agent!r}: parameter {self.name!r} must be {self.range_text()}, got {value!r}")
+        elif not math.isfinite(value):
+            raise OptionsError(f"agent {agent!r}: parameter {self.name!r} must be a finite number, got {value!r}")
+
+
+def _number(bound: float | None) -> str:
+    """A range's end as people write it: 20000, 0.01, 60 (not 60.0 or 2e+04)."""
+    assert bound is not None
+    return str(int(bound)) if float(bound).is_integer() else repr(float(bound))
 
 
 def _from_text(text: str, kind: type, agent: str, name: str) -> Any:
@@ -100,9 +140,12 @@ class AgentSpec:
                    build: Callable[..., Agent] | None = None) -> AgentSpec:
         """A spec whose parameters are ``agent_class.__init__``'s keyword parameters with defaults
         of a plain type (bool, int, float, str, or None meaning "not set"), so an agent's own
-        signature is its declaration. ``seat`` (and names in ``skip``) are filled in by the
-        builder; ``fixed`` are keyword values passed through, not exposed."""
+        signature is its declaration. Each int or float one takes its range from the class's
+        ``PARAM_RANGES`` (``{"samples": (1, 4096)}``); one without a range is a TypeError here, when
+        the game is declared. ``seat`` (and names in ``skip``) are filled in by the builder;
+        ``fixed`` are keyword values passed through, not exposed."""
         hints = typing.get_type_hints(agent_class.__init__)
+        ranges: ParamRanges = getattr(agent_class, "PARAM_RANGES", {})
         params = []
         for p in inspect.signature(agent_class.__init__).parameters.values():
             if p.name == "self" or p.name in skip or p.default is inspect.Parameter.empty:
@@ -112,7 +155,10 @@ class AgentSpec:
             kind = _plain_type(hints.get(p.name))
             if kind is None:
                 continue  # objects (rollout policies, evaluators) are set in code, not by name
-            params.append(AgentParam(p.name, kind, p.default, ""))
+            low, high = ranges.get(p.name, (None, None))
+            if kind in (int, float) and low is None:
+                raise TypeError(f"{agent_class.__name__}.PARAM_RANGES declares no range for {p.name!r}")
+            params.append(AgentParam(p.name, kind, p.default, "", low, high))
         doc = help or (inspect.getdoc(agent_class) or "").split("\n")[0]
 
         def default_build(seat: int, options: Any, **kwargs: Any) -> Agent:

@@ -14,7 +14,8 @@ the final scores are mapped to [0, 1] per player (see ``reward``).
 
 Everything random comes from the ``rng`` given to ``choose``, so a search with an iteration
 budget is a deterministic function of (view, legal moves, rng state). A time budget
-(``time_limit``) is for interactive play and is not reproducible.
+(``time_limit``, or a ``decision_budget`` around ``choose``: pisa3d/core/budget.py) is for
+interactive play and is not reproducible.
 """
 
 from __future__ import annotations
@@ -23,15 +24,16 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 import numpy as np
 
+from .budget import current_budget, out_of_time
 from .errors import OptionsError
 from .state import Move, Result, State, View
 
 if TYPE_CHECKING:
-    from .agent_specs import AgentSpec
+    from .agent_specs import AgentSpec, ParamRanges
     from .agents import Agent
 
 RewardKind = Literal["scaled", "win"]
@@ -54,6 +56,9 @@ class SearchGame(Protocol):
 DEFAULT_ITERATIONS = 400
 DEFAULT_EXPLORATION = 0.7
 """UCB1's constant; rewards lie in [0, 1], where sqrt(2)/2 is the textbook choice."""
+MAX_ITERATIONS = 20_000
+"""The most iterations a spec may ask for unless its game sets its own top (``mcts_spec``): a
+card-game decision at 20,000 takes about 15 s on a 2-core machine."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,12 @@ class MCTSAgent:
     """
 
     name = "mcts"
+    PARAM_RANGES: ClassVar[ParamRanges] = {
+        "iterations": (1, MAX_ITERATIONS),
+        "exploration": (0.0, 10.0),
+        "time_limit": (0.01, 60.0),
+    }
+    """What a spec (command line, server, experiment) may ask for; code may go beyond."""
 
     def __init__(
         self,
@@ -164,13 +175,17 @@ class MCTSAgent:
         root = _Node(mover=-1)
         started = time.perf_counter()
         deadline = None if self.time_limit is None else started + self.time_limit
+        budgeted = current_budget() is not None  # outside a decision budget no clock is read
         done = 0
         while self.iterations is None or done < self.iterations:
             if deadline is not None and done > 0 and time.perf_counter() >= deadline:
                 break
+            if budgeted and out_of_time():
+                break
             self._iterate(root, view, by_key, rng)
             done += 1
-        best = self._best_root_move(root, legal_moves)
+        # With no iteration done (the budget ran out at once) there is nothing to go on: a random move.
+        best = self._best_root_move(root, legal_moves) if done else legal_moves[_pick(len(legal_moves), rng)]
         self.last_search = SearchStats(
             iterations=done,
             seconds=time.perf_counter() - started,
@@ -289,22 +304,27 @@ def _check_root_moves(game_id: str, seat: int, sampled: dict[str, Move], real: d
 
 
 def mcts_spec(
-    search_game: Callable[[], SearchGame], iterations: int = DEFAULT_ITERATIONS, help: str = "", **fixed: object
+    search_game: Callable[[], SearchGame], iterations: int = DEFAULT_ITERATIONS, help: str = "",
+    max_iterations: int = MAX_ITERATIONS, **fixed: object,
 ) -> AgentSpec:
     """The ``mcts`` agent kind of a game, with its parameters declared for code and command line
     (``--agent mcts:iterations=200,exploration=1.0``). ``search_game`` gives the Game the search
-    samples from (a game may shorten playouts); ``fixed`` are settings the game chooses (an
-    evaluator) that are not parameters."""
+    samples from (a game may shorten playouts); ``max_iterations`` is the most a spec may ask for
+    (an iteration costs what the game's playouts cost); the other ranges are
+    ``MCTSAgent.PARAM_RANGES``. ``fixed`` are settings the game chooses (an evaluator) that are not
+    parameters."""
     from .agent_specs import AgentParam, AgentSpec
+
+    ranges = {**MCTSAgent.PARAM_RANGES, "iterations": (1, max_iterations)}
 
     def build(seat: int, options: object, **params: object) -> Agent:
         agent: Any = MCTSAgent(search_game(), seat, **params, **fixed)  # type: ignore[arg-type]
         return agent
 
     params = (
-        AgentParam("iterations", int, iterations, "playouts per decision"),
-        AgentParam("exploration", float, DEFAULT_EXPLORATION, "UCB1 constant"),
-        AgentParam("time_limit", float, None, "seconds per decision (not reproducible)"),
+        AgentParam("iterations", int, iterations, "playouts per decision", *ranges["iterations"]),
+        AgentParam("exploration", float, DEFAULT_EXPLORATION, "UCB1 constant", *ranges["exploration"]),
+        AgentParam("time_limit", float, None, "seconds per decision (not reproducible)", *ranges["time_limit"]),
         AgentParam("reward", str, "scaled", "scaled (score margins) or win (win shares)"),
     )
     return AgentSpec("mcts", build, help or "information-set Monte Carlo tree search", params)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from ..core.agent_specs import agent_registry
+from ..core.agent_specs import AgentParam, agent_registry
 from ..core.registry import game_ids, get_game
 
 LONG_DEFAULT = 200
@@ -30,13 +30,20 @@ def games_catalog() -> list[dict[str, Any]]:
             if name in allowed:
                 entry["allowed"] = allowed[name]
             options.append(entry)
-        bots = [{"name": spec.name, "help": spec.help,
-                 "params": [{"name": p.name, "type": p.type.__name__, "default": p.default} for p in spec.params]}
+        bots = [{"name": spec.name, "help": spec.help, "params": [_param(p) for p in spec.params]}
                 for spec in agent_registry(game.agents).values()]
         games.append({"id": game.id, "title": game.title, "min_players": game.min_players,
                       "max_players": game.max_players, "default_players": game.default_players,
                       "default_bot": game.contract.default_agent, "options": options, "bots": bots})
     return games
+
+
+def _param(param: AgentParam) -> dict[str, Any]:
+    """A bot parameter for a menu: its declared range as "min"/"max" (inclusive), when it has one."""
+    entry: dict[str, Any] = {"name": param.name, "type": param.type.__name__, "default": param.default}
+    if param.ranged:
+        entry["min"], entry["max"] = param.low, param.high
+    return entry
 
 
 def _type_name(annotation: Any) -> str:

@@ -43,9 +43,10 @@ def test_tower_bots_take_their_own_keyword_parameters() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("mcts:depth=3", "agent 'mcts' has no parameter 'depth'; parameters: iterations \\(int, default 200\\)"),
+        ("mcts:depth=3",
+         "agent 'mcts' has no parameter 'depth'; parameters: iterations \\(int from 1 to 20000, default 200\\)"),
         ("mcts:iterations=many", "parameter 'iterations' must be int, got 'many'"),
-        ("mcts:iterations=0", "iterations must be a whole number >= 1"),
+        ("mcts:iterations=0", "parameter 'iterations' must be from 1 to 20000, got 0"),
         ("heuristic:x=1", "agent 'heuristic' has no parameter 'x'; it takes no parameters"),
         ("smart", "unknown agent 'smart' for cards; choose from random, heuristic, mcts"),
     ],

@@ -99,15 +99,15 @@ def test_bot_parameters_are_keyword_arguments_checked_with_clear_errors():
     assert GAME.agents["careful"](1, options).params == {"depth": 1, "future_weight": 1.0, "cap_mm": 2.0}
     with pytest.raises(OptionsError, match="has no parameter 'lookahead'; parameters: depth"):
         GAME.agents["careful"](0, options, lookahead=False)
-    with pytest.raises(OptionsError, match="'max_candidates' must be an integer >= 1, got 0"):
+    with pytest.raises(OptionsError, match="'max_candidates' must be from 1 to 8, got 0"):
         GAME.agents["cautious"](0, options, max_candidates=0)
-    with pytest.raises(OptionsError, match=r"'cap_mm' must be a number >= 0\.01"):
+    with pytest.raises(OptionsError, match=r"'cap_mm' must be from 0\.01 to 50, got -1\.0"):
         GAME.agents["spoiler"](0, options, cap_mm=-1.0)
-    with pytest.raises(OptionsError, match="'depth' must be an integer >= 0 and <= 3, got 4"):
+    with pytest.raises(OptionsError, match="'depth' must be from 0 to 3, got 4"):
         GAME.agents["careful"](0, options, depth=4)
     with pytest.raises(OptionsError, match=r"'depth' must be int, got 1\.5"):
         GAME.agents["careful"](0, options, depth=1.5)
-    with pytest.raises(OptionsError, match=r"'future_weight' must be a number >= 0, got -0\.5"):
+    with pytest.raises(OptionsError, match=r"'future_weight' must be from 0 to 100, got -0\.5"):
         build_agent(GAME, "careful:future_weight=-0.5", 0, options)
     assert build_agent(GAME, "cautious:max_candidates=3,depth=2", 0, options).params["depth"] == 2
 

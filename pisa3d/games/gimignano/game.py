@@ -26,6 +26,7 @@ from .state import GimignanoState
 from .tiles import default_tileset, setup_table
 
 MCTS_ITERATIONS = 100  # with leaf evaluation; measured in benchmarks/mcts_strength.py
+MCTS_MAX_ITERATIONS = 5000  # up to ~3 ms an iteration mid-game with 4 players: ~15 s a decision
 
 
 class GimignanoGame(Game):
@@ -105,7 +106,7 @@ class GimignanoGame(Game):
                       "builds whenever it can; stones and tiles that bring its quartets closest"),
             # Leaves are scored at once (rollout_limit=0): random playouts lose to greedy here.
             mcts_spec(lambda: self, MCTS_ITERATIONS, "MCTS scoring leaves with the board evaluation",
-                      rollout_limit=0, evaluate=gimignano_evaluation),
+                      max_iterations=MCTS_MAX_ITERATIONS, rollout_limit=0, evaluate=gimignano_evaluation),
         )
 
     def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:

@@ -13,31 +13,42 @@ cannot know how its hand will shake.
 
 Every bot's parameters are keyword arguments of its constructor with defaults (declared through
 ``AgentSpec.from_class``: ``game.agents["careful"](seat, options, cap_mm=1.5)`` in code,
-``--agent careful:cap_mm=1.5`` on the command line); out-of-range values are refused with one
-line saying what is allowed.
+``--agent careful:cap_mm=1.5`` on the command line) and their ranges are the class's
+``PARAM_RANGES``; out-of-range values are refused with one line saying what is allowed.
+
+The bots that simulate or sample (cautious, spoiler, safest) honour a decision budget
+(pisa3d/core/budget.py): they stop trying placements when it runs out and play the best of those
+tried, or careful's choice when none was.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from ...core.agent_specs import AgentRegistry, AgentSpec, random_spec
+from ...core.agent_specs import AgentRegistry, AgentSpec, ParamRanges, random_spec
+from ...core.budget import current_budget, out_of_time
 from ...core.game import Game
 from ...core.mcts import mcts_spec
 from ...core.state import Move, State, View
-from .fall_odds import DEFAULT_SAMPLES, fall_odds
+from .fall_odds import DEFAULT_SAMPLES, DEFAULT_SEED, fall_odds, hand_draws, hand_sigmas, slot_margins, slot_odds
 from .moves import PlaceMove
 from .params import ParamRange
-from .planning import PLANNER, SlotScore, StaticsPlanner
+from .planning import MAX_DEPTH, PLANNER, SlotScore, StaticsPlanner
 from .sampling import sample_state
 from .state import TowerState
 from .units import MM_PER_M
 
 SPOILER_TILES_LEFT = 2
+SAFEST_HANDS_AT_ONCE = 256
+"""Under a decision budget, safest judges a slot's hands this many at a time (~0.15 s on a tall tower)."""
+MCTS_ITERATIONS = 24
+MCTS_MAX_ITERATIONS = 32
+"""Each tower MCTS iteration is a physics run: about 1.2 s on a 43-tile tower (2-core machine), so
+the default already takes ~30 s there and the top ~40 s."""
 
 
 @dataclass(frozen=True)
@@ -66,9 +77,13 @@ def planning_state(agent: object, view: View) -> TowerState:
     return sample_state(view, int(view["player"]), np.random.default_rng(0))
 
 
-def _check(agent: str, name: str, value: float, low: float, high: float | None = None, integer: bool = False) -> None:
-    """Refuse a parameter outside [low, high] (or of the wrong kind) with one clear line."""
-    ParamRange(low, high, integer).check(f"agent {agent!r}", name, value)
+def _check(agent: Any, **values: float) -> None:
+    """Refuse a parameter outside its class's ``PARAM_RANGES`` (or of the wrong kind) with one clear
+    line: the same ranges a spec is held to, for bots built in code. Integer ranges are written
+    with integer ends."""
+    for name, value in values.items():
+        low, high = type(agent).PARAM_RANGES[name]
+        ParamRange(low, high, isinstance(low, int)).check(f"agent {agent.name!r}", name, value)
 
 
 class CarefulAgent:
@@ -77,11 +92,17 @@ class CarefulAgent:
     weighs their worst margin; ``cap_mm`` is the margin beyond which a placement counts as safe."""
 
     name = "careful"
+    PARAM_RANGES: ClassVar[ParamRanges] = {
+        "depth": (0, MAX_DEPTH),
+        "future_weight": (0.0, 100.0),
+        "cap_mm": (0.01, 50.0),  # beyond 50 mm of margin no placement needs telling apart
+    }
 
     def __init__(self, seat: int, depth: int = PLANNER.depth, future_weight: float = PLANNER.future_weight,
                  cap_mm: float = PLANNER.cap_mm) -> None:
         self.seat = seat
         self.planner = StaticsPlanner.checked(f"agent {self.name!r}", depth, future_weight, cap_mm)
+        _check(self, depth=depth, future_weight=future_weight, cap_mm=cap_mm)
 
     @property
     def params(self) -> dict[str, Any]:
@@ -115,12 +136,12 @@ class SafestAgent(CarefulAgent):
     (5 of 12 strength-table games fell at the careful hand, against 2 with 0.02; docs/tower.md)."""
 
     name = "safest"
+    PARAM_RANGES: ClassVar[ParamRanges] = {**CarefulAgent.PARAM_RANGES, "samples": (1, 4096), "tolerance": (0.0, 1.0)}
 
     def __init__(self, seat: int, samples: int = DEFAULT_SAMPLES, tolerance: float = 0.02, depth: int = PLANNER.depth,
                  future_weight: float = PLANNER.future_weight, cap_mm: float = PLANNER.cap_mm) -> None:
         super().__init__(seat, depth, future_weight, cap_mm)
-        _check(self.name, "samples", samples, 1, 4096, integer=True)
-        _check(self.name, "tolerance", tolerance, 0.0, 1.0)
+        _check(self, samples=samples, tolerance=tolerance)
         self.samples, self.tolerance = samples, float(tolerance)
 
     @property
@@ -132,10 +153,33 @@ class SafestAgent(CarefulAgent):
         ranked, places = self.ranked(state, legal_moves)
         if not ranked:
             return legal_moves[0]
-        odds = {move.slot: o.odds for move, o in fall_odds(state, samples=self.samples).items()}
+        if current_budget() is None:
+            odds = {move.slot: o.odds for move, o in fall_odds(state, samples=self.samples).items()}
+        else:
+            odds = self.odds_within_budget(state, ranked)
+            if not odds:
+                return self.move_in(ranked[0], places, rng)
         lowest = min(odds.values())
-        # careful's order among the slots within the tolerance of the lowest odds
-        return self.move_in(next(s for s in ranked if odds[s.slot] <= lowest + self.tolerance), places, rng)
+        # careful's order among the slots within the tolerance of the lowest odds (those judged)
+        return self.move_in(next(s for s in ranked if odds.get(s.slot, np.inf) <= lowest + self.tolerance), places, rng)
+
+    def odds_within_budget(self, state: TowerState, ranked: Sequence[SlotScore]) -> dict[Any, float]:
+        """``fall_odds``'s odds (the same, bit for bit), slot by slot in careful's order and a few
+        hundred hands at a time (4096 hands of one slot take ~2.5 s), until the decision budget
+        runs out: the slots fully judged by then."""
+        sigmas = hand_sigmas(state, None)
+        draws = hand_draws(self.samples, DEFAULT_SEED)
+        odds = {}
+        for s in ranked:
+            parts = []
+            for start in range(0, self.samples, SAFEST_HANDS_AT_ONCE):
+                if out_of_time():
+                    return odds
+                chunk = draws[start:start + SAFEST_HANDS_AT_ONCE]
+                aimed, sampled = slot_margins(state, [s.slot], sigmas, len(chunk), DEFAULT_SEED, chunk)
+                parts.append(sampled)
+            odds[s.slot] = float(slot_odds(state, [s.slot], aimed, np.hstack(parts), sigmas)[0])
+        return odds
 
 
 class CautiousAgent(CarefulAgent):
@@ -145,16 +189,21 @@ class CautiousAgent(CarefulAgent):
     plays the one that toppled least, then scored best in statics, then moved the tower least."""
 
     name = "cautious"
+    PARAM_RANGES: ClassVar[ParamRanges] = {
+        **CarefulAgent.PARAM_RANGES,
+        # A decision simulates up to max_candidates * hand_samples placements, ~0.3 s each on a tall
+        # tower: 8 * 8 of them take ~20 s at most.
+        "max_candidates": (1, 8), "hand_samples": (1, 8),
+        "shake": (0.0, 5.0),  # times the rules' hand noise
+        "trust_mm": (0.0, 100.0),
+    }
 
     def __init__(
         self, seat: int, max_candidates: int = 2, hand_samples: int = 2, shake: float = 1.0, trust_mm: float = 1.0,
         depth: int = PLANNER.depth, future_weight: float = PLANNER.future_weight, cap_mm: float = PLANNER.cap_mm,
     ) -> None:
         super().__init__(seat, depth, future_weight, cap_mm)
-        _check(self.name, "max_candidates", max_candidates, 1, integer=True)
-        _check(self.name, "hand_samples", hand_samples, 1, integer=True)
-        _check(self.name, "shake", shake, 0.0)
-        _check(self.name, "trust_mm", trust_mm, 0.0)
+        _check(self, max_candidates=max_candidates, hand_samples=hand_samples, shake=shake, trust_mm=trust_mm)
         self.max_candidates, self.hand_samples = max_candidates, hand_samples
         self.shake, self.trust_mm = float(shake), float(trust_mm)
 
@@ -169,13 +218,17 @@ class CautiousAgent(CarefulAgent):
     def trials(
         self, state: TowerState, moves: Sequence[tuple[PlaceMove, float]], rng: np.random.Generator
     ) -> list[TriedPlacement]:
-        """Each (move, statics score) tried with a steady hand and ``hand_samples - 1`` shaky ones."""
+        """Each (move, statics score) tried with a steady hand and ``hand_samples - 1`` shaky ones;
+        under a decision budget, those whose tries all ended before it ran out."""
         thresholds = state.setup.thresholds
+        budgeted = current_budget() is not None
         out = []
         for move, score in moves:
             hands = [None] + [rng for _ in range(self.hand_samples - 1)]
             falls, worst = 0, 0.0
             for hand in hands:
+                if budgeted and out_of_time():
+                    return out  # a placement tried with fewer hands would not compare with the rest
                 verdict = state.preview(move, hand, self.shake)
                 falls += verdict.fell
                 worst = max(worst, verdict.max_displacement / thresholds.distance,
@@ -194,7 +247,8 @@ class CautiousAgent(CarefulAgent):
         if self.trusted(ranked[0]):
             return self.move_in(ranked[0], places, rng)
         shortlist = [(self.move_in(s, places, rng), s.score) for s in ranked[: self.max_candidates]]
-        return self.pick(state, self.trials(state, shortlist, rng)).move
+        tried = self.trials(state, shortlist, rng)
+        return self.pick(state, tried).move if tried else shortlist[0][0]  # none tried in the budget
 
 
 class SpoilerAgent(CautiousAgent):
@@ -204,6 +258,7 @@ class SpoilerAgent(CautiousAgent):
     than that one player."""
 
     name = "spoiler"
+    PARAM_RANGES: ClassVar[ParamRanges] = {**CautiousAgent.PARAM_RANGES, "tiles_left": (0, 100)}
 
     def __init__(
         self, seat: int, tiles_left: int = SPOILER_TILES_LEFT, max_candidates: int = 2, hand_samples: int = 2,
@@ -211,7 +266,7 @@ class SpoilerAgent(CautiousAgent):
         future_weight: float = PLANNER.future_weight, cap_mm: float = PLANNER.cap_mm,
     ) -> None:
         super().__init__(seat, max_candidates, hand_samples, shake, trust_mm, depth, future_weight, cap_mm)
-        _check(self.name, "tiles_left", tiles_left, 0, integer=True)
+        _check(self, tiles_left=tiles_left)
         self.tiles_left = tiles_left
 
     @property
@@ -275,7 +330,7 @@ AGENTS = AgentRegistry.of(
                          "cautious, but topples the tower when another player is about to win alone"),
     AgentSpec("builder", lambda seat, options: BuilderAgent(),
               "no physics: full floors, four walls then a ceiling (deterministic)"),
-    mcts_spec(_mcts_search_game, 24, "information-set MCTS over the hidden stack orders; playouts of one move "
-              "(each is a physics run), then the tower standing scores even", rollout_limit=1,
-              evaluate=standing_tower_evaluation),
+    mcts_spec(_mcts_search_game, MCTS_ITERATIONS, "information-set MCTS over the hidden stack orders; playouts of "
+              "one move (each is a physics run), then the tower standing scores even",
+              max_iterations=MCTS_MAX_ITERATIONS, rollout_limit=1, evaluate=standing_tower_evaluation),
 )
