@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core.quiet import import_pybullet_quietly
 from ..games.tower.framing import Bounds, move_bounds, play_bounds, release_bounds, tower_bounds
 
 if TYPE_CHECKING:
@@ -23,7 +24,9 @@ FIELD_OF_VIEW_DEG = 40.0
 
 
 def _pybullet() -> ModuleType:
-    import pybullet  # at the first matrix; after it, a lookup in sys.modules
+    """PyBullet, imported at the first matrix (its banner silenced); after it, a lookup."""
+    import_pybullet_quietly()
+    import pybullet
 
     return pybullet
 
