@@ -8,11 +8,13 @@ from typing import Any, NoReturn
 
 import typer
 
+from ..core.errors import OptionsError
 from ..core.game import Game
 from ..core.match import EventCallback, MatchOutcome, play_match
 from ..core.options import parse_option_assignments
 from ..core.record import GameRecord, save_record
 from ..core.seating import build_agents
+from ..experiments.spec import first_non_finite
 from .outputs import check_output_file
 
 SEED_HELP = "Seed of all randomness: the same seed, options and moves give the same game."
@@ -42,6 +44,9 @@ def run_match(
     as an unfinished record when ``record_path`` is given, and the command exits with 130.
     """
     values = {**(extra_options or {}), **parse_option_assignments(list(option_pairs))}
+    bad = first_non_finite(values)
+    if bad is not None:
+        raise OptionsError(f"--set {bad}: not a finite number; nan and infinity are never a setting")
     if record_path is not None:
         check_output_file(record_path, "--record", force, inputs=option_files(values))
     options = game.options(values)

@@ -11,6 +11,7 @@ from rich.console import Console
 
 from ..core.errors import OptionsError
 from ..experiments.batching import DATASET_BATCH_GAMES
+from .experiment import MAX_BATCH, MAX_WORKERS
 from .once import OnceCommand
 from .outputs import FORCE_HELP, check_output_file, make_default_folder, output_file
 
@@ -31,11 +32,12 @@ def build(
                                     "Running the same command again resumes: stored games are skipped."),
     assignments: list[str] = typer.Option([], "--set", help="Override a spec field or game option, as for "
                                           "`pisa3d experiment run` (e.g. --set seeds=20)."),
-    workers: int | None = typer.Option(None, "--workers", "-j", min=1, help="Worker processes (default: every "
-                                       "core). With --backend ray: the CPUs of a local Ray instance."),
+    workers: int | None = typer.Option(None, "--workers", "-j", min=1, max=MAX_WORKERS,
+                                       help="Worker processes (default: every core). With --backend ray: the "
+                                       "CPUs of a local Ray instance."),
     backend: str = typer.Option("process", "--backend", help="process (a local process pool) or ray."),
     address: str | None = typer.Option(None, "--address", help="Ray cluster address (with --backend ray)."),
-    batch: int = typer.Option(DATASET_BATCH_GAMES, "--batch", min=1,
+    batch: int = typer.Option(DATASET_BATCH_GAMES, "--batch", min=1, max=MAX_BATCH,
                                help="Store rows every this many finished games."),
 ) -> None:
     """Play the spec's games, catch every kept placement as a scene (the standing tower and the new

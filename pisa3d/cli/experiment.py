@@ -14,6 +14,9 @@ from ..experiments.batching import BATCH_SECONDS, BATCH_TRIALS
 from .once import OnceCommand
 from .outputs import check_output_dir, make_default_folder
 
+MAX_PLAYERS = 16  # more than any game seats: the game itself names its own range
+MAX_WORKERS = 1024  # worker processes (or a local Ray instance's CPUs)
+MAX_BATCH = 1_000_000  # trials (or games) held in memory before their rows are stored
 DEFAULT_FOLDER = "experiments"  # where a run goes without --out: DEFAULT_FOLDER/<spec name>
 
 experiment_app = typer.Typer(
@@ -38,17 +41,18 @@ def run(
     assignments: list[str] = typer.Option([], "--set", help=SET_HELP),
     seeds: str | None = typer.Option(None, "--seeds", help="Seeds per cell: a count (200 = seeds 0-199) or a range "
                                      "start:stop (100:300 = seeds 100-299)."),
-    players: int | None = typer.Option(None, "--players", "-n", help="Number of players (overrides the spec)."),
+    players: int | None = typer.Option(None, "--players", "-n", min=1, max=MAX_PLAYERS,
+                                       help="Number of players (overrides the spec)."),
     agent: list[str] = typer.Option([], "--agent", "-a", help="Agent line-up (repeat; cycles over the seats), "
                                     "with parameters as name:key=value, e.g. -a mcts:iterations=200 -a random."),
-    workers: int | None = typer.Option(None, "--workers", "-j", min=1,
+    workers: int | None = typer.Option(None, "--workers", "-j", min=1, max=MAX_WORKERS,
                                        help="Worker processes (default: every core). With --backend ray: the "
                                        "CPUs of a local Ray instance."),
     backend: str = typer.Option("process", "--backend", help="process (a local process pool) or ray (Ray tasks; "
                                 "pip install 'pisa3d\\[ray]')."),
     address: str | None = typer.Option(None, "--address", help="Ray cluster address (e.g. ray://head:10001 or "
                                        "auto); default: start a local Ray instance."),
-    batch: int = typer.Option(BATCH_TRIALS, "--batch", min=1,
+    batch: int = typer.Option(BATCH_TRIALS, "--batch", min=1, max=MAX_BATCH,
                               help=f"Store rows every this many finished trials (and at least every {BATCH_SECONDS:g} "
                               "s); a killed run loses at most the trials since."),
     records: bool = typer.Option(False, "--records", help="Also write every game's record to DIR/records/<key>"

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from ..core.errors import OptionsError
+from ..export.limits import MAX_DISTANCE_M, MAX_FPS, MAX_HOLD, MAX_SIZE, MIN_DISTANCE_M, PITCH_LIMIT, SPEED_RANGE
 from .outputs import FORCE_HELP, check_distinct_outputs, check_output_file, output_file
 from .replay import NO_CHECK_HELP, load_checked
 
@@ -20,14 +21,18 @@ def export(
         help="Write one self-contained web page replaying the record (any game)."),
     video: Path | None = typer.Option(None, "--video", metavar="FILE", parser=VIDEO_FILE,
                                       help="Render a tower record to .mp4 or .gif (headless)."),
-    width: int = typer.Option(640, help="Video width in pixels."),
-    height: int = typer.Option(480, help="Video height in pixels."),
-    fps: int = typer.Option(30, help="Video frames per second of simulated time."),
-    speed: float = typer.Option(1.0, help="Simulated seconds per video second (2 plays twice as fast)."),
-    hold: float = typer.Option(0.5, help="Seconds of video spent on each settled move (and each pass)."),
-    yaw: float = typer.Option(35.0, help="Camera yaw in degrees (around the tower)."),
-    pitch: float = typer.Option(-25.0, help="Camera pitch in degrees (negative looks down)."),
-    distance: float | None = typer.Option(None, help="Camera distance in metres (default: frame the whole tower)."),
+    width: int = typer.Option(640, min=16, max=MAX_SIZE[0], help="Video width in pixels (even)."),
+    height: int = typer.Option(480, min=16, max=MAX_SIZE[1], help="Video height in pixels (even)."),
+    fps: int = typer.Option(30, min=1, max=MAX_FPS, help="Video frames per second of simulated time."),
+    speed: float = typer.Option(1.0, min=SPEED_RANGE[0], max=SPEED_RANGE[1],
+                                help="Simulated seconds per video second (2 plays twice as fast)."),
+    hold: float = typer.Option(0.5, min=0, max=MAX_HOLD,
+                               help="Seconds of video spent on each settled move (and each pass)."),
+    yaw: float = typer.Option(35.0, min=-360, max=360, help="Camera yaw in degrees (around the tower)."),
+    pitch: float = typer.Option(-25.0, min=-PITCH_LIMIT, max=PITCH_LIMIT,
+                                help="Camera pitch in degrees (negative looks down)."),
+    distance: float | None = typer.Option(None, min=MIN_DISTANCE_M, max=MAX_DISTANCE_M,
+                                          help="Camera distance in metres (default: frame the whole tower)."),
     renderer: str = typer.Option("auto", help="auto (EGL when it loads, else TinyRenderer), egl or tiny."),
     force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
     check: bool = typer.Option(True, "--check/--no-check", help=NO_CHECK_HELP),

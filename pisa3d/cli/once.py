@@ -15,6 +15,7 @@ from typing import Any
 from typer.core import TyperCommand
 
 from ..core.errors import OptionsError
+from .numbers import check_numbers
 
 # Typer ships its own copy of click (typer._click): parameters are told apart by their declared
 # kind, not by isinstance against the click package.
@@ -59,7 +60,8 @@ def suggest_options(typed: str, params: list[Param]) -> list[str]:
 
 
 class OnceCommand(TyperCommand):
-    """A typer command that refuses a repeated single-value option (see the module's note)."""
+    """A typer command that refuses a repeated single-value option (see the module's note) and a
+    number out of its declared range (numbers.py)."""
 
     def make_parser(self, ctx: Any) -> Any:
         parser = super().make_parser(ctx)
@@ -74,6 +76,7 @@ class OnceCommand(TyperCommand):
                 raise
             if not ctx.resilient_parsing:  # shell completion parses half-typed lines
                 refuse_repeats(order, self.params)
+                check_numbers(opts, self.params)
             return opts, rest, order
 
         parser.parse_args = parse_args

@@ -106,7 +106,8 @@ def _shared_parameters(game: Game) -> list[inspect.Parameter]:
     option = inspect.Parameter.KEYWORD_ONLY
     return [
         inspect.Parameter("players", option, annotation=int, default=typer.Option(
-            game.default_players, "--players", "-n", rich_help_panel=PLAYERS_PANEL,
+            game.default_players, "--players", "-n", min=game.min_players, max=game.max_players,
+            rich_help_panel=PLAYERS_PANEL,
             help=f"Number of players, {game.min_players} to {game.max_players}.")),
         inspect.Parameter("agent", option, annotation=list[str], default=typer.Option(
             [], "--agent", "-a", metavar="NAME[:K=V,..]", rich_help_panel=PLAYERS_PANEL,
@@ -117,7 +118,7 @@ def _shared_parameters(game: Game) -> list[inspect.Parameter]:
         inspect.Parameter("human", option, annotation=list[int], default=typer.Option(
             [], "--human", metavar="SEAT", rich_help_panel=PLAYERS_PANEL, help=HUMAN_HELP)),
         inspect.Parameter("seed", option, annotation=int, default=typer.Option(
-            0, "--seed", "-s", rich_help_panel=GAME_PANEL, help=SEED_HELP)),
+            0, "--seed", "-s", min=0, rich_help_panel=GAME_PANEL, help=SEED_HELP)),
         inspect.Parameter("option", option, annotation=list[str], default=typer.Option(
             [], "--set", metavar="KEY=VALUE", rich_help_panel=GAME_PANEL,
             help=f"{SET_HELP} {game.id} options: {', '.join(game.options_model.model_fields)} "

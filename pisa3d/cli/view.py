@@ -12,6 +12,7 @@ from ..core.record import load_record
 from .outputs import FORCE_HELP, check_output_file, output_file
 
 MAX_WINDOW = (7680, 4320)
+MIN_SECONDS, MAX_SECONDS = 0.1, 86400.0  # a demo's window stays open a tenth of a second to a day
 
 SCREENSHOT_FILE = output_file("--screenshot")
 
@@ -21,17 +22,19 @@ def check_window(width: int, height: int, seconds: float | None) -> None:
     if not (16 <= width <= MAX_WINDOW[0] and 16 <= height <= MAX_WINDOW[1]):
         raise OptionsError(f"--width {width} --height {height}: the window must be 16 to {MAX_WINDOW[0]} pixels "
                            f"wide and 16 to {MAX_WINDOW[1]} high")
-    if seconds is not None and not seconds > 0:
-        raise OptionsError(f"--seconds {seconds}: give a time above 0 (or leave it out to close the window yourself)")
+    if seconds is not None and not MIN_SECONDS <= seconds <= MAX_SECONDS:  # also nan
+        raise OptionsError(f"--seconds {seconds}: give {MIN_SECONDS:g} to {MAX_SECONDS:g} seconds (or leave it out to "
+                           "close the window yourself)")
 
 
 def view(
     file: Path = typer.Argument(..., help="A tower record written by `pisa3d play tower ... --record FILE`."),
-    move: int | None = typer.Option(None, "--move", help="Open at this move, numbered from 1 as in the "
+    move: int | None = typer.Option(None, "--move", min=0, help="Open at this move, numbered from 1 as in the "
                                     "captions and `replay show` (0: the empty table); default: the end."),
-    width: int = typer.Option(1024, help="Window width in pixels."),
-    height: int = typer.Option(768, help="Window height in pixels."),
-    seconds: float | None = typer.Option(None, help="Close the window after this many seconds (demos)."),
+    width: int = typer.Option(1024, min=16, max=MAX_WINDOW[0], help="Window width in pixels."),
+    height: int = typer.Option(768, min=16, max=MAX_WINDOW[1], help="Window height in pixels."),
+    seconds: float | None = typer.Option(None, min=MIN_SECONDS, max=MAX_SECONDS,
+                                         help="Close the window after this many seconds (demos)."),
     screenshot: Path | None = typer.Option(
         None, metavar="FILE", parser=SCREENSHOT_FILE, help="On closing, save what the window shows (the scene as "
         "its camera sees it, with the caption) as this PNG."),

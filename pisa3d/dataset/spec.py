@@ -48,7 +48,8 @@ SPLITS = ("train", "validation", "test", "taller", "train_taller", "validation_t
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    # nan and inf are never a setting (TOML writes them as nan and inf)
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
 class Cameras(_Strict):
@@ -59,8 +60,8 @@ class Cameras(_Strict):
     count: int = Field(default=4, ge=1, le=16)
     elevation_deg: float = Field(default=20.0, ge=-10.0, le=90.0)
     distance_m: float = Field(default=0.45, gt=0.05, le=10.0)
-    azimuth_deg: float = 45.0  # of the first camera; the others follow round the ring
-    target_height_mm: float = Field(default=120.0, ge=0.0)
+    azimuth_deg: float = Field(default=45.0, ge=-360.0, le=360.0)  # of the first camera; the others follow round
+    target_height_mm: float = Field(default=120.0, ge=0.0, le=2000.0)
     fov_deg: float = Field(default=45.0, gt=1.0, lt=170.0)
 
 
@@ -102,7 +103,7 @@ class DatasetSettings(_Strict):
     keep_near_edge_mm: float | None = Field(default=None, gt=0.0, le=100.0)  # margins this close to 0: always kept
     resolution: list[int] = Field(default_factory=lambda: [224, 224], min_length=2, max_length=2)
     channels: list[str] = Field(default_factory=lambda: list(CHANNELS), min_length=1)
-    taller_from_floor: int = Field(default=3, ge=1)
+    taller_from_floor: int = Field(default=3, ge=1, le=1000)
     split: SplitShares = Field(default_factory=SplitShares)
     cameras: Cameras = Field(default_factory=Cameras)
     labels: LabelSettings = Field(default_factory=LabelSettings)

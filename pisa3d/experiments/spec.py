@@ -26,6 +26,7 @@ Mistakes end in one line naming the field and what is allowed, like game options
 from __future__ import annotations
 
 import itertools
+import math
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -38,16 +39,21 @@ from ..core.errors import OptionsError
 from .agents import AgentChoice, parse_agent
 
 DEFAULT_SEEDS = 100
+MAX_SEEDS = 1_000_000  # seeds per cell: a million games of each condition is already a month of CPU
+MAX_SEED = 2**63 - 1  # seeds are stored as 64-bit integers
+MAX_AXIS_VALUES = 10_000  # values of one {start, stop, num} range
+MAX_CELLS = 100_000  # cells of the whole grid
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    # nan and inf are never a setting (TOML writes them as nan and inf)
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
 class SeedRange(_Strict):
-    start: int = Field(default=0, ge=0)
-    stop: int | None = Field(default=None, ge=1)
-    count: int | None = Field(default=None, ge=1)
+    start: int = Field(default=0, ge=0, le=MAX_SEED)
+    stop: int | None = Field(default=None, ge=1, le=MAX_SEED)
+    count: int | None = Field(default=None, ge=1, le=MAX_SEEDS)
 
     def values(self) -> list[int]:
         if (self.stop is None) == (self.count is None):
@@ -55,13 +61,16 @@ class SeedRange(_Strict):
         stop = self.stop if self.stop is not None else self.start + (self.count or 0)
         if stop <= self.start:
             raise OptionsError(f"seeds: stop {stop} must be above start {self.start}")
+        if stop - self.start > MAX_SEEDS:
+            raise OptionsError(f"seeds: {self.start} to {stop} is {stop - self.start} seeds per cell; at most "
+                               f"{MAX_SEEDS}")
         return list(range(self.start, stop))
 
 
 class SweepRange(_Strict):
     start: float | int
     stop: float | int
-    num: int = Field(ge=1)
+    num: int = Field(ge=1, le=MAX_AXIS_VALUES)
 
     def values(self) -> list[Any]:
         if self.num == 1:
@@ -79,16 +88,24 @@ class ExperimentSpec(_Strict):
     players: int | None = Field(default=None, ge=1)
     agents: list[Any] = Field(default_factory=lambda: ["random"], min_length=1)
     rotate_seats: bool = False
-    seeds: int | SeedRange = Field(default=DEFAULT_SEEDS)
+    seeds: int | SeedRange = Field(default=DEFAULT_SEEDS)  # a count: 1 to MAX_SEEDS
     zip: list[list[str]] = Field(default_factory=list)
     options: dict[str, Any] = Field(default_factory=dict)
     sweep: dict[str, Any] = Field(default_factory=dict)
 
+    @field_validator("options", "sweep")
+    @classmethod
+    def _finite(cls, value: dict[str, Any]) -> dict[str, Any]:
+        bad = first_non_finite(value)
+        if bad is not None:
+            raise ValueError(f"{bad} is not a finite number; nan and inf are never a setting")
+        return value
+
     @field_validator("seeds")
     @classmethod
     def _positive_count(cls, value: int | SeedRange) -> int | SeedRange:
-        if isinstance(value, int) and value < 1:
-            raise ValueError("a seed count must be at least 1")
+        if isinstance(value, int) and not 1 <= value <= MAX_SEEDS:
+            raise ValueError(f"a seed count must be at least 1 and at most {MAX_SEEDS}")
         return value
 
     # --- derived -------------------------------------------------------------------------------
@@ -130,6 +147,10 @@ class ExperimentSpec(_Strict):
             done.update(group)
             factors.append([dict(zip(group, values, strict=True))
                             for values in zip(*(axes[k] for k in group), strict=True)])
+        cells = math.prod(len(factor) for factor in factors)
+        if cells > MAX_CELLS:  # counted before the grid is made
+            raise OptionsError(f"sweep: {cells} cells ({' x '.join(str(len(f)) for f in factors)}); at most "
+                               f"{MAX_CELLS}: sweep fewer values, or zip axes that step together")
         return [{k: v for part in combo for k, v in part.items()} for combo in itertools.product(*factors)]
 
     def to_json(self) -> dict[str, Any]:
@@ -150,6 +171,18 @@ def flatten_sweep(sweep: Mapping[str, Any]) -> dict[str, Any]:
         else:
             flat[key] = value
     return flat
+
+
+def first_non_finite(value: Any, where: str = "") -> str | None:
+    """The dotted key of the first nan or infinity in ``value`` (nested tables and lists), or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return where or "value"
+    items = value.items() if isinstance(value, Mapping) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = first_non_finite(item, f"{where}.{key}" if where else str(key))
+        if found is not None:
+            return found
+    return None
 
 
 def _is_agent_axis(key: str) -> bool:

@@ -17,9 +17,9 @@ from ..games.tower.replay import TowerReplay, load_tower_replay
 from ..viewer.camera import OrbitCamera, eased, framing_camera, move_bounds
 from ..viewer.render import OffscreenRenderer, RendererChoice, draw_caption
 from ..viewer.tile_bodies import TileBodies, create_table
+from .limits import MAX_DISTANCE_M, MAX_FPS, MAX_FRAMES, MAX_HOLD, MAX_SIZE, MIN_DISTANCE_M, PITCH_LIMIT, SPEED_RANGE
 
 VIDEO_SUFFIXES = (".mp4", ".gif")
-MAX_DISTANCE_M = 100.0  # a camera this far sees a tower of metres as a dot
 
 
 @dataclass(frozen=True)
@@ -36,23 +36,25 @@ class VideoSettings:
     caption: bool = True
 
     def check(self) -> None:
-        if not (16 <= self.width <= 3840 and 16 <= self.height <= 2160):
-            raise OptionsError(
-                f"video size {self.width}x{self.height}: width must lie in 16..3840 and height in 16..2160")
+        """Refuse (OptionsError, one line naming the range) a setting out of limits.py's ranges,
+        ``nan`` and infinities included."""
+        width, height = MAX_SIZE
+        _in_range("width", self.width, 16, width)
+        _in_range("height", self.height, 16, height)
         if self.width % 2 or self.height % 2:
             raise OptionsError(f"video size {self.width}x{self.height}: width and height must be even (H.264)")
-        if not 1 <= self.fps <= 120:
-            raise OptionsError(f"fps {self.fps}: choose 1 to 120")
-        if not self.speed > 0:
-            raise OptionsError(f"speed {self.speed}: must be positive")
-        if self.hold_seconds < 0:
-            raise OptionsError(f"hold {self.hold_seconds}: must be 0 or more seconds")
-        if self.distance is not None and not 0 < self.distance <= MAX_DISTANCE_M:
-            raise OptionsError(f"distance {self.distance}: the camera distance must lie above 0 and up to "
-                               f"{MAX_DISTANCE_M:g} m (leave it out to frame the whole tower)")
-        if not -90 < self.pitch_deg < 90:
-            raise OptionsError(f"pitch {self.pitch_deg}: choose more than -90 and less than 90 degrees "
-                               "(negative looks down)")
+        _in_range("fps", self.fps, 1, MAX_FPS)
+        _in_range("speed", self.speed, *SPEED_RANGE)
+        _in_range("hold", self.hold_seconds, 0, MAX_HOLD)
+        _in_range("yaw", self.yaw_deg, -360, 360)
+        _in_range("pitch", self.pitch_deg, -PITCH_LIMIT, PITCH_LIMIT)
+        if self.distance is not None:
+            _in_range("distance", self.distance, MIN_DISTANCE_M, MAX_DISTANCE_M)
+
+
+def _in_range(name: str, value: float, low: float, high: float) -> None:
+    if not (math.isfinite(value) and low <= value <= high):
+        raise OptionsError(f"--{name} {value}: give a finite number from {low:g} to {high:g}")
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,14 @@ def plan_frames(replay: TowerReplay, settings: VideoSettings) -> list[FrameRef]:
                 plan.append(FrameRef(index, traj.sample_at(k / settings.fps * settings.speed)))
         plan.extend([FrameRef(index, None)] * hold)
     return plan
+
+
+def count_frames(replay: TowerReplay, settings: VideoSettings) -> int:
+    """len(plan_frames(replay, settings)), without making the plan."""
+    hold = round(settings.hold_seconds * settings.fps)
+    moving = sum(max(1, math.ceil(traj.duration / settings.speed * settings.fps))
+                 for traj in replay.trajectories if traj is not None)
+    return max(hold, 1) + moving + hold * len(replay.trajectories)
 
 
 EASE_SECONDS = 0.5
@@ -138,6 +148,10 @@ def export_video(record: GameRecord, path: str | Path, settings: VideoSettings =
     replay = load_tower_replay(record)
     if replay.missing_poses is not None:
         raise PisaError(f"no video: {replay.missing_poses}")
+    frames = count_frames(replay, settings)
+    if frames > MAX_FRAMES:  # refused before the plan is made or a frame drawn
+        raise OptionsError(f"the video would be {frames} frames ({frames / settings.fps / 60:.0f} min at "
+                           f"{settings.fps} fps); at most {MAX_FRAMES}: raise --speed, or lower --fps or --hold")
     plan = plan_frames(replay, settings)
     cameras = move_cameras(replay, settings)
     with OffscreenRenderer(settings.renderer) as renderer:

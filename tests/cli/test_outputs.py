@@ -251,11 +251,12 @@ def test_experiment_report_out_problems_are_one_line(
 
 
 @pytest.mark.parametrize(("args", "expected"), [
-    (["view", "RECORD", "--width", "0"],
-     "--width 0 --height 768: the window must be 16 to 7680 pixels wide and 16 to 4320 high"),
-    (["view", "RECORD", "--seconds", "-1"], "--seconds -1.0: give a time above 0"),
-    (["export", "RECORD", "--video", "OUT", "--distance", "-1"], "distance -1.0: the camera distance must lie above 0"),
-    (["export", "RECORD", "--video", "OUT", "--pitch", "95"], "pitch 95.0: choose more than -90 and less than 90"),
+    (["view", "RECORD", "--width", "0"], "--width 0: out of range; give a whole number from 16 to 7680"),
+    (["view", "RECORD", "--seconds", "-1"], "--seconds -1: out of range; give a number from 0.1 to 86400"),
+    (["view", "RECORD", "--seconds", "nan"], "--seconds nan: not a finite number; give a number from 0.1 to 86400"),
+    (["export", "RECORD", "--video", "OUT", "--distance", "-1"],
+     "--distance -1: out of range; give a number from 0.01 to 100"),
+    (["export", "RECORD", "--video", "OUT", "--pitch", "95"], "--pitch 95: out of range; give a number from -89 to 89"),
 ])
 def test_window_and_camera_values_are_refused_before_any_work(
     args: list[str], expected: str, tmp_path: Path, record_files: dict[str, Path], monkeypatch, capsys
