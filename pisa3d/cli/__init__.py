@@ -16,10 +16,12 @@ from .once import OnceCommand
 from .play import play_app
 from .replay import replay_app
 from .serve import serve as serve_command
+from .usage import RootGroup
 from .view import view as view_command
 
 app = typer.Typer(
     name="pisa3d",
+    cls=RootGroup,  # every usage mistake in one line (usage.py)
     help="Play, record and replay the pisa3d games: tower (physics), cards and gimignano; run experiments.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,

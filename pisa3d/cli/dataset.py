@@ -14,11 +14,13 @@ from ..experiments.batching import DATASET_BATCH_GAMES
 from .experiment import MAX_BATCH, MAX_WORKERS
 from .once import OnceCommand
 from .outputs import FORCE_HELP, check_output_file, make_default_folder, output_file
+from .usage import CommandGroup
 
 DEFAULT_FOLDER = "datasets"  # where a build goes without --out: DEFAULT_FOLDER/<spec name>
 PNG_FILE = output_file("--png")
 
 dataset_app = typer.Typer(
+    cls=CommandGroup,
     help="Build datasets of labelled tower scenes (images, poses, PyBullet and statics labels) and look inside.",
     no_args_is_help=True,
 )

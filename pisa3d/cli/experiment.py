@@ -13,6 +13,7 @@ from ..core.errors import OptionsError
 from ..experiments.batching import BATCH_SECONDS, BATCH_TRIALS
 from .once import OnceCommand
 from .outputs import check_output_dir, make_default_folder
+from .usage import CommandGroup
 
 MAX_PLAYERS = 16  # more than any game seats: the game itself names its own range
 MAX_WORKERS = 1024  # worker processes (or a local Ray instance's CPUs)
@@ -20,6 +21,7 @@ MAX_BATCH = 1_000_000  # trials (or games) held in memory before their rows are 
 DEFAULT_FOLDER = "experiments"  # where a run goes without --out: DEFAULT_FOLDER/<spec name>
 
 experiment_app = typer.Typer(
+    cls=CommandGroup,
     help="Run sweeps of many seeded games headless (every core, or a Ray cluster) and report on them.",
     no_args_is_help=True,
 )

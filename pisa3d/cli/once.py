@@ -16,6 +16,7 @@ from typer.core import TyperCommand
 
 from ..core.errors import OptionsError
 from .numbers import check_numbers
+from .usage import FlagHelpMixin
 
 # Typer ships its own copy of click (typer._click): parameters are told apart by their declared
 # kind, not by isinstance against the click package.
@@ -59,9 +60,9 @@ def suggest_options(typed: str, params: list[Param]) -> list[str]:
     return [names[name] for name in close]
 
 
-class OnceCommand(TyperCommand):
+class OnceCommand(FlagHelpMixin, TyperCommand):
     """A typer command that refuses a repeated single-value option (see the module's note) and a
-    number out of its declared range (numbers.py)."""
+    number out of its declared range (numbers.py), and shows flags without a value type."""
 
     def make_parser(self, ctx: Any) -> Any:
         parser = super().make_parser(ctx)
@@ -71,6 +72,8 @@ class OnceCommand(TyperCommand):
             try:
                 opts, rest, order = parse(args=args)
             except Exception as exc:
+                if getattr(exc, "ctx", False) is None:  # the parser's own errors name no command
+                    exc.ctx, exc.cmd = ctx, self  # type: ignore[attr-defined]
                 if type(exc).__name__ == "NoSuchOption":  # typer's own click copy: told apart by name
                     exc.possibilities = suggest_options(exc.option_name, self.params)  # type: ignore[attr-defined]
                 raise

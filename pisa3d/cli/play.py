@@ -19,7 +19,6 @@ from types import ModuleType
 from typing import Any
 
 import typer
-from typer.core import TyperGroup
 
 from ..core.agent_specs import agent_registry
 from ..core.events import Event
@@ -31,11 +30,15 @@ from ..core.state import Move, State
 from .common import GAME_PANEL, HUMAN_HELP, OUTPUT_PANEL, PLAYERS_PANEL, RECORD_HELP, SEED_HELP, SET_HELP, run_match
 from .once import OnceCommand
 from .outputs import FORCE_HELP, output_file
+from .usage import CommandGroup
 
 
-class _LazyGames(TyperGroup):
+class _LazyGames(CommandGroup):
     """Builds a game's command only when asked for it: `pisa3d play cards` never imports the tower
-    (and PyBullet); `pisa3d play --help` builds them all to list them."""
+    (and PyBullet); `pisa3d play --help` builds them all to list them. An unknown game is refused
+    naming the games."""
+
+    noun = "game"
 
     def list_commands(self, ctx: Any) -> list[str]:
         return game_ids()
@@ -106,7 +109,7 @@ def _shared_parameters(game: Game) -> list[inspect.Parameter]:
     option = inspect.Parameter.KEYWORD_ONLY
     return [
         inspect.Parameter("players", option, annotation=int, default=typer.Option(
-            game.default_players, "--players", "-n", min=game.min_players, max=game.max_players,
+            game.default_players, "--players", "-n", min=game.min_players, max=game.max_players, metavar="N",
             rich_help_panel=PLAYERS_PANEL,
             help=f"Number of players, {game.min_players} to {game.max_players}.")),
         inspect.Parameter("agent", option, annotation=list[str], default=typer.Option(
@@ -118,7 +121,7 @@ def _shared_parameters(game: Game) -> list[inspect.Parameter]:
         inspect.Parameter("human", option, annotation=list[int], default=typer.Option(
             [], "--human", metavar="SEAT", rich_help_panel=PLAYERS_PANEL, help=HUMAN_HELP)),
         inspect.Parameter("seed", option, annotation=int, default=typer.Option(
-            0, "--seed", "-s", min=0, rich_help_panel=GAME_PANEL, help=SEED_HELP)),
+            0, "--seed", "-s", min=0, metavar="SEED", rich_help_panel=GAME_PANEL, help=SEED_HELP)),
         inspect.Parameter("option", option, annotation=list[str], default=typer.Option(
             [], "--set", metavar="KEY=VALUE", rich_help_panel=GAME_PANEL,
             help=f"{SET_HELP} {game.id} options: {', '.join(game.options_model.model_fields)} "

@@ -11,13 +11,15 @@ from ..core.record import GameRecord, load_record
 from ..core.replay import check_record, narrate_record, verify_record
 from ..games import get_game
 from .once import OnceCommand
+from .usage import CommandGroup
 
 replay_app = typer.Typer(
+    cls=CommandGroup,
     help="Read game records: tell their story or re-play them to check them.", no_args_is_help=True
 )
 
-NO_CHECK_HELP = ("Skip the consistency check (seats, turns, the rules accept every move) and use the record "
-                 "as it is, with a warning line.")
+NO_CHECK_HELP = ("Check the record by the rules first (seats, turns, the rules accept every move); --no-check "
+                 "skips that and uses the record as it is, with a warning line.")
 
 
 def load_checked(file: Path, check: bool = True) -> GameRecord:
