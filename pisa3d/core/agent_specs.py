@@ -9,7 +9,7 @@ parameters and values of the wrong type are refused with the allowed parameters 
 Every int and float parameter has a declared range (``low`` to ``high``, inclusive): specs come
 from people (the command line, a server's seat, an experiment file), and one value far out of
 range (``mcts:iterations=999999999999``) would hang whatever plays the bot. An agent class
-declares its ranges beside its constructor, as ``PARAM_RANGES = {"samples": (1, 4096)}``.
+declares its ranges beside its constructor, as ``PARAM_RANGES = {"samples": (1, 512)}``.
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ class AgentSpec:
         """A spec whose parameters are ``agent_class.__init__``'s keyword parameters with defaults
         of a plain type (bool, int, float, str, or None meaning "not set"), so an agent's own
         signature is its declaration. Each int or float one takes its range from the class's
-        ``PARAM_RANGES`` (``{"samples": (1, 4096)}``); one without a range is a TypeError here, when
+        ``PARAM_RANGES`` (``{"samples": (1, 512)}``); one without a range is a TypeError here, when
         the game is declared. ``seat`` (and names in ``skip``) are filled in by the builder;
         ``fixed`` are keyword values passed through, not exposed."""
         hints = typing.get_type_hints(agent_class.__init__)

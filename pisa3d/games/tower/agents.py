@@ -136,7 +136,9 @@ class SafestAgent(CarefulAgent):
     (5 of 12 strength-table games fell at the careful hand, against 2 with 0.02; docs/tower.md)."""
 
     name = "safest"
-    PARAM_RANGES: ClassVar[ParamRanges] = {**CarefulAgent.PARAM_RANGES, "samples": (1, 4096), "tolerance": (0.0, 1.0)}
+    # fall_odds judges every slot's hands in one batch whose memory grows with the square of
+    # slots * samples: 512 hands take up to ~1.5 GB and ~1.6 s on a tall tower (4096 asked for 24 GiB)
+    PARAM_RANGES: ClassVar[ParamRanges] = {**CarefulAgent.PARAM_RANGES, "samples": (1, 512), "tolerance": (0.0, 1.0)}
 
     def __init__(self, seat: int, samples: int = DEFAULT_SAMPLES, tolerance: float = 0.02, depth: int = PLANNER.depth,
                  future_weight: float = PLANNER.future_weight, cap_mm: float = PLANNER.cap_mm) -> None:
@@ -165,8 +167,7 @@ class SafestAgent(CarefulAgent):
 
     def odds_within_budget(self, state: TowerState, ranked: Sequence[SlotScore]) -> dict[Any, float]:
         """``fall_odds``'s odds (the same, bit for bit), slot by slot in careful's order and a few
-        hundred hands at a time (4096 hands of one slot take ~2.5 s), until the decision budget
-        runs out: the slots fully judged by then."""
+        hundred hands at a time, until the decision budget runs out: the slots fully judged by then."""
         sigmas = hand_sigmas(state, None)
         draws = hand_draws(self.samples, DEFAULT_SEED)
         odds = {}
