@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -16,6 +17,7 @@ from ..core.record import GameRecord, save_record
 from ..core.seating import build_agents
 from ..experiments.spec import first_non_finite
 from .outputs import check_output_file
+from .settings import set_pairs
 
 SEED_HELP = "Seed of all randomness: the same seed, options and moves give the same game."
 HUMAN_HELP = "Seat a person at this seat (1-based) who plays in the terminal; repeatable."
@@ -43,6 +45,7 @@ def run_match(
     A game stopped by Ctrl-C or by the end of a person's input keeps its moves: they are saved
     as an unfinished record when ``record_path`` is given, and the command exits with 130.
     """
+    set_pairs(option_pairs, parse_set_value)  # a key given twice with two values is refused
     values = {**(extra_options or {}), **parse_option_assignments(list(option_pairs))}
     bad = first_non_finite(values)
     if bad is not None:
@@ -62,6 +65,22 @@ def run_match(
         save_record(outcome.record, record_path)
         typer.echo(f"Record written to {record_path}")
     return outcome
+
+
+def parse_set_value(text: str) -> Any:
+    """A ``play --set`` value as parse_option_assignments reads it: JSON where it parses, else text."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def check_lineup(game: Game, num_players: int, agent_names: Sequence[str]) -> None:
+    """More ``-a`` bots than seats would drop the extra ones without a word: refused."""
+    game.check_players(num_players)
+    if len(agent_names) > num_players:
+        raise OptionsError(f"{len(agent_names)} bots given with -a for {num_players} seats: give at most one per seat "
+                           f"(fewer cycle over the seats: -a A -a B seats A, B, A, ...)")
 
 
 def option_files(values: dict[str, Any]) -> list[tuple[str, Path]]:

@@ -14,6 +14,7 @@ from ..experiments.batching import DATASET_BATCH_GAMES
 from .experiment import MAX_BATCH, MAX_WORKERS
 from .once import OnceCommand
 from .outputs import FORCE_HELP, check_output_file, make_default_folder, output_file
+from .settings import set_pairs
 from .usage import CommandGroup
 
 DEFAULT_FOLDER = "datasets"  # where a build goes without --out: DEFAULT_FOLDER/<spec name>
@@ -51,7 +52,7 @@ def build(
     from ..dataset.spec import apply_dataset_overrides, validate_dataset_spec
     from ..dataset.store import build_dataset
     from ..experiments.runners import LocalRunner, RayRunner, default_workers
-    from ..experiments.spec import read_spec_file
+    from ..experiments.spec import parse_value, read_spec_file
     from ..experiments.storage import is_experiment_dir, load_stored_spec
 
     if backend not in ("process", "ray"):
@@ -64,6 +65,7 @@ def build(
         raw, source, out = load_stored_spec(spec)["spec"], str(spec / "spec.json"), out or spec
     else:
         raw, source = read_spec_file(spec), str(spec)
+    set_pairs(assignments, parse_value)  # --set keep=0.5 --set keep=1: refused, not the last one kept
     dataset = validate_dataset_spec(apply_dataset_overrides(raw, assignments), source)
     out = out or Path(DEFAULT_FOLDER) / dataset.name
     make_default_folder(out, DEFAULT_FOLDER)

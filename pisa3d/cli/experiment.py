@@ -13,6 +13,7 @@ from ..core.errors import OptionsError
 from ..experiments.batching import BATCH_SECONDS, BATCH_TRIALS
 from .once import OnceCommand
 from .outputs import check_output_dir, make_default_folder
+from .settings import refuse_disagreement, set_pairs
 from .usage import CommandGroup
 
 MAX_PLAYERS = 16  # more than any game seats: the game itself names its own range
@@ -92,7 +93,7 @@ def _spec_of(spec: Path, out: Path | None, assignments: list[str], seeds: str | 
              agent: list[str]) -> tuple[Any, str, Path]:
     """The experiment spec (a file, or the one an experiment directory stored) with the command
     line's overrides; where it came from; the experiment directory."""
-    from ..experiments.spec import apply_overrides, parse_seeds, read_spec_file, validate_spec
+    from ..experiments.spec import apply_overrides, parse_seeds, parse_value, read_spec_file, validate_spec
     from ..experiments.storage import is_experiment_dir, load_stored_spec
 
     if spec.is_dir():
@@ -101,6 +102,10 @@ def _spec_of(spec: Path, out: Path | None, assignments: list[str], seeds: str | 
         raw, source, out = load_stored_spec(spec)["spec"], str(spec / "spec.json"), out or spec
     else:
         raw, source = read_spec_file(spec), str(spec)
+    named = [("--seeds", "seeds", parse_seeds(seeds) if seeds is not None else None),
+             ("--players", "players", players), ("--agent", "agents", list(agent) or None)]
+    refuse_disagreement([(flag, key, value) for flag, key, value in named if value is not None],
+                        set_pairs(assignments, parse_value))  # --players 3 --set players=4: refused
     overrides = list(assignments)
     if seeds is not None:
         overrides.append(f"seeds={_toml(parse_seeds(seeds))}")

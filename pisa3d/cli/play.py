@@ -27,7 +27,17 @@ from ..core.match import EventCallback, MatchOutcome
 from ..core.presentation import presenter_of
 from ..core.registry import game_ids, get_game
 from ..core.state import Move, State
-from .common import GAME_PANEL, HUMAN_HELP, OUTPUT_PANEL, PLAYERS_PANEL, RECORD_HELP, SEED_HELP, SET_HELP, run_match
+from .common import (
+    GAME_PANEL,
+    HUMAN_HELP,
+    OUTPUT_PANEL,
+    PLAYERS_PANEL,
+    RECORD_HELP,
+    SEED_HELP,
+    SET_HELP,
+    check_lineup,
+    run_match,
+)
 from .once import OnceCommand
 from .outputs import FORCE_HELP, output_file
 from .usage import CommandGroup
@@ -151,6 +161,7 @@ def make_play_command(game_id: str) -> Callable[..., None]:
     shared = {p.name for p in _shared_parameters(game)}
 
     def command(**kwargs: Any) -> None:
+        check_lineup(game, kwargs["players"], kwargs["agent"])
         match = PlayMatch(game, kwargs["players"], kwargs["seed"], list(kwargs["agent"]), list(kwargs["human"]),
                           list(kwargs["option"]), kwargs["record"], kwargs["force"], kwargs["quiet"])
         run(match, **{k: v for k, v in kwargs.items() if k not in shared})

@@ -17,8 +17,9 @@ from ..core.record import GameRecord
 from ..core.state import Move, State
 from ..games.tower.options import describe_hands
 from ..physics.contract import FALL_ANGLE_DEG, FALL_THICKNESSES
-from .common import OUTPUT_PANEL, option_files, stop_match
+from .common import OUTPUT_PANEL, option_files, parse_set_value, stop_match
 from .outputs import check_output_file
+from .settings import refuse_disagreement, set_pairs
 
 HELP = """Play the tower game to the end, headless: each player in turn places the top tile of their
 stack as a wall or a ceiling (edges must match), PyBullet drops it with the player's hand noise
@@ -37,6 +38,11 @@ def _option(name: str, kind: Any, *flags: str, help: str, default: Any = None, p
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=kind,
                              default=typer.Option(default, *flags, help=help, rich_help_panel=panel))
 
+
+# Each shortcut option and the game option (--set key=...) it sets.
+SHORTCUTS = {"hand": "--hand", "noise_position_mm": "--noise-mm", "noise_yaw_deg": "--yaw-deg",
+             "noise_tilt_deg": "--tilt-deg", "tile_set": "--tiles", "fall_distance_mm": "--fall-mm",
+             "fall_angle_deg": "--fall-deg"}
 
 EXTRAS = [
     _option("hand", str | None, "--hand",
@@ -60,12 +66,12 @@ def run(match, hand: str | None, noise_mm: float | None, yaw_deg: float | None, 
     game, human = match.game, match.humans
     presenter = presenter_of(game)
     console = Console(highlight=False)
-    extra: dict[str, Any] = {
-        key: value for key, value in {
-            "hand": hand, "noise_position_mm": noise_mm, "noise_yaw_deg": yaw_deg, "noise_tilt_deg": tilt_deg,
-            "tile_set": tiles, "fall_distance_mm": fall_mm, "fall_angle_deg": fall_deg,
-        }.items() if value is not None
-    }
+    given = {"hand": hand, "noise_position_mm": noise_mm, "noise_yaw_deg": yaw_deg, "noise_tilt_deg": tilt_deg,
+             "tile_set": tiles, "fall_distance_mm": fall_mm, "fall_angle_deg": fall_deg}
+    extra: dict[str, Any] = {key: value for key, value in given.items() if value is not None}
+    # --hand steady --set hand=shaky: refused, naming both, rather than the last one winning
+    refuse_disagreement([(SHORTCUTS[key], key, value) for key, value in extra.items()],
+                        set_pairs(match.option_pairs, parse_set_value))
     if gui:
         if match.record is not None:
             values = {**extra, **parse_option_assignments(match.option_pairs)}

@@ -41,7 +41,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..core.errors import OptionsError
-from ..experiments.spec import SPEC_KEYS, ExperimentSpec, _problems, apply_overrides, parse_value
+from ..experiments.spec import (
+    SPEC_KEYS,
+    ExperimentSpec,
+    _problems,
+    apply_overrides,
+    parse_value,
+    refuse_fixed_and_swept,
+)
 
 CHANNELS = ("rgb", "depth", "segmentation")
 SPLITS = ("train", "validation", "test", "taller", "train_taller", "validation_taller")
@@ -150,6 +157,7 @@ def validate_dataset_spec(raw: Mapping[str, Any], source: str = "spec") -> Datas
         problems = "; ".join(dict.fromkeys(_problems(exc)))
         raise OptionsError(f"{source}: [dataset] {problems}. Allowed keys: "
                            f"{', '.join(DatasetSettings.model_fields)}") from None
+    refuse_fixed_and_swept(raw, source)
     try:
         spec = DatasetSpec.model_validate(raw)
     except ValidationError as exc:

@@ -96,10 +96,11 @@ def _progress(name: str, console: Console, can_fall: bool) -> Progress:
 
 
 def _planned(spec: ExperimentSpec, out: Path) -> tuple[list[Cell], list[Trial]]:
-    """The spec's cells and trials, once ``out`` is known to take them (before anything is played)."""
-    check_writable(out)
+    """The spec's cells and trials, once ``out`` is known to take them (before anything is played).
+    The cells are resolved first: a refused spec (more agents than seats) leaves no folder behind."""
     cells = resolve_cells(spec)
     trials = unique_trials(expand_trials(spec, cells))
+    check_writable(out)
     check_compatible(out, spec.game, cells)
     return cells, trials
 

@@ -26,6 +26,7 @@ Mistakes end in one line naming the field and what is allowed, like game options
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -302,8 +303,23 @@ def _unzip(spec: dict[str, Any], key: str) -> None:
     spec["zip"] = [group for group in kept if not isinstance(group, list) or len(group) > 1]
 
 
+def refuse_fixed_and_swept(raw: Mapping[str, Any], source: str = "spec") -> None:
+    """A game option fixed in [options] and swept in [sweep] (or players fixed and swept) has two
+    sources; which one the games used would be a guess: refused, naming both values."""
+    options, sweep = raw.get("options"), raw.get("sweep")
+    if not isinstance(options, Mapping) or not isinstance(sweep, Mapping):
+        return  # the model names the wrong type
+    fixed = {**options, **({"players": raw["players"]} if raw.get("players") is not None else {})}
+    for key, values in flatten_sweep(sweep).items():
+        if key in fixed:
+            where = "players =" if key == "players" and key not in options else "[options]"
+            raise OptionsError(f"{source}: {key} is fixed in {where} ({json.dumps(fixed[key])}) and swept in [sweep] "
+                               f"({json.dumps(values)}); keep one of them (--set {key}=... replaces both)")
+
+
 def validate_spec(raw: Mapping[str, Any], source: str = "spec") -> ExperimentSpec:
     """The validated spec; OptionsError with one line naming each bad field and what is allowed."""
+    refuse_fixed_and_swept(raw, source)
     try:
         spec = ExperimentSpec.model_validate(dict(raw))
     except ValidationError as exc:
