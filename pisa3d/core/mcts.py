@@ -58,7 +58,7 @@ DEFAULT_EXPLORATION = 0.7
 """UCB1's constant; rewards lie in [0, 1], where sqrt(2)/2 is the textbook choice."""
 MAX_ITERATIONS = 20_000
 """The most iterations a spec may ask for unless its game sets its own top (``mcts_spec``): a
-card-game decision at 20,000 takes about 15 s on a 2-core machine."""
+card-game decision at 20,000 takes 15-20 s on a 2-core machine."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,9 @@ class MCTSAgent:
     ``rollout_limit`` with ``evaluate`` cuts rollouts short: after that many rollout moves (0:
     none) a position that is not over is scored by ``evaluate`` instead of played out. This is for
     games whose playouts are slow or say little; a game's own module provides the evaluator.
+
+    Under a decision budget (pisa3d/core/budget.py) the search stops when it runs out and plays the
+    best root move of the iterations done, or a random legal move from ``rng`` when none was.
     """
 
     name = "mcts"
