@@ -20,7 +20,7 @@ import pandas as pd
 from scipy import stats
 
 from ..games import get_game
-from .storage import GAMES, PLACEMENTS, load_stored_spec, read_metadata, read_table
+from .storage import GAMES, PLACEMENTS, load_stored_spec, read_metadata, read_table, run_status
 
 CONFIDENCE = 0.95
 MAX_CURVES = 10  # survival and bar plots stay readable with at most this many cells
@@ -72,19 +72,32 @@ def load_games(root: Path) -> tuple[pd.DataFrame, list[str]]:
     for axis in axes:
         column = [p.get(axis) for p in params]
         games[axis] = [json.dumps(v) if isinstance(v, list | dict) else v for v in column]
-    # Axes that step with an earlier one (zipped) say nothing new in a cell's name: left out.
-    named: list[str] = []
-    for axis in axes:
-        if not any(_zipped(games, axis, earlier) for earlier in named):
-            named.append(axis)
-    games["label"] = [cell_label(p, named) for p in params] if len(games) else []
+    # Axes that step together (zipped) are named together in a cell's name: "a=1 & b=2".
+    groups = axis_groups(games, axes)
+    games["label"] = [cell_label(p, groups) for p in params] if len(games) else []
     return games, axes
 
 
-def cell_label(params: dict[str, Any], axes: Sequence[str]) -> str:
-    if not axes:
+def axis_groups(games: pd.DataFrame, axes: Sequence[str]) -> list[list[str]]:
+    """The sweep axes in groups that step together (zipped in the spec, or one value of one always
+    with the same of another), in the order of the stored cells' parameters."""
+    groups: list[list[str]] = []
+    for axis in axes:
+        group = next((g for g in groups if _zipped(games, axis, g[0])), None)
+        if group is None:
+            groups.append([axis])
+        else:
+            group.append(axis)
+    return groups
+
+
+def cell_label(params: dict[str, Any], groups: Sequence[Sequence[str]]) -> str:
+    """A cell's name: each axis with its value, zipped axes joined by '&' (``groups``, from
+    :func:`axis_groups`; a plain list of axes names each on its own)."""
+    if not groups:
         return "all games"
-    return ", ".join(f"{axis}={_short(params.get(axis))}" for axis in axes)
+    groups = [[g] if isinstance(g, str) else list(g) for g in groups]
+    return ", ".join(" & ".join(f"{axis}={_short(params.get(axis))}" for axis in group) for group in groups)
 
 
 def _short(value: Any) -> str:
@@ -185,22 +198,25 @@ def _finish(fig: Any, ax: Any, path: Path, title: str, legend: str | None, grid:
     _pyplot().close(fig)
 
 
-def plot_fall_rate(summary: pd.DataFrame, axis: str, others: Sequence[str], path: Path, title: str,
+def plot_fall_rate(summary: pd.DataFrame, axis: str, others: Sequence[Sequence[str]], path: Path, title: str,
                    columns: tuple[str, str, str] = ("fall_share", "fall_low", "fall_high"),
-                   ylabel: str = "games ended by a fall (%)") -> None:
-    """A share against a numeric axis with its interval as error bars, one line per other factor."""
+                   ylabel: str = "games ended by a fall (%)", zipped: Sequence[str] = ()) -> None:
+    """A share against a numeric axis with its interval as error bars, one line per other factor
+    (``others``: groups of axes that step together, named together in the legend); ``zipped``:
+    the axes stepping with ``axis``, named with it on the x axis."""
     share, low, high = columns
+    flat = [name for group in others for name in group]
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    groups = summary.groupby(list(others), sort=False) if others else [((), summary)]
-    for values, group in groups:
+    lines = summary.groupby(flat, sort=False) if flat else [((), summary)]
+    for values, group in lines:
         group = group.sort_values(axis)
         values = values if isinstance(values, tuple) else (values,)
-        label = ", ".join(f"{o}={_short(v)}" for o, v in zip(others, values, strict=True)) or "all games"
+        label = cell_label(dict(zip(flat, values, strict=True)), others) if flat else "all games"
         y = group[share].to_numpy()
         err = np.vstack([y - group[low].to_numpy(), group[high].to_numpy() - y])
         ax.errorbar(group[axis], 100 * y, yerr=100 * err, marker="o", capsize=3, label=label)
-    ax.set_xlabel(_axis_label(axis))
+    ax.set_xlabel(" & ".join(_axis_label(a) for a in [axis, *zipped]))
     ax.set_ylabel(ylabel)
     if share == "fall_share":
         ax.set_ylim(-2, 102)
@@ -331,7 +347,7 @@ def _write_report(root: Path, out: Path) -> Path:
              f"{' (seats rotated)' if spec.get('rotate_seats') else ''}. "
              f"pisa3d {meta.get('pisa3d_version', '?')}{_engine_text(meta)}. "
              f"Made by `pisa3d experiment report {root}`; "
-             "intervals are 95% (Wilson for shares, Kaplan-Meier for survival).", ""]
+             "intervals are 95% (Wilson for shares, Kaplan-Meier for survival).", "", _status_line(root, meta), ""]
     own = game_report(games)
     if own is not None:
         lines += own.sections(games, placements, summary, axes, out, name)
@@ -340,6 +356,17 @@ def _write_report(root: Path, out: Path) -> Path:
     path = out / "report.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def _status_line(root: Path, meta: dict[str, Any]) -> str:
+    """Whether the tables are the whole experiment: a partial report says so."""
+    status = run_status(root)
+    trials = meta.get("trials") or {}
+    count = f" ({trials.get('stored')} of {trials.get('total')} trials stored)" if trials.get("total") else ""
+    if status == "finished":
+        return f"Status: finished{count}."
+    return (f"Status: {status}{count}: a partial report"
+            + ("" if status == "running" else f"; `pisa3d experiment run {root}` resumes the run") + ".")
 
 
 def _engine_text(meta: dict[str, Any]) -> str:

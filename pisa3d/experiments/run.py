@@ -130,7 +130,8 @@ def run_experiment(
             runner.records_dir = str(w.records_dir)
         w.write_spec(spec.to_json(), source, cells)
         engine = cells[0].options.get("physics") if cells else None  # the tower's physics engine
-        w.start_run(engine, {"trials_planned": len(todo), "command": resume_command, **runner.describe()})
+        w.start_run(engine, {"trials_planned": len(todo), "command": resume_command, **runner.describe()},
+                    trials=len(trials), stored=already)
         tally, status = _Tally(), "done"
         progress = _progress(spec.name, console, bool(engine))
         task = progress.add_task("trials", total=len(trials), completed=already,
@@ -157,7 +158,7 @@ def run_experiment(
                 # buffer holds exactly the finished trials not stored yet; a second Ctrl-C while
                 # they are stored only sets the flag again.
                 w.write_batch(tally.buffer)
-                w.end_run(status, tally.ran)
+                w.end_run(status, tally.ran, stored=already + tally.ran)
     summary = RunSummary(len(trials), already, tally.ran, tally.falls, status, time.perf_counter() - start)
     if status == "interrupted":
         console.print(f"Interrupted: {already + tally.ran} of {len(trials)} trials stored in {out}. "

@@ -2,7 +2,8 @@
 killed at any instant and resumed without losing or repeating a row.
 
     DIR/spec.json          the resolved spec and every cell with its fully resolved options
-    DIR/metadata.json      pisa3d and engine versions, machine, and each run's start and end
+    DIR/metadata.json      pisa3d and engine versions, machine, each run's start, end and status,
+                           and the directory's: running, finished, interrupted or failed
     DIR/games/part-*.parquet        one row per game
     DIR/placements/part-*.parquet   one row per tower placement
     DIR/records/<key>.json.gz       every game's record (with --records)
@@ -42,6 +43,8 @@ LOCK_FILE = ".lock"
 GAMES = "games"
 PLACEMENTS = "placements"
 RECORDS = "records"
+FINISHED = "finished"  # metadata.json "status": every trial of the spec stored
+KILLED = "killed"  # a run that never wrote its end: its process was killed
 
 GAME_SCHEMA = pa.schema([
     ("key", pa.string()), ("cell", pa.string()), ("seed", pa.int64()), ("game", pa.string()),
@@ -150,6 +153,25 @@ def read_metadata(root: Path) -> dict[str, Any]:
     """The directory's versions and runs (empty before its first run)."""
     path = root / METADATA_FILE
     return _read_json(path) if path.exists() else {}
+
+
+def run_status(root: Path) -> str:
+    """The directory's state: ``running`` only while a run holds its lock (a run killed without a
+    word leaves ``running`` in metadata.json: read here as ``killed``), else what the last run
+    wrote (``finished``, ``interrupted``, ``failed``), or ``new``."""
+    status = read_metadata(root).get("status", "new")
+    if status != "running":
+        return status
+    lock = root / LOCK_FILE
+    try:
+        with lock.open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            fcntl.flock(handle, fcntl.LOCK_UN)
+    except BlockingIOError:
+        return "running"
+    except OSError:
+        return status  # cannot tell (a read-only copy): as written
+    return KILLED
 
 
 # --- writing ----------------------------------------------------------------------------------------
@@ -283,19 +305,33 @@ class ExperimentWriter:
         kept = [*current.values(), *(c for c in earlier if c["id"] not in current)]
         _write_json(self.root / SPEC_FILE, {"spec": dict(spec), "source": source, "cells": kept})
 
-    def start_run(self, engine: str | None, info: Mapping[str, Any]) -> None:
+    def start_run(self, engine: str | None, info: Mapping[str, Any], trials: int | None = None,
+                  stored: int | None = None) -> None:
+        """Record this run as running. A run still marked running was killed (this run holds the
+        lock a running one would hold): it says so, and so never reads as running again."""
         path = self.root / METADATA_FILE
         meta = _read_json(path) if path.exists() else {"created": _now(), "runs": []}
         meta.update(environment(engine))
+        for run in meta["runs"]:
+            if run.get("status") == "running":
+                run["status"] = KILLED
         meta["runs"].append({"id": self.run_id, "start": _now(), "end": None, "status": "running", **info})
+        meta["status"] = "running"
+        if trials is not None:
+            meta["trials"] = {"total": trials, "stored": stored}
         _write_json(path, meta)
 
-    def end_run(self, status: str, trials_run: int) -> None:
+    def end_run(self, status: str, trials_run: int, stored: int | None = None) -> None:
+        """Record this run's end; the directory as a whole is ``finished`` once a run has stored
+        every trial of its spec (a killed run resumed to its end included)."""
         path = self.root / METADATA_FILE
         meta = _read_json(path)
         for run in meta["runs"]:
             if run["id"] == self.run_id:
                 run.update(end=_now(), status=status, trials_run=trials_run)
+        meta["status"] = FINISHED if status == "done" else status
+        if stored is not None and isinstance(meta.get("trials"), dict):
+            meta["trials"]["stored"] = stored
         _write_json(path, meta)
 
     def write_batch(self, results: Sequence[Mapping[str, Any]]) -> None:

@@ -19,6 +19,7 @@ from .report import (
     _pct,
     _pct_texts,
     _zipped,
+    axis_groups,
     hazard_table,
     markdown_table,
     numeric_axes,
@@ -167,18 +168,23 @@ def _axis_sections(games: pd.DataFrame, summary: pd.DataFrame, axes: Sequence[st
     """Per numeric sweep axis, the fall rate and falls per placement plotted against it."""
     lines: list[str] = []
     plotted: list[str] = []
+    groups = axis_groups(games, axes)
     for axis in numeric_axes(games, axes):
         if any(_zipped(games, axis, earlier) for earlier in plotted):
             continue  # an axis stepping with one already plotted would draw the same curve again
         plotted.append(axis)
-        others = [a for a in axes if a != axis and summary[a].nunique() > 1 and not _zipped(games, axis, a)]
+        own = next(g for g in groups if axis in g)
+        zipped = [a for a in own if a != axis]  # named with the axis: they step with it
+        others = [[a for a in g if summary[a].nunique() > 1] for g in groups if g is not own]
+        others = [g for g in others if g]
+        shown = " & ".join([axis, *zipped])
         png = f"fall_rate_vs_{_file_safe(axis)}.png"
-        plot_fall_rate(summary, axis, others, out / png, f"{name}: fall rate against {axis}")
+        plot_fall_rate(summary, axis, others, out / png, f"{name}: fall rate against {shown}", zipped=zipped)
         per_placement = f"falls_per_placement_vs_{_file_safe(axis)}.png"
-        plot_fall_rate(summary, axis, others, out / per_placement, f"{name}: falls per placement against {axis}",
-                       ("falls_per_placement", "fpp_low", "fpp_high"), "placements that fell (%)")
-        lines += [f"## Fall rate against {axis}", "", f"![fall rate against {axis}]({png})", "",
-                  f"![falls per placement against {axis}]({per_placement})", ""]
+        plot_fall_rate(summary, axis, others, out / per_placement, f"{name}: falls per placement against {shown}",
+                       ("falls_per_placement", "fpp_low", "fpp_high"), "placements that fell (%)", zipped=zipped)
+        lines += [f"## Fall rate against {shown}", "", f"![fall rate against {shown}]({png})", "",
+                  f"![falls per placement against {shown}]({per_placement})", ""]
     return lines
 
 
