@@ -232,7 +232,7 @@ async def play_socket(master: Master, ws: WebSocket) -> None:
     except (WebSocketDisconnect, RuntimeError, OSError):
         return  # the page went away mid-send
     finally:
-        master.leave(table, seated)
+        await master.part(table, seated)
 
 
 __all__ = ["CLOSE_TOO_BIG", "ServerConfig", "create_app"]

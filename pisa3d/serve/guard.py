@@ -29,6 +29,9 @@ class Audience:
     names: frozenset[str]
     port: int | None
     public_origin: str | None
+    """scheme://host[:port] of --public-url, the port left out when it is the scheme's own."""
+    proxied: frozenset[str] = frozenset()
+    """--allow-host names: pages of theirs may come through a proxy on the web's own ports."""
 
     @classmethod
     def of(cls, host: str, port: int | None, public_url: str | None = None,
@@ -37,28 +40,47 @@ class Audience:
         public_origin = None
         if public_url:
             parts = urlsplit(public_url)
-            if parts.scheme not in ("http", "https") or not parts.hostname:
-                raise ValueError(f"--public-url must look like https://games.example.org, got {public_url!r}")
-            names.add(parts.hostname.lower())
-            public_origin = f"{parts.scheme}://{parts.netloc.lower()}"
-        return cls(frozenset(names), port, public_origin)
+            try:
+                public_origin = _origin(parts.scheme, parts.hostname, parts.port)
+            except ValueError:
+                public_origin = None
+            if public_origin is None or parts.path not in ("", "/") or parts.query or parts.username:
+                raise ValueError(f"--public-url must look like https://games.example.org (a scheme and a "
+                                 f"host, no path), got {public_url!r}")
+            names.add(str(parts.hostname).lower())
+        return cls(frozenset(names), port, public_origin, frozenset(name.lower() for name in extra))
 
     def host_allowed(self, host_header: str) -> bool:
         hostname = urlsplit(f"//{host_header}").hostname
         return hostname is not None and (_is_ip(hostname) or hostname in self.names)
 
     def origin_allowed(self, origin: str) -> bool:
-        origin = origin.lower()
-        if self.public_origin is not None and origin == self.public_origin:
-            return True
-        parts = urlsplit(origin)
+        parts = urlsplit(origin.lower())
         try:
-            port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+            port = parts.port
+            normal = _origin(parts.scheme, parts.hostname, port)
         except ValueError:
             return False
-        return (parts.scheme in ("http", "https") and parts.hostname is not None
-                and (_is_ip(parts.hostname) or parts.hostname in self.names)
-                and (self.port is None or port == self.port))
+        if normal is None:
+            return False
+        if normal == self.public_origin:
+            return True
+        host = str(parts.hostname)
+        if not (_is_ip(host) or host in self.names):
+            return False
+        port = port or WEB_PORTS[parts.scheme]
+        return self.port is None or port == self.port or (host in self.proxied and port in WEB_PORTS.values())
+
+
+WEB_PORTS = {"http": 80, "https": 443}
+
+
+def _origin(scheme: str, hostname: str | None, port: int | None) -> str | None:
+    """An origin written one way: scheme://host, with :port only when it is not the scheme's own."""
+    if scheme not in WEB_PORTS or not hostname:
+        return None
+    host = f"[{hostname}]" if ":" in hostname else hostname
+    return f"{scheme}://{host}" if port in (None, WEB_PORTS[scheme]) else f"{scheme}://{host}:{port}"
 
 
 def _is_ip(name: str) -> bool:

@@ -488,6 +488,23 @@ class Master:
                                                        ensure_ascii=False))
             table.sockets.append(seated)
             await self.send_state(table, seated, table.match.recent_events())
+            await self.send_presence(table, skip=seated)
+
+    async def part(self, table: Table, seated: Seated) -> None:
+        """A connection closed: it leaves the table, and the others see who is still here."""
+        if seated not in table.sockets:
+            return
+        async with table.lock:
+            self.leave(table, seated)
+            await self.send_presence(table)
+
+    async def send_presence(self, table: Table, skip: Seated | None = None) -> None:
+        """The ``seats`` message (who is connected) to every connection but ``skip``."""
+        seats = table.match.summary(table.connected())["seats"]
+        text = json.dumps({"type": "seats", "seats": seats}, ensure_ascii=False)
+        for seated in list(table.sockets):
+            if seated is not skip:
+                await self.send(table, seated, text)
 
     def leave(self, table: Table, seated: Seated) -> None:
         if seated in table.sockets:

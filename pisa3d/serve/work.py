@@ -20,7 +20,7 @@ from ..core.errors import IllegalMoveError
 from ..core.events import Event
 from ..core.presentation import presenter_of
 from ..core.record import GameRecord, MoveEntry, load_record, move_to_json
-from ..core.registry import get_game
+from ..core.registry import game_ids, get_game
 from ..core.replay import check_record, verify_record
 from ..core.rng import Stream, make_rng
 from ..core.state import Result, State
@@ -147,7 +147,7 @@ def warm_up(server: int) -> None:
     given by the server (a worker still starting when its server died has another parent already)."""
     os.nice(5)
     threading.Thread(target=_exit_with_server, args=(server,), name="exit-with-server", daemon=True).start()
-    for game_id in ("cards", "gimignano", "tower"):
+    for game_id in game_ids():
         get_game(game_id)
 
 

@@ -24,7 +24,7 @@ def test_games_list_players_options_and_bots(tmp_path: Path) -> None:
     assert "pybullet" in options["physics"]["allowed"]
     assert "default" not in options["tile_set"]  # a whole tile set is no menu entry
     mcts = next(b for b in games["cards"]["bots"] if b["name"] == "mcts")
-    assert {"name": "iterations", "type": "int", "default": 200} in mcts["params"]
+    assert {"name": "iterations", "type": "int", "default": 200, "min": 1, "max": 20000} in mcts["params"]
 
 
 BAD_REQUESTS = [

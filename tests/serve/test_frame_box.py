@@ -45,7 +45,7 @@ def test_every_state_and_release_carries_the_box_of_the_shared_rule(tmp_path: Pa
                 releases.append(release)
                 watched.append(next_state(watcher))
                 seats = [next_state(seat0), next_state(seat1)]
-        _, record = MatchStore(tmp_path).load(mid)
+        _, record, _ = MatchStore(tmp_path).load(mid)
     replay = load_tower_replay(record)
     assert replay.num_moves == MOVES
     # The empty table: one tile's room, as the replay page frames the set-up.

@@ -48,7 +48,7 @@ def test_legal_moves_go_only_to_the_seat_to_move_and_spectators_see_the_public_v
 
 def refusal(ws, move: object) -> str:  # type: ignore[no-untyped-def]
     ws.send_json({"type": "move", "move": move})
-    answer = ws.receive_json()
+    answer = next_state(ws)
     assert answer["type"] == "error", answer
     return str(answer["message"])
 
@@ -68,9 +68,9 @@ def test_every_wrong_move_is_refused_with_its_reason_and_changes_nothing(tmp_pat
             not_held = refusal(seat1, "vote T1 Z99")
             assert "Z99" in not_held
             seat1.send_text("{not json")
-            assert "JSON" in seat1.receive_json()["message"]
+            assert "JSON" in next_state(seat1)["message"]
             seat1.send_json({"type": "resign"})
-            assert "unknown message type 'resign'" in seat1.receive_json()["message"]
+            assert "unknown message type 'resign'" in next_state(seat1)["message"]
             seat1.send_json({"type": "sync"})
             state = next_state(seat1)
             assert state["moves"] == 0
@@ -84,7 +84,7 @@ def test_a_wrong_token_is_refused_and_a_seat_token_acts_only_for_its_seat(tmp_pa
         mid = match["match_id"]
         guessed = token_of(match, 0)[:-2] + ("aa" if not token_of(match, 0).endswith("aa") else "bb")
         with client.websocket_connect(f"/ws/{mid}?token={guessed}") as ws:
-            assert "not a seat of this match" in ws.receive_json()["message"]
+            assert "not a seat of this match" in next_state(ws)["message"]
             with pytest.raises(WebSocketDisconnect) as closed:
                 ws.receive_json()
             assert closed.value.code == 4403
@@ -97,7 +97,7 @@ def test_a_wrong_token_is_refused_and_a_seat_token_acts_only_for_its_seat(tmp_pa
 def test_unknown_match_and_foreign_origin_are_refused(tmp_path: Path) -> None:
     with served(tmp_path) as client:
         with client.websocket_connect("/ws/m-00000000") as ws:
-            assert "no match 'm-00000000'" in ws.receive_json()["message"]
+            assert "no match 'm-00000000'" in next_state(ws)["message"]
             with pytest.raises(WebSocketDisconnect) as closed:
                 ws.receive_json()
             assert closed.value.code == 4404
@@ -120,7 +120,7 @@ def test_a_message_over_64_kib_closes_only_that_socket(tmp_path: Path) -> None:
             next_state(big)
             legal = next_state(other)["legal"]
             big.send_text(json.dumps({"type": "move", "move": "x" * (64 * 1024)}))
-            assert "at most 65536 bytes" in big.receive_json()["message"]
+            assert "at most 65536 bytes" in next_state(big)["message"]
             with pytest.raises(WebSocketDisconnect) as closed:
                 big.receive_json()
             assert closed.value.code == 1009

@@ -611,6 +611,10 @@
     if (msg.type === "chat") { showChat([msg], false); return; }
     if (msg.type === "chat_history") { showChat(msg.messages || [], true); return; }
     if (msg.type === "rematch") { learnRematch(msg.match_id); return; }
+    if (msg.type === "seats") { // someone's page came or went: only the seats' dots change
+      if (last) { last.seats = msg.seats; drawSeats(last); drawWaiting(last); }
+      return;
+    }
     if (msg.type === "state") onState(msg);
     if (renderer) deliver(msg);
     else {
