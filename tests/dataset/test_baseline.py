@@ -90,11 +90,11 @@ def test_every_height_trains_on_the_tall_scenes_of_training_games_too(tmp_path):
 
     root = _built(tmp_path, ["seeds=10", "dataset.taller_from_floor=1"])
     splits = set(read_scenes(root, columns=["split"]).column("split").to_pylist())
-    if "train_taller" not in splits:
-        pytest.skip("no tall scene of a train game among these seeds")
+    # The premises are part of the test: a physics change that breaks them must turn it red.
+    assert "train_taller" in splits, "no tall scene of a train game among seeds 0-9: pick more seeds"
     rows = read_scenes(root, columns=["split", "fell"]).to_pylist()
-    if any(r["fell"] for r in rows if r["split"] == "train"):
-        pytest.skip("a fall on floor 0 of a train game: the held-out protocol would train too")
+    assert not any(r["fell"] for r in rows if r["split"] == "train"), (
+        "a train game of seeds 0-9 fell on floor 0, so the held-out protocol has falls to train on: pick other seeds")
     # Games end at their first fall, which here is never on floor 0: train alone has no fall to learn from,
     with pytest.raises(OptionsError, match=r"needs falls and stands in train$"):
         learned_baseline(root, size=8, c=1.0)

@@ -94,16 +94,25 @@ def test_a_person_types_hint_then_plays_and_other_games_offer_none(tmp_path):
     assert not any("hint" in p for p in script.prompts) and "! " in out.getvalue()  # "hint" is no move there
 
 
+def standing_after_random_moves(seed: int, moves: int = 6, tries: int = 8):
+    """The first of ``tries`` random games from ``seed`` (game seeds seed, seed + 10, ...) whose
+    tower still stands after ``moves`` placements: a bounded search that must find one."""
+    options = GAME.options({"record_trajectories": False})
+    for game_seed in range(seed, seed + 10 * tries, 10):
+        state, _ = GAME.new_game(3, game_seed, options)
+        rng = np.random.default_rng(game_seed)
+        for _ in range(moves):
+            if not state.is_over:
+                state.apply(state.legal_moves()[int(rng.integers(len(state.legal_moves())))])
+        if not state.is_over:
+            return state
+    raise AssertionError(f"every tower of game seeds {seed}, {seed + 10}, ... ({tries} games) fell in {moves} moves")
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_hint_reads_only_the_view(seed):
     # Two states that differ only in what the view hides (the order of the other stacks) get the same hint.
-    options = GAME.options({"record_trajectories": False})
-    state, _ = GAME.new_game(3, seed, options)
-    rng = np.random.default_rng(seed)
-    for _ in range(6):
-        state.apply(state.legal_moves()[int(rng.integers(len(state.legal_moves())))])
-        if state.is_over:
-            pytest.skip("the tower fell before the position")
+    state = standing_after_random_moves(seed)
     player = state.current_player
     other = GAME.sample_state(state.view(player), player, np.random.default_rng(99))
     assert statics_hints(state.view(player), state.legal_moves()) == statics_hints(other.view(player),
