@@ -8,7 +8,6 @@ import typer
 
 from .. import __version__
 from ..core.errors import PisaError
-from ..core.quiet import import_pybullet_quietly
 from .dataset import dataset_app
 from .experiment import experiment_app
 from .export import export as export_command
@@ -53,9 +52,6 @@ def _root(
 
 
 def main() -> None:
-    # PyBullet prints its build banner from C when first imported; take that import here,
-    # silenced, before any command can trigger it.
-    import_pybullet_quietly()
     try:
         app()
     except PisaError as exc:

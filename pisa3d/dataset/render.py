@@ -14,13 +14,16 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import pybullet as pb
 from PIL import Image
 
+from ..core.quiet import import_pybullet_quietly
 from ..games.tower.units import MM_PER_M
 from ..physics import TileSpec
 from ..viewer.camera import framing_camera, tower_bounds
 from .spec import Cameras
+
+import_pybullet_quietly()  # PyBullet prints its build banner from C at import: keep it off the terminal
+import pybullet as pb  # noqa: E402
 
 NEAR_M, FAR_M = 0.02, 5.0
 DEPTH_UNITS_PER_M = 10_000  # depth PNGs are uint16 in tenths of a millimetre (0.1 mm steps, up to 6.5 m)

@@ -12,11 +12,11 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
-import pybullet as p
 from PIL import Image
 
 from ..core.errors import PisaError
 from ..core.files import written_aside
+from ..core.quiet import import_pybullet_quietly
 from ..core.record import GameRecord
 from ..games.tower.replay import TowerReplay, load_tower_replay
 from .camera import Bounds, OrbitCamera, framing_camera, move_bounds
@@ -32,6 +32,9 @@ from .input import (
 )
 from .render import capture_matrices, draw_caption
 from .tile_bodies import TileBodies, create_table
+
+import_pybullet_quietly()  # PyBullet prints its build banner from C at import: keep it off the terminal
+import pybullet as p  # noqa: E402
 
 FRAME_SECONDS = 1 / 60
 MIN_MOVE_SECONDS = 0.4  # simulated seconds a move lasts when playing, however short its trajectory

@@ -20,9 +20,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-import pybullet as p
-
+from ..core.quiet import import_pybullet_quietly
 from .camera import OrbitCamera
+
+import_pybullet_quietly()  # PyBullet prints its build banner from C at import: keep it off the terminal
+import pybullet as p  # noqa: E402
 
 
 class Command(Enum):

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pybullet as p
 
 from ..core.errors import PisaError
 from ..core.match import MatchOutcome, play_match
 from ..core.options import parse_option_assignments
 from ..core.presentation import presenter_of
+from ..core.quiet import import_pybullet_quietly
 from ..core.record import GameRecord, MoveEntry, save_record
 from ..core.seating import build_agents
 from ..core.state import Move
@@ -35,6 +35,9 @@ from .camera import tower_bounds
 from .gui import FRAME_SECONDS, TowerWindow
 from .input import Command, Mode, PlacementCursor, apply_camera, apply_cursor
 from .tile_bodies import GHOST_ALPHA, create_tile_body, set_body_pose
+
+import_pybullet_quietly()  # PyBullet prints its build banner from C at import: keep it off the terminal
+import pybullet as p  # noqa: E402
 
 PLAY_HELP = ("<- -> or left click: next slot   r or right click: rotate   enter: place   "
              "[ ] up/down z x: camera   q: quit")

@@ -8,12 +8,14 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
-import pybullet as p
 from PIL import Image, ImageDraw, ImageFont
 
 from ..core.errors import OptionsError
-from ..core.quiet import quiet_fds
+from ..core.quiet import import_pybullet_quietly, quiet_fds
 from .camera import OrbitCamera
+
+import_pybullet_quietly()  # PyBullet prints its build banner from C at import: keep it off the terminal
+import pybullet as p  # noqa: E402
 
 RendererChoice = Literal["auto", "egl", "tiny"]
 LIGHT_DIRECTION = [0.4, -0.6, 1.0]

@@ -7,10 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import pybullet as p
 
+from ..core.quiet import import_pybullet_quietly
 from ..games.tower.meshes import DECAL_THICKNESS, EDGE_RGBA, FACE_RGBA, face_decals
 from ..games.tower.tiles import Face, TileFaces
+
+import_pybullet_quietly()  # PyBullet prints its build banner from C at import: keep it off the terminal
+import pybullet as p  # noqa: E402
 
 PARKED = (0.0, 0.0, -10.0)  # where tiles wait, out of sight, until they are placed
 GHOST_ALPHA = 0.6

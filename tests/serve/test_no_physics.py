@@ -85,9 +85,6 @@ def _engines_mapped(pid: int) -> set[str]:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads the server's loaded libraries from /proc")
-@pytest.mark.xfail(strict=True, reason="pisa3d.cli.main imports PyBullet (import_pybullet_quietly) before any "
-                                       "command, `serve` included: the CLI's owner to move that to the modules "
-                                       "that use PyBullet")
 def test_the_real_server_process_loads_no_engine_for_cards_and_gimignano(tmp_path: Path) -> None:
     with RealServer(tmp_path / "matches", "--workers", "1") as real:
         assert {g["id"] for g in real.get("/api/games")["games"]} >= {"cards", "gimignano", "tower"}
