@@ -14,7 +14,7 @@ import contextlib
 import logging
 import os
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any
@@ -27,6 +27,8 @@ PHYSICS = "physics"
 BOTS = "bots"
 GRACE_SECONDS = 2.0
 """Beyond a decision's budget: the time a worker has to notice the budget and answer."""
+WARM_UP_SECONDS = 60.0
+"""The most a decision waits for new workers to start before its own clock starts."""
 
 
 class BotTimeout(Exception):
@@ -41,15 +43,21 @@ class Runner:
         self.workers = workers
         self.pools: dict[str, Executor] = {}
         self.bot_slots = asyncio.Semaphore(max(1, workers))
+        self.warming: list[Future[int]] = []
+        """The bots pool's workers starting (a few seconds each): a decision's clock starts after."""
 
     def start(self) -> None:
         if self.workers > 0:
             for name in (PHYSICS, BOTS):
                 self.pools[name] = self._new_pool()
+            self.warming = self._warm(self.pools[BOTS])
 
     def _new_pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"), initializer=work.warm_up,
                                    initargs=(os.getpid(),))
+
+    def _warm(self, pool: Executor) -> list[Future[int]]:
+        return [pool.submit(os.getpid) for _ in range(self.workers)]
 
     async def physics(self, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)`` in the physics pool."""
@@ -66,6 +74,8 @@ class Runner:
                 pool = self.pools.get(BOTS)
                 if pool is None:
                     return fn(*args)
+                with contextlib.suppress(Exception):  # a pool that will not start fails below, said there
+                    await asyncio.wait_for(asyncio.gather(*map(asyncio.wrap_future, self.warming)), WARM_UP_SECONDS)
                 try:
                     future = pool.submit(fn, *args)
                     return await asyncio.wait_for(asyncio.wrap_future(future), seconds + GRACE_SECONDS)
@@ -80,6 +90,7 @@ class Runner:
     def _replace_bots(self, stuck: Executor) -> None:
         if self.pools.get(BOTS) is stuck:
             self.pools[BOTS] = self._new_pool()
+            self.warming = self._warm(self.pools[BOTS])
         _end(stuck)
 
     def stop(self) -> None:
