@@ -42,7 +42,7 @@ def serve(
                                      help="A match with no move for this many hours is abandoned."),
     public_url: str | None = typer.Option(None, help="The address people use when the server is behind a "
                                                      "reverse proxy, e.g. https://games.example.org "
-                                                     "(docs/serve.md, \"Over the internet\")."),
+                                                     "(docs/serve-internet.md)."),
     allow_host: list[str] = typer.Option([], help="Another host name the server answers to (repeatable); "
                                                   "IP addresses, localhost and --host always are."),
 ) -> None:
