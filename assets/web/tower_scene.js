@@ -157,7 +157,7 @@
     };
     const frameBox = (lo, hi) => place(framingOf(lo, hi));
 
-    // --- following the box the page is given (Python's one framing rule, pisa3d.viewer.camera)
+    // --- following the box the page is given (Python's one framing rule, pisa3d.games.tower.framing)
     // in one of two views: "tower", the whole box, or "top", its top floors from higher up and
     // closer (where the next tile goes); the camera eases to each new box. Turning, zooming or
     // panning by hand makes the view "free" until a view is chosen again (buttons, keys t / w,

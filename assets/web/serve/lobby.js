@@ -66,7 +66,7 @@
     for (let seat = 0; seat < count; seat++) {
       const select = el("select", { "data-seat": String(seat), "aria-label": `player ${seat + 1}` });
       select.append(el("option", { value: "human", text: "person (gets a link)" }));
-      select.append(el("option", { value: "open", text: "open (anyone with the invitation)" }));
+      select.append(el("option", { value: "open", text: "open seat (invitation)" }));
       for (const bot of game.bots || []) select.append(el("option", { value: bot.name, text: `bot: ${bot.name}` }));
       // Seat 1 a person, the others the game's first non-random bot: the usual table.
       const fallback = seat === 0 ? "human" : ((game.bots || []).find((b) => b.name !== "random") || { name: "human" }).name;
