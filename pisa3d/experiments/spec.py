@@ -4,7 +4,7 @@ options, a sweep and the seeds, with every field overridable from the command li
     name = "tower-noise"                      # default: the file name without .toml
     game = "tower"
     players = 4                                # default: the game's usual number
-    agents = ["cautious", {name = "mcts", iterations = 200}]   # cycles over the seats
+    agents = ["cautious", {name = "mcts", iterations = 24}]   # cycles over the seats
     rotate_seats = false                       # true: game with seed k seats agent i at (i + k) mod n
     seeds = 200                                # a count from 0, or {start = 100, stop = 300}
     zip = [["noise_position_mm", "noise_yaw_deg"]]   # axes that step together, not as a grid
@@ -15,7 +15,7 @@ options, a sweep and the seeds, with every field overridable from the command li
     [sweep]                                    # the grid: lists or {start, stop, num} (both ends in)
     noise_position_mm = [0, 0.5, 1]
     noise_yaw_deg = {start = 0, stop = 1, num = 3}
-    agent1.iterations = [50, 200]              # a parameter of the first agent in the list
+    agent1.iterations = [8, 24]                # a parameter of the first agent in the list
     agent.shake = [1.0, 2.0]                   # ... of every agent in the list
     players = [3, 4]
     agents = [["random"], ["cautious"]]        # whole line-ups
