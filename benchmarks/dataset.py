@@ -13,7 +13,7 @@ the PNG encoding and the Parquet write. The parts are wall-clock timers inside t
 (their shares hold on a busy machine, their seconds do not); the scenes per CPU second use the
 process's CPU time (``time.process_time``). The
 projection to a 20,000-scene release divides by the number of workers, assuming the pool's
-measured scaling on this 2-core machine (README: 2 workers 2.0x one); it is an estimate, not a run.
+measured scaling on this 2-core machine (docs/figures.md: 2 workers 2.0x one); it is an estimate, not a run.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""PyBullet against MuJoCo on the same questions (docs/tower-physics.md and the README quote these).
+"""PyBullet against MuJoCo on the same questions (docs/tower-physics.md and docs/figures.md quote these).
 
     python benchmarks/physics_engines.py                    # everything below
     python benchmarks/physics_engines.py --only statics     # flip factor per statics scene per engine

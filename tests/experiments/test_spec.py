@@ -167,6 +167,8 @@ def test_every_readme_experiment_command_resolves(args):
     overrides, agents, rest = [], [], list(args[1:])
     while rest:  # the CLI's short forms, as `pisa3d experiment run` turns them into overrides
         flag, value = rest.pop(0), rest.pop(0)
+        if flag in ("--out", "-o"):
+            continue  # where the rows go: no part of the experiment
         if flag == "-a":
             agents.append(value)
         else:
