@@ -1,4 +1,5 @@
-"""Determinism across processes, record files, and `replay verify` on card records."""
+"""Card records: seeds differ, `replay verify` names a divergence, a hand edit breaks the digest.
+(The save/load round trip of every game's record is in tests/contract/test_full_games.py.)"""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from pisa3d.cli import app
 from pisa3d.core.errors import RecordError
 from pisa3d.core.match import play_match
 from pisa3d.core.record import digest_of, load_record, save_record
-from pisa3d.core.replay import verify_record
 
 from .helpers import GAME
 
@@ -24,19 +24,6 @@ def play(seed: int = 5, rounds: int = 1):
 
 def test_different_seeds_differ() -> None:
     assert [m.move for m in play(seed=1).record.moves] != [m.move for m in play(seed=2).record.moves]
-
-
-@pytest.mark.parametrize("name", ["game.json", "game.json.gz"])
-def test_record_round_trip(tmp_path: Path, name: str) -> None:
-    outcome = play()
-    path = save_record(outcome.record, tmp_path / name)
-    loaded = load_record(path)
-    assert loaded.to_json() == outcome.record.to_json()
-    assert loaded.result == outcome.result
-    report = verify_record(GAME, loaded)
-    assert report.ok and report.moves_checked == len(outcome.record.moves)
-    if name.endswith(".gz"):
-        assert path.read_bytes()[:2] == b"\x1f\x8b"
 
 
 def rewrite_with_changed_move(src: Path, dst: Path) -> int:
