@@ -1,76 +1,53 @@
-"""Headless Chromium from the command line (no driver): dump the DOM, take a screenshot and log
-the network, for the web page tests."""
+"""An exported page in the tests' one Chromium (tests/playwright_chromium.py) with nothing able to
+resolve: the page's HTML after it settles, a screenshot, and every URL it asked for."""
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import tempfile
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-import pytest
+from tests.playwright_chromium import chromium_browser, new_page
 
-CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
-
-FLAGS = (
-    "--headless",
-    "--no-sandbox",  # tests often run as root in containers
-    "--use-angle=swiftshader",  # software WebGL: no GPU needed
-    "--enable-unsafe-swiftshader",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-default-apps",
-    "--disable-extensions",
-    "--disable-sync",
-    "--no-first-run",
-    "--hide-scrollbars",
-    # Nothing may resolve: a page that tried the network would fail rather than wait.
-    "--host-resolver-rules=MAP * ~NOTFOUND",
-)
+# Nothing may resolve: a page that tried the network would fail rather than wait.
+OFFLINE = ["--host-resolver-rules=MAP * ~NOTFOUND", "--hide-scrollbars"]
 
 
-def chromium_or_skip() -> str:
-    for name in CHROMIUM_NAMES:
-        if path := shutil.which(name):
-            return path
-    pytest.skip("no headless Chromium on PATH (Debian: apt-get install chromium)")
+@contextlib.contextmanager
+def offline_chromium() -> Iterator[Any]:
+    with chromium_browser(extra_args=OFFLINE) as browser:
+        yield browser
 
 
-def _run(url: str, extra: list[str], budget_ms: int, timeout: float = 90) -> subprocess.CompletedProcess[str]:
-    browser = chromium_or_skip()
-    with tempfile.TemporaryDirectory(prefix="pisa3d-chromium-") as profile:
-        args = [browser, *FLAGS, f"--user-data-dir={profile}", f"--virtual-time-budget={budget_ms}", *extra, url]
-        return subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=False)
+@contextlib.contextmanager
+def opened(browser: Any, page: Path, fragment: str = "", size: tuple[int, int] = (1100, 750),
+           wait_ms: int = 0, requests: list[str] | None = None) -> Iterator[Any]:
+    """``page`` (a file) at ``fragment`` in a fresh context, ``wait_ms`` after its load event; each
+    URL it requests is appended to ``requests``. Script errors on the page fail the test."""
+    tab = new_page(browser, *size)
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    if requests is not None:
+        tab.on("request", lambda request: requests.append(request.url))
+    try:
+        tab.goto(page.resolve().as_uri() + fragment)
+        if wait_ms:
+            tab.wait_for_timeout(wait_ms)
+        assert not errors, f"{page.name}{fragment} raised: {errors}"
+        yield tab
+    finally:
+        tab.context.close()
 
 
-def dump_dom(page: Path, fragment: str = "", budget_ms: int = 3000, net_log: Path | None = None) -> str:
-    extra = ["--dump-dom"] + ([f"--log-net-log={net_log}"] if net_log else [])
-    done = _run(page.resolve().as_uri() + fragment, extra, budget_ms)
-    if done.returncode != 0 or "<html" not in done.stdout:
-        raise AssertionError(f"chromium --dump-dom failed ({done.returncode}): {done.stderr[-800:]}")
-    return done.stdout
+def dump_dom(browser: Any, page: Path, fragment: str = "", wait_ms: int = 0,
+             requests: list[str] | None = None) -> str:
+    with opened(browser, page, fragment, wait_ms=wait_ms, requests=requests) as tab:
+        return str(tab.content())
 
 
-def screenshot(
-    page: Path, out: Path, fragment: str = "", size: tuple[int, int] = (1100, 750), budget_ms: int = 3000
-) -> Path:
-    extra = [f"--window-size={size[0]},{size[1]}", f"--screenshot={out}"]
-    done = _run(page.resolve().as_uri() + fragment, extra, budget_ms)
-    if not out.exists():
-        raise AssertionError(f"chromium --screenshot wrote nothing ({done.returncode}): {done.stderr[-800:]}")
+def screenshot(browser: Any, page: Path, out: Path, fragment: str = "", size: tuple[int, int] = (1100, 750),
+               wait_ms: int = 1500) -> Path:
+    with opened(browser, page, fragment, size, wait_ms) as tab:
+        tab.screenshot(path=str(out))
     return out
-
-
-def page_requests(net_log: Path) -> list[str]:
-    """URLs the page itself asked for (the browser's own background requests have no origin)."""
-    log = json.loads(net_log.read_text(encoding="utf-8"))
-    names = {number: name for name, number in log["constants"]["logEventTypes"].items()}
-    urls = []
-    for event in log["events"]:
-        params = event.get("params") or {}
-        if names.get(event["type"]) != "URL_REQUEST_START_JOB" or "url" not in params:
-            continue
-        if params.get("initiator") != "not an origin":
-            urls.append(params["url"])
-    return urls

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,15 +15,22 @@ from PIL import Image
 
 from pisa3d.core.record import load_record
 from pisa3d.export.html import page_data, write_page
+from tests.playwright_chromium import require_chromium
 
-from .browser import chromium_or_skip, dump_dom, page_requests, screenshot
+from .browser import dump_dom, offline_chromium, screenshot
 
 pytestmark = pytest.mark.display
 
 
 @pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with offline_chromium() as launched:
+        yield launched
+
+
+@pytest.fixture(scope="module")
 def pages(record_files: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    chromium_or_skip()
+    require_chromium()
     folder = tmp_path_factory.mktemp("pages")
     return {game: write_page(load_record(path), folder / f"{game}.html") for game, path in record_files.items()}
 
@@ -40,39 +49,41 @@ ALL_GAMES = [
 
 
 @pytest.mark.parametrize("game", ALL_GAMES)
-def test_seeking_by_url_shows_that_move(pages: dict[str, Path], record_files: dict[str, Path], game: str,
-                                        tmp_path: Path) -> None:
+def test_seeking_by_url_shows_that_move(browser: Any, pages: dict[str, Path], record_files: dict[str, Path],
+                                        game: str) -> None:
     record = load_record(record_files[game])
     scene = page_data(record)["scene"]
     index = len(record.moves) // 2  # record index; people see move index + 1
-    log = tmp_path / "net.json"
-    move, text = _status(dump_dom(pages[game], f"#move={index + 1}", net_log=log))
+    requests: list[str] = []
+    move, text = _status(dump_dom(browser, pages[game], f"#move={index + 1}", requests=requests))
     assert move == str(index + 1)
     assert text.startswith(f"move {index + 1} of {len(record.moves)}")
     assert f"player {record.moves[index].player + 1}" in text
     assert record.moves[index].move in text
     assert scene["states"][index + 1]["summary"] in text
     # a different move gives a different status: the page really follows the hash
-    other, other_text = _status(dump_dom(pages[game], "#move=0"))
+    other, other_text = _status(dump_dom(browser, pages[game], "#move=0"))
     assert other == "0" and other_text.startswith(f"set-up (then {len(record.moves)} moves)")
     # and loading it asked the network for nothing but the page itself
     own = pages[game].resolve().as_uri()
-    assert [u for u in page_requests(log) if u.split("#")[0] != own] == []
+    assert requests and [u for u in requests if u.split("#")[0] != own] == []
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game", ["tower", "gimignano"])
-def test_play_advances_through_the_moves(pages: dict[str, Path], record_files: dict[str, Path], game: str) -> None:
+def test_play_advances_through_the_moves(browser: Any, pages: dict[str, Path], record_files: dict[str, Path],
+                                         game: str) -> None:
     record = load_record(record_files[game])
-    move, text = _status(dump_dom(pages[game], "#move=0&play", budget_ms=4000))
+    move, text = _status(dump_dom(browser, pages[game], "#move=0&play", wait_ms=4000))
     assert 0 < int(move) < len(record.moves)  # it moved on, and four seconds do not reach the end
     assert text.startswith(f"move {move} of {len(record.moves)}")
 
 
 @pytest.mark.slow
-def test_page_opens_at_the_end_without_a_hash(pages: dict[str, Path], record_files: dict[str, Path]) -> None:
+def test_page_opens_at_the_end_without_a_hash(browser: Any, pages: dict[str, Path],
+                                              record_files: dict[str, Path]) -> None:
     record = load_record(record_files["cards"])
-    move, _text = _status(dump_dom(pages["cards"]))
+    move, _text = _status(dump_dom(browser, pages["cards"]))
     assert move == str(len(record.moves))  # the last move, numbered from 1
 
 
@@ -82,26 +93,25 @@ def _stage_pixels(png: Path) -> np.ndarray:
 
 
 @pytest.mark.parametrize("game", ALL_GAMES)
-def test_screenshot_is_not_blank(pages: dict[str, Path], tmp_path: Path, game: str) -> None:
-    stage = _stage_pixels(screenshot(pages[game], tmp_path / f"{game}.png", "#move=6"))
+def test_screenshot_is_not_blank(browser: Any, pages: dict[str, Path], tmp_path: Path, game: str) -> None:
+    stage = _stage_pixels(screenshot(browser, pages[game], tmp_path / f"{game}.png", "#move=6"))
     assert stage.std() > 20, "the stage is (nearly) one colour"
     colours = len(np.unique(stage.reshape(-1, 3).astype(np.uint8), axis=0))
     assert colours > 50, f"only {colours} colours on the stage"
 
 
 @pytest.mark.slow
-def test_tower_is_drawn_from_the_trajectories(pages: dict[str, Path], tmp_path: Path) -> None:
-    first = _stage_pixels(screenshot(pages["tower"], tmp_path / "first.png", "#move=1"))
-    later = _stage_pixels(screenshot(pages["tower"], tmp_path / "later.png", "#move=9"))
+def test_tower_is_drawn_from_the_trajectories(browser: Any, pages: dict[str, Path], tmp_path: Path) -> None:
+    first = _stage_pixels(screenshot(browser, pages["tower"], tmp_path / "first.png", "#move=1"))
+    later = _stage_pixels(screenshot(browser, pages["tower"], tmp_path / "later.png", "#move=9"))
     changed = np.abs(first - later).sum(axis=2) > 30
     assert changed.mean() > 0.01, "the tower looks the same after 1 and after 9 moves"
 
 
 @pytest.mark.slow
-def test_request_check_sees_a_fetching_page(tmp_path: Path) -> None:
-    chromium_or_skip()
+def test_request_check_sees_a_fetching_page(browser: Any, tmp_path: Path) -> None:
     page = tmp_path / "fetch.html"
     page.write_text('<html><body><script>fetch("https://example.invalid/x.js").catch(() => 0)</script></body></html>')
-    log = tmp_path / "net.json"
-    dump_dom(page, net_log=log)
-    assert "https://example.invalid/x.js" in page_requests(log)
+    requests: list[str] = []
+    dump_dom(browser, page, wait_ms=500, requests=requests)
+    assert "https://example.invalid/x.js" in requests

@@ -6,14 +6,8 @@ data-conn, data-pending) so that a test can wait for "my turn" without reading t
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
-
-CHROMIUM = Path("/usr/bin/chromium")
-LAUNCH_ARGS = ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
 
 MY_TURN_OR_OVER = """() => {
   const d = document.body.dataset;
@@ -21,19 +15,6 @@ MY_TURN_OR_OVER = """() => {
   return d.conn === 'open' && d.pending !== '1' && d.seat !== '' && d.toMove === d.seat
     && !!document.querySelector('#game button.move, #game button.choose');
 }"""
-
-
-def browser_or_skip() -> Iterator[Any]:
-    """A Chromium browser (Debian's, through Playwright), or a skip saying what is missing."""
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the Playwright package is not installed")
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing (Debian: apt-get install chromium); Playwright's download cannot work here")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def body_data(page: Any) -> dict[str, str]:

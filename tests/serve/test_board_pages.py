@@ -25,11 +25,10 @@ from pisa3d.games.gimignano.hexgrid import plot_polygon
 from pisa3d.games.gimignano.tiles import default_tileset
 from pisa3d.games.tower.meshes import tile_mesh
 from pisa3d.games.tower.tiles import tile_set_from_json
+from tests.playwright_chromium import chromium_browser, new_page
 
 from .helpers import RealServer, http_json
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
 REPO = Path(__file__).resolve().parents[2]
 STEP_TIMEOUT_MS = 30_000
 
@@ -54,18 +53,12 @@ def server(play_page: None, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with chromium_browser() as launched:
         yield launched
-        launched.close()
 
 
 def _open(browser: Any, url: str, size: tuple[int, int] = (1280, 720)) -> Any:
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
-    page = context.new_page()
+    page = new_page(browser, *size)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.errors = errors  # type: ignore[attr-defined]

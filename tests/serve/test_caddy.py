@@ -24,7 +24,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
-from tests.playwright_chromium import ARGS, CHROMIUM
+from tests.playwright_chromium import chromium_page
 
 from .helpers import RealServer, free_port
 from .pages import body_data, click_a_move, wait_my_turn
@@ -134,20 +134,12 @@ def proxied(tmp_path: Path) -> Iterator[Proxied]:
 
 
 @contextlib.contextmanager
-def _browser_context() -> Iterator[Any]:
-    """A Chromium context that accepts Caddy's internal certificate (it is in no trust store) and
+def _browser_page() -> Iterator[Any]:
+    """A Chromium page that accepts Caddy's internal certificate (it is in no trust store) and
     reaches pisa.localhost at 127.0.0.1 (Chromium would also try ::1, where nothing listens)."""
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the Playwright package is not installed")
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing (Debian: apt-get install chromium)")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[*ARGS, f"--host-resolver-rules=MAP {PUBLIC_NAME} 127.0.0.1"])
-        try:
-            yield browser.new_context(ignore_https_errors=True, viewport={"width": 1280, "height": 800})
-        finally:
-            browser.close()
+    with chromium_page(1280, 800, extra_args=[f"--host-resolver-rules=MAP {PUBLIC_NAME} 127.0.0.1"],
+                       ignore_https_errors=True) as page:
+        yield page
 
 
 def test_the_server_answers_through_caddy_only_to_its_public_name(proxied: Proxied) -> None:
@@ -169,8 +161,7 @@ def test_the_server_answers_through_caddy_only_to_its_public_name(proxied: Proxi
 
 
 def test_a_person_plays_a_whole_match_through_caddy(proxied: Proxied) -> None:
-    with _browser_context() as context:
-        page = context.new_page()
+    with _browser_page() as page:
         requests: list[str] = []
         sockets: list[str] = []
         page.on("request", lambda request: requests.append(request.url))

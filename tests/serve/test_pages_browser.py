@@ -15,8 +15,10 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
+from tests.playwright_chromium import chromium_browser
+
 from .helpers import RealServer
-from .pages import body_data, browser_or_skip, click_a_move, hand, narration, save_shot, wait_my_turn
+from .pages import body_data, click_a_move, hand, narration, save_shot, wait_my_turn
 
 pytestmark = [pytest.mark.display, pytest.mark.slow]
 
@@ -27,7 +29,8 @@ CARDS_VS_BOTS = {"game": "cards", "players": 4, "seats": ["human", "heuristic", 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    yield from browser_or_skip()
+    with chromium_browser() as launched:
+        yield launched
 
 
 @pytest.fixture

@@ -18,8 +18,10 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import expect
 
+from tests.playwright_chromium import chromium_browser, new_page
+
 from .helpers import RealServer
-from .pages import MY_TURN_OR_OVER, body_data, browser_or_skip, click_a_move, save_shot, wait_my_turn
+from .pages import MY_TURN_OR_OVER, body_data, click_a_move, save_shot, wait_my_turn
 
 pytestmark = [pytest.mark.display, pytest.mark.slow]
 
@@ -36,7 +38,8 @@ TOGETHER_PARTS = "#top, #table-bar, #end, #side"
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    yield from browser_or_skip()
+    with chromium_browser() as launched:
+        yield launched
 
 
 @pytest.fixture
@@ -48,7 +51,7 @@ def server(tmp_path: Path) -> Iterator[RealServer]:
 
 def person(browser: Any, viewport: dict[str, int] = DESKTOP) -> Any:
     """A page in a fresh browser context: one person on their own machine."""
-    return browser.new_context(viewport=viewport).new_page()
+    return new_page(browser, viewport["width"], viewport["height"])
 
 
 def match_of(page: Any) -> str:

@@ -18,6 +18,7 @@ from PIL import Image
 
 from pisa3d.export.html import write_page
 from pisa3d.serve.store import MatchStore
+from tests.playwright_chromium import new_page
 
 from .helpers import RealServer, http_json, token_of
 from .test_board_pages import STEP_TIMEOUT_MS, _wait_moves
@@ -36,7 +37,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
 
 
 def _page(browser: Any, url: str, size: tuple[int, int] = (1100, 750), **context: Any) -> Any:
-    page = browser.new_context(viewport={"width": size[0], "height": size[1]}, **context).new_page()
+    page = new_page(browser, *size, **context)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.errors = errors  # type: ignore[attr-defined]
