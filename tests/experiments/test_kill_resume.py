@@ -7,9 +7,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
+
+from tests.processes import kill_after_parts, start_pisa3d, wait_for_parts
 
 from .helpers import all_rows, write_spec
 
@@ -17,14 +18,8 @@ KILLS_AFTER_BATCHES = (1, 3, 5)  # each resumed run is killed again a little fur
 
 
 def _start(spec, out, workers):
-    return subprocess.Popen([sys.executable, "-m", "pisa3d", "experiment", "run", str(spec), "--out", str(out),
-                             "--seeds", "6", "--batch", "1", "-j", str(workers)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-
-
-def _parts(out):
-    folder = out / "games"
-    return len(list(folder.glob("part-*.parquet"))) if folder.is_dir() else 0
+    return start_pisa3d("experiment", "run", str(spec), "--out", str(out), "--seeds", "6", "--batch", "1",
+                        "-j", str(workers))
 
 
 def test_sigkill_then_resume_stores_exactly_the_uninterrupted_rows(tmp_path):
@@ -32,14 +27,7 @@ def test_sigkill_then_resume_stores_exactly_the_uninterrupted_rows(tmp_path):
     killed = tmp_path / "killed"
     kills = 0
     for round_, target in enumerate(KILLS_AFTER_BATCHES):
-        proc = _start(spec, killed, workers=1 + round_ % 2)
-        deadline = time.monotonic() + 120
-        while _parts(killed) < target and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)  # the run and its pool's workers, mid-game
-            kills += 1
-        proc.wait()
+        kills += kill_after_parts(_start(spec, killed, workers=1 + round_ % 2), killed, target)  # mid-game
     assert kills >= 2, "the runs finished before they could be killed; the test proves nothing"
     finish = _start(spec, killed, workers=2)
     assert finish.wait(timeout=300) == 0, finish.stderr.read().decode()
@@ -57,10 +45,7 @@ def test_ctrl_c_keeps_finished_trials_and_prints_the_resume_command(tmp_path, st
     spec = write_spec(tmp_path)
     out = tmp_path / "exp"
     proc = _start(spec, out, workers=2)
-    deadline = time.monotonic() + 120
-    while _parts(out) < 2 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert proc.poll() is None, "the run finished before Ctrl-C; the test proves nothing"
+    assert wait_for_parts(proc, out, 2), "the run finished before Ctrl-C; the test proves nothing"
     if stop_signal == signal.SIGINT:
         os.killpg(proc.pid, signal.SIGINT)  # what the terminal sends to the run and its workers
     else:

@@ -28,6 +28,7 @@ from pisa3d.experiments.run import run_experiment
 from pisa3d.experiments.runners import LocalRunner, RayRunner, play_trial
 from pisa3d.experiments.spec import load_spec, read_spec_file
 from pisa3d.experiments.stopping import StopRequest
+from tests.processes import kill_after_parts, start_pisa3d, wait_for_parts
 
 from ..dataset.helpers import dataset_rows
 from ..dataset.helpers import write_spec as write_dataset_spec
@@ -160,25 +161,16 @@ def test_a_dataset_build_loses_a_node_midway_and_stores_every_scene_once(cluster
     assert all(len(_starts(marks)[key]) >= 2 for key in runner.lost)
 
 
-def _parts(out: Path) -> int:
-    folder = out / "games"
-    return len(list(folder.glob("part-*.parquet"))) if folder.is_dir() else 0
-
-
 def test_a_driver_killed_and_started_again_resumes_from_what_was_stored(cluster, tmp_path):
     spec = write_spec(tmp_path)
-    command = [sys.executable, "-m", "pisa3d", "experiment", "run", str(spec), "--out", str(tmp_path / "ray"),
+    command = ["experiment", "run", str(spec), "--out", str(tmp_path / "ray"),
                "--seeds", "4", "--batch", "1", "--backend", "ray", "--address", cluster.address]
-    driver = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 180
-    while _parts(tmp_path / "ray") < 2 and driver.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert driver.poll() is None, "the driver finished before it could be killed; the test proves nothing"
-    os.killpg(driver.pid, signal.SIGKILL)
-    driver.wait()
+    driver = start_pisa3d(*command, stderr=subprocess.DEVNULL)
+    assert kill_after_parts(driver, tmp_path / "ray", 2, timeout=180), (
+        "the driver finished before it could be killed; the test proves nothing")
     stored = len(all_rows(tmp_path / "ray")[0])
     assert 2 <= stored < 8
-    again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    again = subprocess.run([sys.executable, "-m", "pisa3d", *command], capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     assert f"{stored} already stored" in again.stdout
     loaded = load_spec(spec, ["seeds=4"])
@@ -193,13 +185,10 @@ def test_kill_pid_stops_a_ray_run_cleanly_with_the_resume_command(cluster, tmp_p
     `kill PID` stores what finished and says how to resume, as with the process pool."""
     spec = write_spec(tmp_path)
     out = tmp_path / "ray"
-    driver = subprocess.Popen([sys.executable, "-m", "pisa3d", "experiment", "run", str(spec), "--out", str(out),
-                               "--seeds", "4", "--batch", "1", "--backend", "ray", "--address", cluster.address],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    deadline = time.monotonic() + 180
-    while _parts(out) < 2 and driver.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert driver.poll() is None, "the driver finished before it could be stopped; the test proves nothing"
+    driver = start_pisa3d("experiment", "run", str(spec), "--out", str(out), "--seeds", "4", "--batch", "1",
+                          "--backend", "ray", "--address", cluster.address)
+    assert wait_for_parts(driver, out, 2, timeout=180), (
+        "the driver finished before it could be stopped; the test proves nothing")
     driver.send_signal(signal.SIGTERM)
     assert driver.wait(timeout=60) == 130
     message = driver.stderr.read().decode()

@@ -4,11 +4,7 @@ one, and zipped sweep axes are named together in report cells and plot legends (
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 from pisa3d.experiments.report import axis_groups, cell_label, load_games, write_report
@@ -16,6 +12,7 @@ from pisa3d.experiments.run import run_experiment
 from pisa3d.experiments.runners import LocalRunner
 from pisa3d.experiments.spec import load_spec
 from pisa3d.experiments.storage import ExperimentWriter, read_metadata, run_status
+from tests.processes import kill_after_parts, start_pisa3d
 
 from .helpers import write_spec
 
@@ -45,23 +42,12 @@ players = [2, 3]
 """
 
 
-def _parts(out: Path) -> int:
-    folder = out / "games"
-    return len(list(folder.glob("part-*.parquet"))) if folder.is_dir() else 0
-
-
 def test_a_killed_run_resumed_to_its_end_says_finished(tmp_path: Path) -> None:
     spec = write_spec(tmp_path, CARDS, "cards.toml")
     out = tmp_path / "exp"
-    proc = subprocess.Popen([sys.executable, "-m", "pisa3d", "experiment", "run", str(spec), "--out", str(out),
-                             "--batch", "1", "-j", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    deadline = time.monotonic() + 120
-    while _parts(out) < 2 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert proc.poll() is None, "the run finished before it could be killed; the test proves nothing"
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    proc = start_pisa3d("experiment", "run", str(spec), "--out", str(out), "--batch", "1", "-j", "1",
+                        stderr=subprocess.DEVNULL)
+    assert kill_after_parts(proc, out, 2), "the run finished before it could be killed; the test proves nothing"
     assert read_metadata(out)["status"] == "running"  # what the killed run could not correct...
     assert run_status(out) == "killed"  # ...read as what it is: nobody holds the lock
     loaded = load_spec(spec)
