@@ -110,7 +110,7 @@ class DatasetSettings(_Strict):
     keep_near_edge_mm: float | None = Field(default=None, gt=0.0, le=100.0)  # margins this close to 0: always kept
     resolution: list[int] = Field(default_factory=lambda: [224, 224], min_length=2, max_length=2)
     channels: list[str] = Field(default_factory=lambda: list(CHANNELS), min_length=1)
-    taller_from_floor: int = Field(default=3, ge=1, le=1000)
+    taller_from_floor: int = Field(default=3, ge=1, le=500)
     split: SplitShares = Field(default_factory=SplitShares)
     cameras: Cameras = Field(default_factory=Cameras)
     labels: LabelSettings = Field(default_factory=LabelSettings)

@@ -63,7 +63,7 @@ def test_a_person_plays_with_one_bad_answer() -> None:
         (["--human", "9"], "--human 9: seats run from 1 to 4"),
         (["--agent", "genius"], "unknown agent 'genius' for cards; choose from random, heuristic, mcts"),
         (["--set", "colour=red"], "unknown option 'colour'"),
-        (["--players", "7"], "7 players is not allowed; choose 3 to 5"),
+        (["--players", "7"], "--players 7: out of range; give a whole number from 3 to 5"),
     ],
 )
 def test_user_mistakes_end_in_one_line(args: list[str], expected: str, monkeypatch, capsys) -> None:
