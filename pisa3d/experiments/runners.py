@@ -19,6 +19,7 @@ from typing import Any
 
 from ..core.errors import OptionsError
 from ..core.match import play_match
+from ..core.pools import stop_pool
 from ..core.record import save_record
 from ..games import get_game
 from .agents import parse_agent
@@ -102,26 +103,7 @@ class LocalRunner:
         finally:
             for future in in_flight:
                 future.cancel()
-            _stop_pool(pool)
-
-
-def _stop_pool(pool: ProcessPoolExecutor) -> None:
-    """Shut the pool down without waiting for games still being played (their trials are not
-    stored and run again on resume)."""
-    processes = list(getattr(pool, "_processes", {}).values())
-    manager = getattr(pool, "_executor_manager_thread", None)  # shutdown forgets it
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join(timeout=5)
-    # The pool's manager thread closes its wake-up pipe once the workers are gone; at exit
-    # concurrent.futures writes to that pipe for every manager thread still running, and a thread
-    # closing it at that moment printed "OSError: Bad file descriptor" after a Ctrl-C (CPython 3.11
-    # race). Waiting for the thread here leaves nothing running at exit.
-    if manager is not None:
-        manager.join(timeout=5)
+            stop_pool(pool)
 
 
 @dataclass

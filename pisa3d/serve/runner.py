@@ -19,6 +19,7 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any
 
+from ..core.pools import stop_pool
 from . import work
 
 log = logging.getLogger("pisa3d.serve")
@@ -27,6 +28,8 @@ PHYSICS = "physics"
 BOTS = "bots"
 GRACE_SECONDS = 2.0
 """Beyond a decision's budget: the time a worker has to notice the budget and answer."""
+STOP_SECONDS = 1.0
+"""How long an ended worker may take to go before it is killed."""
 WARM_UP_SECONDS = 60.0
 """The most a decision waits for new workers to start before its own clock starts."""
 
@@ -91,24 +94,9 @@ class Runner:
         if self.pools.get(BOTS) is stuck:
             self.pools[BOTS] = self._new_pool()
             self.warming = self._warm(self.pools[BOTS])
-        _end(stuck)
+        stop_pool(stuck, STOP_SECONDS)
 
     def stop(self) -> None:
         for pool in self.pools.values():
-            _end(pool)
+            stop_pool(pool, STOP_SECONDS)
         self.pools.clear()
-
-
-def _end(pool: Executor) -> None:
-    """Shut ``pool`` down without waiting for its running tasks, and end its processes: a task in
-    progress cannot be cancelled, and waiting for a stuck bot would hang the server's exit."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())  # no public handle on them
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        with contextlib.suppress(Exception):
-            process.terminate()
-    for process in processes:
-        with contextlib.suppress(Exception):
-            process.join(1.0)
-            if process.is_alive():
-                process.kill()
