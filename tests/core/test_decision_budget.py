@@ -17,6 +17,7 @@ from pisa3d.core.mcts import MCTSAgent
 from pisa3d.core.registry import get_game
 from pisa3d.core.rng import make_rng
 from pisa3d.core.state import State
+from pisa3d.serve.runner import GRACE_SECONDS
 
 TINY = 0.05
 """The budget the cut-short tests give: far less than a top-of-range decision takes."""
@@ -157,7 +158,9 @@ def test_the_tower_searches_at_their_top_stop_at_the_budget_with_a_legal_move(na
     agent = at_top("tower", name, *TOWER_AGENTS[name])
     move, took, hit = timed_choice(agent, state, 1, TINY)
     assert move in state.legal_moves() and str(move) != "pass"
-    assert hit and took < TINY + MARGIN + (0.5 if name == "mcts" else 0.0), took  # mcts: a physics run
+    # A tower search overruns by at most one unit of its work (a physics run, ~0.7 s on a loaded
+    # machine): within the server's grace after a budget, which is what the budget must fit.
+    assert hit and took < TINY + GRACE_SECONDS, took
 
 
 @pytest.mark.slow
