@@ -25,7 +25,7 @@ from pisa3d.games.gimignano.hexgrid import plot_polygon
 from pisa3d.games.gimignano.tiles import default_tileset
 from pisa3d.games.tower.meshes import tile_mesh
 from pisa3d.games.tower.tiles import tile_set_from_json
-from tests.playwright_chromium import chromium_browser, new_page
+from tests.playwright_chromium import new_page
 
 from .helpers import RealServer, http_json
 
@@ -49,12 +49,6 @@ def server(play_page: None, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     """`pisa3d serve` in a subprocess on a free port with a fresh data folder; its base URL."""
     with RealServer(tmp_path_factory.mktemp("serve-data"), "--workers", "1") as real:
         yield real.url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium_browser() as launched:
-        yield launched
 
 
 def _open(browser: Any, url: str, size: tuple[int, int] = (1280, 720)) -> Any:

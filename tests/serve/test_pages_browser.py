@@ -7,15 +7,12 @@ Set PISA3D_SERVE_SHOTS=docs/img to keep the screenshots (docs/img/serve-*.png)."
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 import pytest
 from playwright.sync_api import expect
-
-from tests.playwright_chromium import chromium_browser
 
 from .helpers import RealServer
 from .pages import body_data, click_a_move, hand, narration, save_shot, wait_my_turn
@@ -25,19 +22,6 @@ pytestmark = [pytest.mark.display, pytest.mark.slow]
 SHOTS = Path(os.environ["PISA3D_SERVE_SHOTS"]) if os.environ.get("PISA3D_SERVE_SHOTS") else None
 CARDS_VS_BOTS = {"game": "cards", "players": 4, "seats": ["human", "heuristic", "heuristic", "heuristic"],
                  "seed": 11, "options": {"rounds": 1}}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium_browser() as launched:
-        yield launched
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RealServer]:
-    live = RealServer(tmp_path / "data").start()
-    yield live
-    live.stop()
 
 
 def _local_only(requests: list[str], server: RealServer) -> list[str]:

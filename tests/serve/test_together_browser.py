@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -18,7 +17,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import expect
 
-from tests.playwright_chromium import chromium_browser, new_page
+from tests.playwright_chromium import new_page
 
 from .helpers import RealServer
 from .pages import MY_TURN_OR_OVER, body_data, click_a_move, save_shot, wait_my_turn
@@ -34,19 +33,6 @@ TWO_PEOPLE_AND_A_BOT = {"game": "cards", "players": 3, "seats": ["human", "human
                         "options": {"rounds": 1}}
 # The parts of the play page that show names and chat; none may hold an element made from them.
 TOGETHER_PARTS = "#top, #table-bar, #end, #side"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium_browser() as launched:
-        yield launched
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RealServer]:
-    live = RealServer(tmp_path / "data").start()
-    yield live
-    live.stop()
 
 
 def person(browser: Any, viewport: dict[str, int] = DESKTOP) -> Any:

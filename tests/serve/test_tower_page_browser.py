@@ -22,7 +22,6 @@ from tests.playwright_chromium import new_page
 
 from .helpers import RealServer, http_json, token_of
 from .test_board_pages import STEP_TIMEOUT_MS, _wait_moves
-from .test_board_pages import browser as browser  # the same Chromium fixture
 
 pytestmark = [pytest.mark.display, pytest.mark.slow]
 

@@ -231,7 +231,7 @@ def chunks(total: int, size: int = 64 * 1024):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.slow
-def test_the_real_server_refuses_big_bodies_while_reading_and_logs_no_traceback(tmp_path: Path) -> None:
+def test_the_real_server_refuses_big_bodies_foreign_pages_and_early_rematches(tmp_path: Path) -> None:
     with RealServer(tmp_path / "data") as server:
         status, text = raw_request(server.port, "POST", "/api/matches", b"{}",
                                    {**JSON, "Content-Length": str(100 * 2**20)})
@@ -248,6 +248,17 @@ def test_the_real_server_refuses_big_bodies_while_reading_and_logs_no_traceback(
         status, _ = raw_request(server.port, "POST", "/api/matches", b'{"game": "cards"}',
                                 {**JSON, "Host": f"rebound.example:{server.port}"})
         assert status == 421
+        body = json.dumps({"game": "cards", "players": 3, "seats": ["human", "human", "random"]}).encode()
+        for headers, refused in (({"Content-Type": "text/plain", "Origin": "http://evil.example"}, 403),
+                                 ({"Content-Type": "text/plain"}, 415)):
+            assert raw_request(server.port, "POST", "/api/matches", body, headers)[0] == refused
         assert server.get("/api/matches")["matches"] == []
+        # The rematch attack on the real server: no token, and a match in play, are refused.
+        match = server.post("/api/matches", json.loads(body))
+        rematch = f"/api/matches/{match['match_id']}/rematch"
+        assert raw_request(server.port, "POST", rematch, b"{}", JSON)[0] == 403
+        token = json.dumps({"token": match["seats"][0]["token"]}).encode()
+        assert raw_request(server.port, "POST", rematch, token, JSON)[0] == 409
+        assert len(server.get("/api/matches")["matches"]) == 1
         log = server.stop()
     assert "Traceback" not in log and "RecursionError" not in log
