@@ -20,6 +20,8 @@
     return e;
   };
   const SVG_NS = "http://www.w3.org/2000/svg";
+  // San Gimignano's seat colours should a page lack them: assets/gimignano/setup.json's (tested equal).
+  const FALLBACK_PLAYERS = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e"];
   const svg = (tag, attrs) => {
     const e = document.createElementNS(SVG_NS, tag);
     for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
@@ -190,7 +192,7 @@
     root.style.inset = "0";
     stage.appendChild(root);
     const colors = scene.guild_colors || {};
-    const playerColors = scene.player_colors || ["#e53935", "#1e88e5", "#fdd835", "#8e24aa"];
+    const playerColors = scene.player_colors || FALLBACK_PLAYERS;
     // The key: a swatch and a name for every guild and every player, then the players' counts.
     const swatch = (color, text, round) => {
       const item = el("span", "key-item");
