@@ -85,20 +85,21 @@ def _by_face(table: dict[Face, tuple[int, ...]]) -> dict[str, list[int]]:
     ("STROKE_WIDTH", meshes.STROKE_WIDTH),
     ("DECAL_THICKNESS", meshes.DECAL_THICKNESS),
     ("DIRECTIONS", {face.label: [list(d) for d in dirs] for face, dirs in meshes._POSITION_DIRECTIONS.items()}),
-])
+], ids=["FACE_RGB", "STROKE_RGB", "EDGE_RGB", "STROKE_WIDTH", "DECAL_THICKNESS", "DIRECTIONS"])
 def test_the_3d_tile_looks_as_meshes_py_draws_it(const: str, python: Any) -> None:
-    assert js_const("tower_scene.js", const) == python, (
-        f"assets/web/tower_scene.js: {const} differs from pisa3d/games/tower/meshes.py")
+    js = js_const("tower_scene.js", const)
+    assert js == python, f"assets/web/tower_scene.js: {const} is {js}, pisa3d/games/tower/meshes.py says {python}"
 
 
-@pytest.mark.parametrize(("const", "python"), [("FACE_FILL", meshes.FACE_RGBA), ("STROKE_FILL", meshes.STROKE_RGBA)])
+@pytest.mark.parametrize(("const", "python"), [("FACE_FILL", meshes.FACE_RGBA), ("STROKE_FILL", meshes.STROKE_RGBA)],
+                         ids=["FACE_FILL", "STROKE_FILL"])
 def test_the_play_panel_draws_faces_in_the_tiles_colours(const: str, python: dict[Face, tuple[int, ...]]) -> None:
     fills = js_const("serve/tower.js", const)
     assert {face: rgb_of(fill) for face, fill in fills.items()} == _by_face(python), (
         f"assets/web/serve/tower.js: {const} {fills} differs from pisa3d/games/tower/meshes.py")
 
 
-@pytest.mark.parametrize("face", list(Face))
+@pytest.mark.parametrize("face", list(Face), ids=lambda f: f.label)
 def test_the_face_swatches_are_the_tiles_colours(face: Face) -> None:
     selector = f".twr .swatch.{face.label}"
     assert rgb_of(css_colour("serve/tower.css", selector)) == list(meshes.FACE_RGBA[face][:3]), (
@@ -156,8 +157,8 @@ def test_the_live_board_draws_hexes_and_plots_where_hexgrid_py_puts_them() -> No
         }
         for what, expected in python.items():
             assert close(js_hex[what], expected), (
-                f"assets/web/serve/gimignano.js: the {what} of hex {h} are {js_hex[what]}, "
-                f"pisa3d/games/gimignano/hexgrid.py puts them at {expected}")
+                f"assets/web/serve/gimignano.js draws hex {h}'s {what} at {js_hex[what]}, "
+                f"pisa3d/games/gimignano/hexgrid.py at {expected}")
 
 
 # --- the card game ----------------------------------------------------------------------------
