@@ -458,6 +458,7 @@
   async function onAlertToggle(event) {
     const key = { "alert-title": "title", "alert-sound": "sound", "alert-notify": "notify" }[event.target.id];
     alerts[key] = event.target.checked;
+    saveAlerts(); // at once: the page may be left before the browser answers the permission below
     $("alert-note").textContent = "";
     if (key === "sound" && alerts.sound) unlockAudio();
     if (key === "notify" && alerts.notify) {
