@@ -44,7 +44,9 @@ COMMENT = ("Regression fixture (tests/tower/bot_regression.py), written with `py
            "0.4.0: the games' physics changed; the code that wrote it passed the earlier fixture letting go at "
            "once), and again when the ranking digests began to hash the look-ahead's future and score to 12 "
            "significant digits instead of float hex (on an AMD EPYC they differed in the last bits at a few "
-           "decisions; the moves and margins of all 16 games were unchanged). Every pinned value must stay "
+           "decisions; the moves and margins of all 16 games were unchanged), and again when the ranking's margins "
+           "were hashed to 12 digits too (numpy's AVX-512 kernels moved a look-ahead margin by 3 ulps on a Xeon; "
+           "the moves, raw margins and event margins of all 16 games were unchanged). Every pinned value must stay "
            "identical, since speeding up the statics judge and the bots may not change any game.")
 
 
@@ -84,9 +86,11 @@ class _Watched:
     def choose(self, view, legal_moves, rng):
         if isinstance(self.agent, CarefulAgent):
             ranked, _ = self.agent.ranked(planning_state(self, view), legal_moves)
-            # The look-ahead's future and score to 12 digits: on an AMD EPYC they differed from the
-            # fixture's machine in the last bits at a few decisions, with the same moves and margins.
-            text = ";".join(f"{s.slot}|{s.margin.hex()}|{s.future:.12g}|{s.score:.12g}" for s in ranked)
+            # The ranking's margin, future and score to 12 digits: the look-ahead judges its
+            # hypothetical towers in one batch whose last bits depend on numpy's CPU kernels (an AMD
+            # EPYC, and AVX-512 against AVX2 on one Xeon: NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL
+            # AVX512_SPR" gave the fixture's bits), with the same moves and placement margins.
+            text = ";".join(f"{s.slot}|{s.margin:.12g}|{s.future:.12g}|{s.score:.12g}" for s in ranked)
             self.digests.append(hashlib.sha256(text.encode()).hexdigest()[:16])
         return self.agent.choose(view, legal_moves, rng)
 
