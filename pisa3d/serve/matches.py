@@ -25,7 +25,7 @@ from ..core.record import GameRecord, MoveEntry, PlayerEntry, new_header
 from ..core.registry import get_game
 from ..core.state import State
 from .framing import Bounds, frame_box
-from .store import MatchMeta
+from .store import ENDED, MatchMeta
 from .work import Applied
 
 PROTOCOL = 2
@@ -186,7 +186,7 @@ class LiveMatch:
 
     @property
     def ended(self) -> bool:
-        return self.meta.status in ("over", "abandoned")
+        return self.meta.status in ENDED
 
     @property
     def to_move(self) -> int | None:
