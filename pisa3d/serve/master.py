@@ -27,7 +27,7 @@ from ..core.registry import get_game
 from ..core.state import State
 from . import limits, work
 from .framing import last_move_box
-from .matches import OPEN, LiveMatch, check_name, create_match, now_text, rematch_meta, start
+from .matches import OPEN, LiveMatch, check_name, create_match, now_text, rematch_meta, secret_seed, start
 from .runner import BotTimeout, Runner
 from .store import IN_PLAY, MatchStore
 
@@ -173,8 +173,8 @@ class Master:
             if note is not None:
                 log.warning("match %s: %s", match_id, note)
                 meta.reason = note
-            table.chat.extend(self.store.load_chat(match_id, limits.CHAT_HISTORY)[0])
-            table.chat_lines = self.store.load_chat(match_id, 0)[1]
+            history, table.chat_lines = self.store.load_chat(match_id, limits.CHAT_HISTORY)
+            table.chat.extend(history)
             self.tables[match_id] = table
             loaded.append(table)
         return loaded
@@ -338,8 +338,13 @@ class Master:
             if asked >= set(match.meta.seated()):
                 await self.end_abandoned(table, "every player left the table")
             else:
-                await asyncio.to_thread(self.store.save_meta, match.meta)
-                await self.broadcast_state(table, [])
+                await self.meta_changed(table)
+
+    async def meta_changed(self, table: Table) -> None:
+        """Save the match's meta and show every page the change (a name, a leave request);
+        called holding the table's lock."""
+        await asyncio.to_thread(self.store.save_meta, table.match.meta)
+        await self.broadcast_state(table, [])
 
     async def end_abandoned(self, table: Table, reason: str) -> None:
         """End the match without winners; its record is kept, marked unfinished (holding the lock)."""
@@ -551,8 +556,7 @@ class Master:
             if kind == "name":
                 async with table.lock:
                     table.match.name(seated.seat, message.get("name"))
-                    await asyncio.to_thread(self.store.save_meta, table.match.meta)
-                    await self.broadcast_state(table, [])
+                    await self.meta_changed(table)
             else:
                 await self.abandon(table, seated.seat, bool(message.get("undo", False)))
         except PisaError as exc:
@@ -621,10 +625,9 @@ class Master:
         async with table.lock:  # a last move's record is whole only once its move is done
             match = table.match
             ended = match.ended
-        contract = match.game.contract
         if ended:
             return self.store.record_path(match.match_id)
-        if contract.information != "perfect" or contract.chance != "explicit":
+        if secret_seed(match.game):
             raise Forbidden(f"{match.game.id}: the record of a match in play is not served: it carries the seed, "
                             "which deals every hidden hand and every draw still to come; it is served once "
                             "the match is over")
