@@ -153,7 +153,8 @@ class _Handlers:
 
 
 def create_app(config: ServerConfig) -> Starlette:
-    master = Master(MasterConfig(config.max_matches, config.bot_delay, config.bot_seconds, config.idle_hours),
+    master = Master(MasterConfig(max_matches=config.max_matches, bot_delay=config.bot_delay,
+                                 bot_seconds=config.bot_seconds, idle_hours=config.idle_hours),
                     MatchStore(config.data_dir), Runner(config.workers))
     audience = Audience.of(config.host, config.port, config.public_url, config.allow_hosts)
     h = _Handlers(master, asset_path("web"))
@@ -187,19 +188,6 @@ def create_app(config: ServerConfig) -> Starlette:
     return app
 
 
-class _Socket:
-    """A WebSocket as the master's Connection."""
-
-    def __init__(self, ws: WebSocket) -> None:
-        self.ws = ws
-
-    async def send_text(self, data: str) -> None:
-        await self.ws.send_text(data)
-
-    async def close(self, code: int = 1000, reason: str | None = None) -> None:
-        await self.ws.close(code, reason)
-
-
 async def _refuse(ws: WebSocket, message: str, code: int, accepted: bool = False) -> None:
     with contextlib.suppress(Exception):
         if not accepted:
@@ -216,7 +204,7 @@ async def play_socket(master: Master, ws: WebSocket) -> None:
         await _refuse(ws, str(exc), exc.code)
         return
     await ws.accept()
-    seated = Seated(_Socket(ws), seat)
+    seated = Seated(ws, seat)  # a WebSocket is the master's Connection as it is
     try:
         await master.join_table(table, seated)
         while True:

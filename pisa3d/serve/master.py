@@ -1,7 +1,7 @@
 """The master of ``pisa3d serve``: matches, seats, moves, bots, rematches, joining, leaving,
 names, chat and resuming, with no HTTP in it (after boardgame.io's ``Master(game, storage,
 transport, auth)``). Storage (``MatchStore``) and the worker pools (``Runner``) are passed in;
-connections are anything with ``send_text`` and ``close``. The app (``app.py``) carries requests
+connections are anything with ``send_text`` (a WebSocket as it is). The app (``app.py``) carries requests
 and socket messages here and turns the errors below into statuses and close codes.
 
 Moves of one match are taken one at a time (a lock per match). Bots decide outside that lock,
@@ -44,8 +44,6 @@ class Connection(Protocol):
     """What the master needs of a client's connection (a WebSocket, or a test's stand-in)."""
 
     async def send_text(self, data: str) -> None: ...
-
-    async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
 
 
 class UnknownMatch(PisaError):
