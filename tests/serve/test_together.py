@@ -85,8 +85,7 @@ def test_names_go_into_the_record_at_the_end(tmp_path: Path) -> None:
         with client.websocket_connect(f"/ws/{match['match_id']}?token={token_of(match, 0)}") as ws:
             next_state(ws)
             ws.send_json({"type": "name", "name": "Ann"})
-            named = next_state(ws)
-            assert named["seats"][0]["name"] == "Ann"
+            named = state_where(ws, lambda m: m["seats"][0]["name"] == "Ann")  # bots may move first
             last, _ = play_out(ws, named)
         assert last["over"]
     record = load_record(tmp_path / match["match_id"] / "record.json")
