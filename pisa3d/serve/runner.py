@@ -83,18 +83,18 @@ class Runner:
                     future = pool.submit(fn, *args)
                     return await asyncio.wait_for(asyncio.wrap_future(future), seconds + GRACE_SECONDS)
                 except TimeoutError:
-                    self._replace_bots(pool)
+                    await self._replace_bots(pool)
                     raise BotTimeout(f"no answer within {seconds:g} s and {GRACE_SECONDS:g} s of grace") from None
                 except (BrokenProcessPool, RuntimeError):
                     if self.pools.get(BOTS) is pool:
                         raise
                     # the pool was replaced under this decision: once more on the new one
 
-    def _replace_bots(self, stuck: Executor) -> None:
+    async def _replace_bots(self, stuck: Executor) -> None:
         if self.pools.get(BOTS) is stuck:
             self.pools[BOTS] = self._new_pool()
             self.warming = self._warm(self.pools[BOTS])
-        stop_pool(stuck, STOP_SECONDS)
+        await asyncio.to_thread(stop_pool, stuck, STOP_SECONDS)  # its joins must not hold up other matches
 
     def stop(self) -> None:
         for pool in self.pools.values():
