@@ -52,8 +52,9 @@ class GameParts:
     presenter: str | None = None
     """terminal, server, pages: a ``core.presentation.Presenter`` subclass, made with the game,
     that narrates it and tells the terminal what to say; None: the plain Presenter."""
-    web_scene: str | None = None
-    """export: builds the replay page's scene from (game, record); None: narration only."""
+    replay_notice: str | None = None
+    """export: record -> what the replay page must say above the game before anything else, or
+    None (the tower: that a record kept no tile poses, so its tiles cannot be drawn)."""
     cli_extras: str | None = None
     """cli: a module with ``EXTRAS`` (more ``play GAME`` options), ``run`` and ``HELP``."""
     detail_rows: str | None = None

@@ -1,14 +1,19 @@
 """``pisa3d export FILE --html out.html``: one offline web page replaying any record.
 
-The page is ``assets/web/replay.html`` with four things inlined: the page data (the record
-itself plus what the game's scene builder prepared), the three.js bundle, the tower's scene
-(``tower_scene.js``, shared with the play page of ``pisa3d serve``) and the page script.
-It fetches nothing, so it opens from a double click with no network.
+The page is the live page's renderer for the game fed by the record instead of a socket:
+``assets/web/replay.html`` with its data (each position's spectator state message and each
+release's trajectory message, built by ``pisa3d.web.messages`` as the server builds them) and
+the JS modules it needs and only those (``pisa3d.web.modules``: no three.js in a cards page),
+inlined as one gzipped payload (the positions repeat much of each other: a fifth of the size),
+and the style sheets. It fetches nothing, so it opens from a double click with no network.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
+import importlib
 import json
 import re
 from pathlib import Path
@@ -17,48 +22,85 @@ from typing import Any
 from ..assets import asset_path
 from ..core.errors import PisaError
 from ..core.files import written_aside
+from ..core.game import Game
 from ..core.presentation import presenter_of
 from ..core.record import GameRecord
 from ..games import get_game
-from .web_scene import build_scene
+from ..web.messages import record_positions
+from ..web.modules import bundle_json
 
 _PLACEHOLDER = re.compile(r"__PISA_([A-Z_]+)__")
+_PAGE = "replay.js"
 
 
-def _script_safe_json(obj: Any) -> str:
-    """JSON that cannot end its <script> element early: '<' is written as \\u003c."""
-    text = json.dumps(obj, separators=(",", ":"), allow_nan=False)
-    return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+def _payload(data: dict[str, Any]) -> str:
+    """The page data and its modules as base64 of gzipped JSON: nothing in it can end its
+    <script> element early, and the same record always gives the same text (no time stamp)."""
+    payload = {"data": data, "modules": bundle_json([_PAGE, data["renderer"]])}
+    text = json.dumps(payload, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    return base64.b64encode(gzip.compress(text, compresslevel=9, mtime=0)).decode("ascii")
+
+
+def page_payload(page: str) -> dict[str, Any]:
+    """What a page written here carries (``data`` and ``modules``), read back from its text."""
+    found = re.search(r'<script id="pisa-payload" type="application/octet-stream">([A-Za-z0-9+/=]*)</script>', page)
+    if found is None:
+        raise PisaError("this is not a pisa3d replay page: it has no payload")
+    payload: dict[str, Any] = json.loads(gzip.decompress(base64.b64decode(found.group(1))))
+    return payload
+
+
+def renderer_module(game: Game) -> str:
+    """The game's renderer under assets/web, as the live client finds it: ``serve/<game id>.js``,
+    else the plain one (legal moves and the view as text)."""
+    own = f"serve/{game.id}.js"
+    return own if asset_path("web", "serve", f"{game.id}.js").is_file() else "serve/fallback.js"
+
+
+def _notice(game: Game, record: GameRecord, drawn: int) -> str | None:
+    """What the page says above the game: that the table stops at move ``drawn`` (a record the
+    rules refuse further, shown with --no-check), or the game's own notice."""
+    if drawn < len(record.moves):
+        return (f"The rules refuse move {drawn + 1} of this record (it was shown with --no-check): the table stays "
+                f"as it was after move {drawn}; the move list tells the rest as recorded.")
+    target = game.parts.replay_notice
+    if target is None:
+        return None
+    module, _, name = target.partition(":")
+    notice: str | None = getattr(importlib.import_module(module), name)(record)
+    return notice
 
 
 def page_data(record: GameRecord) -> dict[str, Any]:
-    """Everything the page shows: the record, its narration per move and the game's scene."""
+    """Everything the page shows: the seats' names, each move's narration, and each position's
+    messages (``web.messages.record_positions``)."""
     game = get_game(record.game_id)
     presenter = presenter_of(game)
+    players = record.header["players"]
+    seats = [p.get("name") or f"player {p['seat'] + 1}" for p in players]
 
-    moves = []
-    for entry in record.moves:
-        told = presenter.describe_events(entry.events)
-        moves.append(
-            {
-                "player": entry.player,
-                "move": entry.move,
-                "label": f"P{entry.player + 1}: {entry.move}",
-                "events": told,
-                "summary": "; ".join(told),
-            }
-        )
-    setup = presenter.describe_events(record.setup_events)
-    players = ", ".join(f"{p['seat'] + 1}: {p['agent']}" for p in record.header["players"])
+    def label(seat: int) -> str:  # a record shown with --no-check may name a seat the header lacks
+        return seats[seat] if 0 <= seat < len(seats) else f"player {seat + 1}"
+
+    table = [{"seat": p["seat"], "kind": p["agent"], "name": p.get("name")} for p in players]
+    positions = record_positions(game, record)
+    moves = [{"player": entry.player, "move": entry.move,
+              "label": f"{label(entry.player)}: {entry.move}",
+              "summary": "; ".join(presenter.describe_events(entry.events))} for entry in record.moves]
+    agents = ", ".join(f"{p['seat'] + 1}: {p['agent']}" for p in players)
     return {
         "title": f"{game.title}: {record.num_players} players, seed {record.seed}",
-        "meta": f"{len(record.moves)} moves; players {players}; recorded {record.header['date']}",
+        "meta": f"{len(record.moves)} moves; players {agents}; recorded {record.header['date']}",
         "game": record.game_id,
-        "setup": {"events": setup, "summary": ""},
+        "renderer": renderer_module(game),
+        "seats": seats,
+        "setup": "; ".join(presenter.describe_events(record.setup_events)),
         "moves": moves,
         "result": presenter.summarize(record.result, record.num_players) if record.result else None,
-        "scene": build_scene(game, record),
-        "record": record.to_json(),
+        "notice": _notice(game, record, len(positions) - 1),
+        # the seats as the live page's messages carry them (a renderer names the bots by them)
+        "positions": [{**p.state, "seats": table} for p in positions],
+        "trajectories": [p.trajectory for p in positions[1:]],
     }
 
 
@@ -66,19 +108,26 @@ def render_page(record: GameRecord) -> str:
     return render_page_data(page_data(record))
 
 
+def _style(data: dict[str, Any]) -> str:
+    """The live page's style sheets the renderer draws with: the common one and the game's."""
+    sheets = [asset_path("web", "serve", "style.css")]
+    game_sheet = asset_path("web", data["renderer"].removesuffix(".js") + ".css")
+    if game_sheet.is_file():
+        sheets.append(game_sheet)
+    return "\n".join(sheet.read_text(encoding="utf-8") for sheet in sheets)
+
+
 def render_page_data(data: dict[str, Any]) -> str:
     """The page for prepared page data (see page_data)."""
     parts = {
         "TITLE": html.escape(data["title"]),
-        "DATA": _script_safe_json(data),
-        "THREE_BUNDLE": asset_path("web", "three.bundle.js").read_text(encoding="utf-8"),
-        # the tower's scene, shared with the play page of ``pisa3d serve``
-        "TOWER_SCENE": asset_path("web", "tower_scene.js").read_text(encoding="utf-8"),
-        "APP": asset_path("web", "replay.js").read_text(encoding="utf-8"),
+        "STYLE": _style(data),
+        "PAYLOAD": _payload(data),
+        "LOADER": asset_path("web", "loader.js").read_text(encoding="utf-8"),
     }
-    for name in ("THREE_BUNDLE", "TOWER_SCENE", "APP"):
-        if "</script" in parts[name].lower():  # would end the inline script early
-            raise PisaError(f"web asset for {name} contains '</script' and cannot be inlined")
+    for name, element in (("STYLE", "</style"), ("LOADER", "</script")):
+        if element in parts[name].lower():  # would end the inline element early
+            raise PisaError(f"web asset for {name} contains {element!r} and cannot be inlined")
     template = asset_path("web", "replay.html").read_text(encoding="utf-8")
     # One pass over the template only, so nothing inside the inlined text is ever replaced.
     return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], template)

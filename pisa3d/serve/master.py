@@ -25,8 +25,8 @@ from ..core.errors import IllegalMoveError, OptionsError, PisaError
 from ..core.events import Event
 from ..core.registry import get_game
 from ..core.state import State
+from ..web.framing import last_move_box
 from . import limits, work
-from .framing import last_move_box
 from .matches import OPEN, LiveMatch, check_name, create_match, now_text, rematch_meta, secret_seed, start
 from .runner import BotTimeout, Runner
 from .store import IN_PLAY, MatchStore

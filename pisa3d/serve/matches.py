@@ -24,7 +24,8 @@ from ..core.presentation import presenter_of
 from ..core.record import GameRecord, MoveEntry, PlayerEntry, new_header
 from ..core.registry import get_game
 from ..core.state import State
-from .framing import Bounds, frame_box
+from ..web.framing import Bounds
+from ..web.messages import result_message, state_message
 from .store import ENDED, MatchMeta
 from .work import Applied
 
@@ -309,27 +310,19 @@ class LiveMatch:
     def result_json(self) -> dict[str, Any]:
         result = self.record.result
         assert result is not None
-        return {**result.to_json(), "summary": self.presenter.summarize(result, self.meta.players)}
+        return result_message(self.game, result, self.meta.players)
 
     def state_message(self, seat: int | None, events: list[Event], connected: Sequence[int]) -> dict[str, Any]:
-        """The ``state`` message for one connection: ``seat``'s view (the public view for None),
-        the legal moves only to the seat to move, and the events narrated."""
+        """The ``state`` message for one connection: the game's part (``web.messages``: ``seat``'s
+        view, the public one for None, the legal moves only to the seat to move, the events
+        narrated) and the match's (its seats, names, status and invitation)."""
         state = self.state
         assert state is not None
-        view = state.public_view() if seat is None else state.view(seat)
-        to_act = seat is not None and seat == self.to_move
-        legal_moves = state.legal_moves() if to_act else []
-        legal = [str(m) for m in legal_moves]
-        listed = [str(m) for m in self.presenter.listed_moves(view, legal_moves)] if to_act else []
-        details = self.details if to_act else None
         summary = self.summary(connected)
+        game_part = state_message(self.game, state, seat=seat, to_move=self.to_move, events=events,
+                                  moves=summary["moves"], move_box=self.move_box, details=self.details)
         return {
-            "type": "state", "protocol": PROTOCOL, "match_id": self.match_id, "game": self.game.id,
-            "title": self.game.title, "seat": seat, "view": view, "to_move": self.to_move, "legal": legal,
-            "listed": listed, "details": details, "frame_box": frame_box(state, self.move_box, details),
-            "events": [{"kind": e.kind, "data": e.data, "text": self.presenter.describe_event(e)} for e in events],
-            "moves": summary["moves"], "over": self.over, "status": self.meta.status,
-            "result": summary["result"], "seats": summary["seats"], "invite_url": self.invite_url(),
-            "rematch": self.meta.rematch, "seed_note": self.seed_note(), "abandon": summary["abandon"],
-            "reason": self.meta.reason,
+            **game_part, "protocol": PROTOCOL, "match_id": self.match_id, "status": self.meta.status,
+            "seats": summary["seats"], "invite_url": self.invite_url(), "rematch": self.meta.rematch,
+            "seed_note": self.seed_note(), "abandon": summary["abandon"], "reason": self.meta.reason,
         }

@@ -24,7 +24,8 @@ from ..core.registry import game_ids, get_game
 from ..core.replay import check_record, verify_record
 from ..core.rng import Stream, make_rng
 from ..core.state import Result, State
-from .framing import Bounds, box_json, poses_of, release_box
+from ..web.framing import Bounds, poses_of, release_box
+from ..web.messages import trajectory_message
 from .store import MatchStore
 
 
@@ -59,10 +60,8 @@ def apply_move(state: State, move_text: str, move_index: int = 0) -> Applied:
     move_box = release_box(state, before, extras)
     entry = MoveEntry(player, str(move), events, extras)
     line = json.dumps(move_to_json(entry), separators=(",", ":"), allow_nan=False)
-    trajectory = None
-    if extras and "trajectory" in extras:
-        trajectory = json.dumps({"type": "trajectory", "move": move_index, **extras,
-                                 "frame_box": box_json(move_box)}, allow_nan=False)
+    message = trajectory_message(move_index, extras, move_box)
+    trajectory = None if message is None else json.dumps(message, allow_nan=False)
     return Applied(player, str(move), state, events, line, trajectory, move_box)
 
 

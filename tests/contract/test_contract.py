@@ -371,10 +371,10 @@ def test_the_parts_a_game_names_exist_and_the_layers_find_them_there(case: Case)
     import importlib
 
     from pisa3d.cli.play import make_play_command
-    from pisa3d.export.web_scene import build_scene
+    from pisa3d.export.html import page_data
 
     parts = case.game.parts
-    for target in (parts.web_scene, parts.detail_rows, parts.row_figures):
+    for target in (parts.replay_notice, parts.detail_rows, parts.row_figures):
         if target is not None:
             module, _, name = target.partition(":")
             assert callable(getattr(importlib.import_module(module), name)), target
@@ -388,8 +388,10 @@ def test_the_parts_a_game_names_exist_and_the_layers_find_them_there(case: Case)
     record = play_match(case.game, [agent_registry(case.game.agents)["random"](s, case.options)
                                     for s in range(case.players)], seed=1, options=case.options,
                         max_moves=10**6).record if case.budget is None else None
-    if record is not None:
-        assert build_scene(case.game, record)["kind"] == (case.game.id if parts.web_scene else "text")
+    if record is not None:  # the replay page finds the game's renderer as the live page does
+        renderer = page_data(record)["renderer"]
+        assert renderer in (f"serve/{case.game.id}.js", "serve/fallback.js")
+        assert (renderer == "serve/fallback.js") == (case.game.id not in ("tower", "cards", "gimignano"))
 
 
 def test_the_presenter_a_game_names_narrates_its_games(case: Case) -> None:

@@ -7,10 +7,10 @@ regex, so a change on one side without the other fails here, naming the file and
   EDGE_RGB, STROKE_WIDTH, DECAL_THICKNESS, DIRECTIONS; serve/tower.js FACE_FILL, STROKE_FILL;
   serve/tower.css's face swatches;
 - San Gimignano's seat colours (assets/gimignano/setup.json): FALLBACK_PLAYERS in
-  serve/gimignano.js and replay.js; its hex geometry (games/gimignano/hexgrid.py): the
+  serve/gimignano.js; its hex geometry (games/gimignano/hexgrid.py): the
   "geometry" section of serve/gimignano.js, run in Chromium on every hex, turn and plot;
 - the suits (assets/cards/cards.json): serve/cards.js SUITS and SUIT_ORDER; the suit colours,
-  which live only in CSS: serve/cards.css and replay.html's .suit-* rules, equal to each other.
+  which live only in CSS, once: serve/cards.css (the replay page inlines it).
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def test_the_face_swatches_are_the_tiles_colours(face: Face) -> None:
 
 # --- San Gimignano ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["serve/gimignano.js", "replay.js"])
+@pytest.mark.parametrize("name", ["serve/gimignano.js"])
 def test_the_fallback_seat_colours_are_the_games(name: str) -> None:
     colours = [c.lower() for c in js_const(name, "FALLBACK_PLAYERS")]
     assert colours == [c.lower() for c in setup_table().player_colors], (
@@ -170,10 +170,10 @@ def test_the_card_renderer_knows_the_decks_suits() -> None:
         "assets/web/serve/cards.js: SUITS differs from the suits' letters and names in assets/cards/cards.json")
 
 
-@pytest.mark.parametrize(("letter", "name"), list(zip(SPEC.suit_letters, SPEC.suit_names, strict=True)))
-def test_a_suit_has_one_colour_on_the_play_and_replay_pages(letter: str, name: str) -> None:
-    play = css_colour("serve/cards.css", f".suit-{letter}")
-    for selector in (f".suit-{letter}", f".suit-{name}"):
-        assert css_colour("replay.html", selector) == play, (
-            f"assets/web/replay.html: `{selector}` is {css_colour('replay.html', selector)}, "
-            f"assets/web/serve/cards.css's `.suit-{letter}` is {play}")
+def test_a_suit_s_colour_is_written_once() -> None:
+    for letter in SPEC.suit_letters:
+        assert css_colour("serve/cards.css", f".suit-{letter}"), f"assets/web/serve/cards.css: no `.suit-{letter}`"
+    web = Path(__file__).parents[2] / "assets" / "web"
+    copies = [p.relative_to(web).as_posix() for p in sorted(web.rglob("*")) if p.suffix in (".css", ".html", ".js")
+              and p.name != "three.bundle.js" and re.search(r"\.suit-[A-Za-z]+\s*[,{]", p.read_text())]
+    assert copies == ["serve/cards.css"], f"suit colours are written in {copies}: keep one copy, serve/cards.css"

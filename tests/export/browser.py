@@ -32,6 +32,9 @@ def opened(browser: Any, page: Path, fragment: str = "", size: tuple[int, int] =
         tab.on("request", lambda request: requests.append(request.url))
     try:
         tab.goto(page.resolve().as_uri() + fragment)
+        # a replay page starts from its modules after the load event: wait until it shows a move
+        tab.wait_for_function("() => { const s = document.getElementById('status');"
+                              " return !s || s.dataset.move !== undefined; }", timeout=30_000)
         if wait_ms:
             tab.wait_for_timeout(wait_ms)
         assert not errors, f"{page.name}{fragment} raised: {errors}"

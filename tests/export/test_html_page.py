@@ -1,4 +1,5 @@
-"""The web replay page as a file: self-contained, the record inlined intact, no external URL."""
+"""The web replay page as a file: self-contained, each position's messages as the live page gets
+them, the modules its game draws with and no others, no external URL."""
 
 from __future__ import annotations
 
@@ -12,9 +13,8 @@ import pytest
 from pisa3d.core.errors import PisaError
 from pisa3d.core.record import load_record
 from pisa3d.core.registry import get_game
-from pisa3d.export.html import page_data, render_page, write_page
-from pisa3d.games.tower.setup import build_setup
-from pisa3d.games.tower.tiles import pattern_text
+from pisa3d.export.html import page_payload, render_page, write_page
+from pisa3d.web.messages import record_positions
 
 URL = re.compile(r"""\b(?:https?|ftp|wss?)://[^\s"'`<>)\\]*""", re.IGNORECASE)
 # XML namespace names are identifiers that happen to look like URLs; nothing fetches them.
@@ -22,21 +22,43 @@ NAMESPACES = {"http://www.w3.org/1999/xhtml", "http://www.w3.org/2000/svg"}
 
 
 def _inlined_data(page: str) -> dict:
-    match = re.search(r'<script id="pisa-data" type="application/json">(.*?)</script>', page, re.S)
-    assert match, "the page data script is missing"
-    return json.loads(match.group(1))
+    return page_payload(page)["data"]
+
+
+def _modules(page: str) -> list[str]:
+    return [m["path"] for m in page_payload(page)["modules"]["modules"]]
 
 
 @pytest.mark.parametrize("game", ["tower", "cards", "gimignano"])
-def test_page_inlines_the_record_unchanged(record_files: dict[str, Path], game: str) -> None:
+def test_page_carries_every_positions_spectator_messages(record_files: dict[str, Path], game: str) -> None:
     record = load_record(record_files[game])
     page = render_page(record)
     data = _inlined_data(page)
-    assert data["record"] == record.to_json()
-    assert data["game"] == game
-    assert len(data["moves"]) == len(record.moves)
-    assert data["scene"]["kind"] == game
+    positions = record_positions(get_game(game), record)
+    assert len(data["positions"]) == len(record.moves) + 1  # the set-up, then after each move
+    for shown, position in zip(data["positions"], positions, strict=True):
+        assert {k: v for k, v in shown.items() if k != "seats"} == json.loads(json.dumps(position.state))
+        assert shown["type"] == "state" and shown["seat"] is None and shown["legal"] == []
+    assert [p["moves"] for p in data["positions"]] == list(range(len(record.moves) + 1))
+    assert data["positions"][-1]["over"] and data["positions"][-1]["result"]["winners"] == list(record.result.winners)
+    # every simulated release travels as the live page's trajectory message, frames as recorded
+    for index, (entry, release) in enumerate(zip(record.moves, data["trajectories"], strict=True)):
+        recorded = (entry.extras or {}).get("trajectory")
+        assert (release is None) == (recorded is None)
+        if release is not None:
+            assert release["type"] == "trajectory" and release["move"] == index
+            assert release["trajectory"] == json.loads(json.dumps(recorded))
+    assert data["renderer"] == f"serve/{game}.js"
     assert "__PISA_" not in page, "a template placeholder was left in the page"
+
+
+def test_a_page_carries_the_modules_its_game_draws_with_and_only_those(record_files: dict[str, Path]) -> None:
+    pages = {game: render_page(load_record(record_files[game])) for game in ("tower", "cards", "gimignano")}
+    modules = {game: _modules(page) for game, page in pages.items()}
+    assert modules["tower"] == ["dom.js", "replay.js", "three.bundle.js", "tower_scene.js", "serve/tower.js"]
+    assert modules["cards"] == ["dom.js", "replay.js", "serve/cards.js"]
+    assert modules["gimignano"] == ["dom.js", "replay.js", "serve/gimignano.js"]
+    assert len(pages["cards"]) < len(pages["tower"]) / 4  # no three.js in a page that draws no 3D
 
 
 @pytest.mark.parametrize("game", ["tower", "cards", "gimignano"])
@@ -57,25 +79,8 @@ def test_script_end_tag_in_record_cannot_break_out(record_files: dict[str, Path]
     record = load_record(record_files["cards"])
     record.header["players"][0]["agent"] = "</script><script>alert(1)</script>"
     page = render_page(record)
-    assert page.count("</script>") == 4  # data, three.js bundle, tower scene, page script: nothing more
-    assert _inlined_data(page)["record"]["players"][0]["agent"].startswith("</script>")
-
-
-@pytest.mark.parametrize("game", ["tower", "cards", "gimignano"])
-def test_every_position_has_a_state(record_files: dict[str, Path], game: str) -> None:
-    record = load_record(record_files[game])
-    scene = page_data(record)["scene"]
-    assert len(scene["states"]) == len(record.moves) + 1  # the set-up, then after each move
-    assert all(s["summary"] for s in scene["states"])
-
-
-def test_tower_scene_names_both_faces_of_every_placed_tile(record_files: dict[str, Path]) -> None:
-    record = load_record(record_files["tower"])
-    scene = page_data(record)["scene"]
-    placed = [e.data["tile"] for m in record.moves for e in m.events if e.kind == "placed"]
-    tiles = {t.id: t for t in build_setup(get_game("tower").options(record.options)).tile_set.tiles}
-    assert scene["tiles"] == [[pattern_text(tiles[t].white), pattern_text(tiles[t].black)] for t in placed]
-    assert scene["tile_extents"] == pytest.approx([0.06, 0.06, 0.004])
+    assert page.count("</script>") == 2  # the payload and the loader: nothing more
+    assert _inlined_data(page)["meta"].count("</script>") == 2
 
 
 def test_cli_writes_the_page(record_files: dict[str, Path], tmp_path: Path) -> None:

@@ -46,7 +46,7 @@ def test_the_page_says_why_its_table_is_empty(tmp_path: Path) -> None:
     page_file = write_page(_record(False), tmp_path / "t.html")
     with chromium_page() as page:
         page.goto(page_file.as_uri())
-        notice = page.wait_for_selector("#missing-poses", timeout=20_000)
+        notice = page.wait_for_selector("#replay-notice", timeout=20_000)
         assert "record_trajectories=false" in notice.text_content()
         assert notice.is_visible()
 
@@ -56,5 +56,5 @@ def test_without_webgl_the_page_says_so(tmp_path: Path) -> None:
     page_file = write_page(_record(True), tmp_path / "t.html")
     with chromium_page(args=["--no-sandbox", "--disable-3d-apis"]) as page:
         page.goto(page_file.as_uri())
-        page.wait_for_function("document.getElementById('stage').textContent.includes('WebGL')", timeout=20_000)
+        page.wait_for_function("() => document.getElementById('stage').textContent.includes('WebGL')", timeout=20_000)
         assert "needs WebGL" in page.text_content("#stage")

@@ -1,7 +1,7 @@
-"""What people see on the cards and gimignano replay pages (issue 22 §5), read from a real page
-in Playwright's Chromium: the result in sight without scrolling past the moves, one scrollbar
-at most beside the move list's own, the highlighted seat named, towers numbered, hex labels on
-boxes of their own."""
+"""What people see on the cards and gimignano replay pages, read from a real page in Playwright's
+Chromium: the result in sight without scrolling past the moves, no scrollbar but the move list's
+and the game area's own, the seat to move named as the move list names it, towers numbered, hex
+labels on boxes of their own (the live page's renderers, fed by the record)."""
 
 from __future__ import annotations
 
@@ -63,17 +63,19 @@ def test_result_is_in_sight_beside_a_long_move_list(long_cards: Path, gimignano:
                 page.set_viewport_size({"width": size[0], "height": size[1]})
                 page.goto(page_file.as_uri() + "#move=1")  # at the start: nothing scrolled toward the end
                 page.reload()
+                page.wait_for_selector("#status[data-move]")  # the page has started from its modules
                 assert page.evaluate("document.getElementById('moves').children.length") > 20
                 assert page.evaluate(IN_SIGHT, "#result"), f"{page_file.name} at {size}: the result is out of sight"
                 assert "Winner" in page.inner_text("#result")
-                # only the move list scrolls (the cards table may also scroll its own panel when taller)
-                extra = set(page.evaluate(SCROLLERS)) - {"moves", "stage" if page_file == long_cards else ""}
+                # only the move list scrolls, and the game area when the table is taller than the window
+                extra = set(page.evaluate(SCROLLERS)) - {"moves", "stage"}
                 assert extra == set(), f"{page_file.name} at {size}: more scrollbars than the move list's: {extra}"
 
 
 def test_narrow_window_scrolls_the_page_only_and_shows_the_result_before_the_moves(gimignano: Path) -> None:
     with chromium_page(700, 600) as page:
         page.goto(gimignano.as_uri())  # opens at the last move: the page must not jump down there
+        page.wait_for_selector("#status[data-move]")
         assert page.evaluate(SCROLLERS) == ["HTML"]
         assert page.evaluate("scrollY") == 0
         result_top = page.evaluate("document.getElementById('result').getBoundingClientRect().top")
@@ -84,34 +86,36 @@ def test_narrow_window_scrolls_the_page_only_and_shows_the_result_before_the_mov
 def test_cards_highlight_is_named(long_cards: Path) -> None:
     with chromium_page() as page:
         page.goto(long_cards.as_uri() + "#move=40")
+        page.wait_for_selector("#game .cards-table[data-moves='40']")
         active = page.query_selector_all(".seat.active")
         assert len(active) == 1
         assert "to move" in active[0].inner_text()
-        assert len(page.query_selector_all(".to-move")) == 1  # and no other box says so
+        assert len(page.query_selector_all(".badge.turn")) == 1  # and no other box says so
         # the player named is the one whose move comes next in the list
         next_move = page.inner_text("#moves li:nth-child(42)")  # li 1 is the set-up, li 42 move 41
         seat_title = active[0].inner_text()
-        assert f"P{seat_title.split()[1]}:" in next_move
+        assert " ".join(seat_title.split()[:2]) + ":" in next_move
 
 
 def test_gimignano_towers_carry_their_number_and_labels_their_box(gimignano: Path) -> None:
     with chromium_page() as page:
         page.goto(gimignano.as_uri())
-        towers = page.evaluate("""() => [...document.querySelectorAll('.board g.tower')]
-            .map((g) => [g.dataset.player, g.querySelector('text').textContent])""")
+        page.wait_for_selector(".gim-svg .coord")  # drawn once the page has started
+        towers = page.evaluate("""() => [...document.querySelectorAll('.gim-svg text.tower-number')]
+            .map((t) => [Number(t.dataset.owner) + 1, Number(t.textContent)])""")
         assert towers, "the finished game shows no tower"
         assert all(player == number for player, number in towers)
         # each q,r text lies wholly on its own box, so no plot border runs through it
         boxes = page.evaluate("""() => {
-          const rects = [...document.querySelectorAll('.board rect.coord')].map((r) => r.getBBox());
-          const texts = [...document.querySelectorAll('.board text')]
+          const rects = [...document.querySelectorAll('.gim-svg rect.coord-box')].map((r) => r.getBBox());
+          const texts = [...document.querySelectorAll('.gim-svg text.coord')]
             .filter((t) => /^-?\\d+,-?\\d+$/.test(t.textContent));
           return texts.map((t) => { const b = t.getBBox();
             return rects.some((r) => r.x <= b.x && r.y <= b.y
               && r.x + r.width >= b.x + b.width && r.y + r.height >= b.y + b.height); });
         }""")
         assert boxes and all(boxes), boxes
-        # the key sits above the board, never over it
-        key = page.evaluate("document.querySelector('.legend').getBoundingClientRect().bottom")
-        board = page.evaluate("document.querySelector('.board svg').getBoundingClientRect().top")
-        assert key <= board
+        # the key sits beside the board, never over it
+        key = page.evaluate("document.querySelector('.gim-key').getBoundingClientRect().left")
+        board = page.evaluate("document.querySelector('.gim-svg').getBoundingClientRect().right")
+        assert key >= board

@@ -1,7 +1,6 @@
-"""Pictures that tell the truth: the web page's gimignano board carries coordinates, plot
-letters and a colour key; the cards page ends with its score sheet as a table; and the viewer,
-the video and the page play a move's whole trajectory, however long (the fall aftermath makes
-it longer), with a fall label naming what fell."""
+"""Pictures that tell the truth: the viewer, the video and the page play a move's whole
+trajectory, however long (the fall aftermath makes it longer), with a fall label naming what
+fell. (The page's boards and tables: test_web_browser.py.)"""
 
 from __future__ import annotations
 
@@ -13,56 +12,12 @@ import numpy as np
 import pytest
 
 from pisa3d.core.record import GameRecord, load_record
-from pisa3d.core.replay import start_from_record
 from pisa3d.export.html import page_data
 from pisa3d.export.video import VideoSettings, caption_lines, plan_frames
-from pisa3d.games import get_game
-from pisa3d.games.cards.narration import score_rows
-from pisa3d.games.gimignano.hexgrid import PLOT_LETTERS, PLOTS_PER_TILE
-from pisa3d.games.gimignano.tiles import setup_table
 from pisa3d.games.tower.replay import load_tower_replay
 from pisa3d.physics.trajectory import Trajectory
 from pisa3d.viewer.gui import frame_for, move_durations
 from pisa3d.viewer.input import Playback, advance_playback
-
-BOX_DRAWING = set("─│┃━┏┓┗┛┌┐└┘├┤┬┴┼╇╈╋═║╔╗╚╝")
-
-
-def test_gimignano_board_has_coordinates_plot_letters_and_a_key(record_files: dict[str, Path]) -> None:
-    record = load_record(record_files["gimignano"])
-    scene = page_data(record)["scene"]
-    game = get_game("gimignano")
-    state, _ = start_from_record(game, record)
-    for entry, board in zip([None, *record.moves], scene["states"], strict=True):
-        if entry is not None:
-            state.apply(game.parse_move(entry.move))
-        laid = state.board.tiles
-        assert sorted(c["text"] for c in board["coordinates"]) == sorted(f"{q},{r}" for q, r in laid)
-        expected = sorted(
-            f"{PLOT_LETTERS[pid % PLOTS_PER_TILE]}·{state.tileset.guild_key(state.board.plot_guild[pid])}"
-            for h in laid for pid in state.board.plots_of(h))
-        assert sorted(p["label"] for p in board["plots"]) == expected
-    key = scene["key"]
-    assert [(g["key"], g["name"], g["color"]) for g in key["guilds"]] == [
-        (g.key, g.name, g.color) for g in game.tileset.guilds]
-    seating = setup_table()
-    assert [(p["color"], p["color_name"]) for p in key["players"]] == list(
-        zip(seating.player_colors, seating.player_color_names, strict=False))[: record.num_players]
-
-
-def test_cards_page_ends_with_the_score_sheet_as_a_table(record_files: dict[str, Path]) -> None:
-    record = load_record(record_files["cards"])
-    table = page_data(record)["scene"]["result_table"]
-    result = record.result
-    assert result is not None
-    assert (table["header"], table["rows"]) == score_rows(result.details["rounds"], list(result.scores),
-                                                          result.winners)
-    assert table["header"][2:] == [f"P{p + 1}" for p in range(record.num_players)]
-    totals = table["rows"][-1]
-    for seat, cell in enumerate(totals[2:]):
-        assert cell.split()[0] == f"{result.scores[seat]:g}" and cell.endswith("*") == (seat in result.winners)
-    cells = " ".join(" ".join(row) for row in [table["header"], *table["rows"]]) + table["winners"]
-    assert not BOX_DRAWING & set(cells)
 
 
 def _with_aftermath(record: GameRecord, index: int, seconds: float) -> GameRecord:
@@ -101,8 +56,8 @@ def test_a_longer_trajectory_is_played_whole_by_viewer_video_and_page(record_fil
     assert poses[0, 0] == pytest.approx(traj.frames[-1][0, 0], abs=0.0011)  # within a frame of the end
     done = advance_playback(late, 1.0, move_durations(replay))
     assert done.move >= index and np.array_equal(replay.settled(index), traj.frames[-1])
-    # page: the page data carries every frame for replay.js, which plays frames 0 .. length - 1
-    frames = page_data(longer)["record"]["moves"][index]["extras"]["trajectory"]
+    # page: the move's trajectory message carries every frame for the renderer, which plays them all
+    frames = page_data(longer)["trajectories"][index]["trajectory"]
     assert Trajectory.from_json(frames).num_frames == traj.num_frames
 
 

@@ -14,10 +14,13 @@ import pytest
 from PIL import Image
 
 from pisa3d.core.record import load_record
+from pisa3d.core.replay import start_from_record
 from pisa3d.export.html import page_data, write_page
+from pisa3d.games import get_game
+from pisa3d.games.gimignano.hexgrid import PLOT_LETTERS, PLOTS_PER_TILE
 from tests.playwright_chromium import require_chromium
 
-from .browser import dump_dom, offline_chromium, screenshot
+from .browser import dump_dom, offline_chromium, opened, screenshot
 
 pytestmark = pytest.mark.display
 
@@ -52,7 +55,6 @@ ALL_GAMES = [
 def test_seeking_by_url_shows_that_move(browser: Any, pages: dict[str, Path], record_files: dict[str, Path],
                                         game: str) -> None:
     record = load_record(record_files[game])
-    scene = page_data(record)["scene"]
     index = len(record.moves) // 2  # record index; people see move index + 1
     requests: list[str] = []
     move, text = _status(dump_dom(browser, pages[game], f"#move={index + 1}", requests=requests))
@@ -60,13 +62,13 @@ def test_seeking_by_url_shows_that_move(browser: Any, pages: dict[str, Path], re
     assert text.startswith(f"move {index + 1} of {len(record.moves)}")
     assert f"player {record.moves[index].player + 1}" in text
     assert record.moves[index].move in text
-    assert scene["states"][index + 1]["summary"] in text
+    assert page_data(record)["moves"][index]["summary"] in text
     # a different move gives a different status: the page really follows the hash
     other, other_text = _status(dump_dom(browser, pages[game], "#move=0"))
     assert other == "0" and other_text.startswith(f"set-up (then {len(record.moves)} moves)")
     # and loading it asked the network for nothing but the page itself
-    own = pages[game].resolve().as_uri()
-    assert requests and [u for u in requests if u.split("#")[0] != own] == []
+    own = pages[game].resolve().as_uri()  # and the page's own modules, made blobs by the page itself
+    assert requests and [u for u in requests if u.split("#")[0] != own and not u.startswith("blob:null/")] == []
 
 
 @pytest.mark.slow
@@ -115,3 +117,47 @@ def test_request_check_sees_a_fetching_page(browser: Any, tmp_path: Path) -> Non
     requests: list[str] = []
     dump_dom(browser, page, wait_ms=500, requests=requests)
     assert "https://example.invalid/x.js" in requests
+
+
+BOX_DRAWING = set("─│┃━┏┓┗┛┌┐└┘├┤┬┴┼╇╈╋═║╔╗╚╝")
+
+
+@pytest.mark.slow
+def test_gimignano_board_has_coordinates_plot_letters_and_a_key(browser: Any, pages: dict[str, Path],
+                                                                record_files: dict[str, Path]) -> None:
+    record = load_record(record_files["gimignano"])
+    game = get_game("gimignano")
+    state, _ = start_from_record(game, record)
+    for index, entry in enumerate(record.moves):
+        state.apply(game.parse_move(entry.move))
+        if index not in (len(record.moves) // 3, len(record.moves) - 1):
+            continue
+        with opened(browser, pages["gimignano"], f"#move={index + 1}") as tab:
+            board = tab.evaluate("""() => ({
+              coords: [...document.querySelectorAll('.gim-svg text.coord')].map((t) => t.textContent),
+              plots: [...document.querySelectorAll('.gim-svg text.plot-label')]
+                .map((t) => t.textContent),
+              key: document.querySelector('.gim-key').innerText })""")
+        laid = state.board.tiles
+        assert sorted(board["coords"]) == sorted(f"{q},{r}" for q, r in laid)
+        guild = state.tileset.guild_key
+        expected = sorted(f"{PLOT_LETTERS[pid % PLOTS_PER_TILE]}\u00b7{guild(state.board.plot_guild[pid])}"
+                          for h in laid for pid in state.board.plots_of(h))
+        assert sorted(board["plots"]) == expected
+        for guild in game.tileset.guilds:
+            assert guild.name in board["key"]
+
+
+@pytest.mark.slow
+def test_cards_page_ends_with_the_score_sheet_as_a_table(browser: Any, pages: dict[str, Path],
+                                                        record_files: dict[str, Path]) -> None:
+    record = load_record(record_files["cards"])
+    result = record.result
+    assert result is not None
+    with opened(browser, pages["cards"]) as tab:
+        rows = tab.evaluate("""() => [...document.querySelectorAll('#game table tr')]
+            .map((tr) => [...tr.children].map((c) => c.textContent.trim()))""")
+        text = tab.inner_text("#game")
+    assert rows[0][2:] == [f"player {p + 1}" for p in range(record.num_players)]
+    assert rows[-1][0] == "Total" and rows[-1][2:] == [f"{score:g}" for score in result.scores]
+    assert not BOX_DRAWING & set(text)

@@ -244,12 +244,11 @@ def _check_tile_mesh(page: Any, view: dict[str, Any]) -> None:
     doc = view["options"]["tile_set"]  # the view carries its tile set
     tile = doc["tiles"][5]
     side, thickness = doc["side_mm"] / 1000, doc["thickness_mm"] / 1000
-    # tower.js loads three.js and tower_scene.js after the page shows its first move count: on a
-    # loaded machine they may not be in yet.
-    page.wait_for_function("() => globalThis.PisaTowerScene && globalThis.PISA_THREE", timeout=STEP_TIMEOUT_MS)
+    # the page's own scene module (the one tower.js imported: a module is loaded once per page)
     js = page.evaluate(
-        """([white, black, side, thickness]) => {
-             const g = PisaTowerScene.tileGeometry(PISA_THREE.THREE, white, black, side, thickness);
+        """async ([white, black, side, thickness]) => {
+             const { tileGeometry } = await import('/static/tower_scene.js');
+             const g = tileGeometry(white, black, side, thickness);
              return [Array.from(g.getAttribute('position').array), Array.from(g.getAttribute('color').array)];
            }""",
         [tile["white"], tile["black"], side, thickness],

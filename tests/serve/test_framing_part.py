@@ -18,7 +18,7 @@ from pisa3d.core.events import Event
 from pisa3d.core.options import GameOptions
 from pisa3d.core.registry import game_ids, get_game, register_game, unregister_game
 from pisa3d.core.state import State
-from pisa3d.serve import framing
+from pisa3d.web import framing
 from tests.core.toy_games import TicTacToeGame, TicTacToeState
 
 TOY = "framed-tictactoe"

@@ -91,7 +91,8 @@ def test_a_fall_is_animated_and_ends_on_the_table(tmp_path: Path) -> None:
             page.wait_for_timeout(60)
     assert status["status"] == "over" and status["result"]["details"]["outcome"] == "fall", status["result"]
     assert len(shots) >= 3, "no release was seen playing"
-    changes = [np.abs(a - b).mean() for a, b in itertools.pairwise(shots)]
+    # (the end screen's band shrinks the view on a wide screen: compare pictures of one size)
+    changes = [np.abs(a - b).mean() for a, b in itertools.pairwise(shots) if a.shape == b.shape]
     assert max(changes) > 0.5, "the pictures of the releases never changed: nothing was animated"
     poses = np.asarray(status["view"]["poses"])
     assert poses[:, 2].min() > -0.01, "a tile ended below the table top"

@@ -178,7 +178,7 @@ def _pin_stage(page: Any, selector: str) -> None:
     page.add_style_tag(content=f"{selector} {{ position: fixed !important; left: 0 !important; top: 0 !important; "
                                f"width: {STAGE[0]}px !important; height: {STAGE[1]}px !important; z-index: 50; "
                                "border: 0 !important; border-radius: 0 !important; } "
-                               ".pisa-views, #missing-poses { display: none !important; }")
+                               ".pisa-views, #replay-notice { display: none !important; }")
 
 
 def _stage_shot(page: Any) -> np.ndarray:
@@ -205,9 +205,9 @@ def test_the_live_page_and_the_replay_page_draw_the_same_move_alike(server: tupl
 
     _, record, _ = MatchStore(data).load(match["match_id"])
     replay = _page(browser, write_page(record, tmp_path / "replay.html").as_uri(), bypass_csp=True)
-    replay.wait_for_function("window.pisaFraming && window.pisaFraming()")
+    replay.wait_for_function("() => window.pisaFraming && window.pisaFraming()")
     replay.evaluate(f"window.pisaSeek({moves})")
-    _pin_stage(replay, "#stage")
+    _pin_stage(replay, ".twr-stage-box")  # the same renderer's stage as on the live page
     replay_shot = _stage_shot(replay)
 
     # The same box, by the shared rule, framed by the same scene code.
@@ -252,7 +252,7 @@ def test_both_pages_offer_the_whole_tower_and_the_follow_the_top_views(server: t
 
     _, record, _ = MatchStore(data).load(match["match_id"])
     replay = _page(browser, write_page(record, tmp_path / "replay.html").as_uri())
-    replay.wait_for_function("window.pisaFraming && window.pisaFraming()")
+    replay.wait_for_function("() => window.pisaFraming && window.pisaFraming()")
     replay.evaluate("window.pisaSeek(13)")
     whole = replay.evaluate("window.pisaFraming()")
     replay.keyboard.press("t")

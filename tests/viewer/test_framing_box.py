@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from pisa3d.core.match import play_match
-from pisa3d.export.web_tower import tower_scene
 from pisa3d.games import get_game
 from pisa3d.games.tower.replay import load_tower_replay
 from pisa3d.viewer.camera import move_bounds, play_bounds, tower_bounds
+from pisa3d.web.messages import record_positions
 
 GAME = get_game("tower")
 
@@ -28,7 +28,7 @@ def test_a_tile_below_the_table_never_enters_the_framing_box():
         low, high = tower_bounds([*frames, dropped], replay.side)
         assert np.allclose(low, standing[0]) and np.allclose(high, standing[1])
         assert low[2] >= -replay.side / 2 - 1e-9 and high[2] >= replay.side - 1e-9  # the table's room kept
-        boxes = tower_scene(GAME, record)["frame_boxes"]
+        boxes = [position.state["frame_box"] for position in record_positions(GAME, record)]
         assert len(boxes) == replay.num_moves + 1  # the set-up, then each move
         for index, (page_low, page_high) in enumerate(boxes):  # the page frames the viewer's box
             low, high = move_bounds(replay, index - 1)

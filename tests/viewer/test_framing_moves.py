@@ -72,7 +72,7 @@ def test_the_web_page_frames_the_tower_at_every_move(tmp_path) -> None:  # type:
         for record in seeded_records():
             path = write_page(record, tmp_path / f"seed{record.seed}.html")
             page.goto(path.as_uri())
-            page.wait_for_function("window.pisaFraming && window.pisaFraming()")
+            page.wait_for_function("() => window.pisaFraming && window.pisaFraming()")
             replay = load_tower_replay(record)
             for index in range(replay.num_moves):
                 page.evaluate(f"window.pisaSeek({index + 1})")

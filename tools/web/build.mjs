@@ -13,7 +13,7 @@ await build({
   entryPoints: [resolve(here, "src/three-entry.js")],
   outfile,
   bundle: true,
-  format: "iife",
+  format: "esm",
   minify: true,
   target: "es2020",
   legalComments: "none", // the MIT notice goes in the banner below instead

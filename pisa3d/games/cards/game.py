@@ -34,7 +34,6 @@ class CardsGame(Game):
     contract: ClassVar[GameContract] = GameContract(chance="sampled", information="imperfect",
                                                     default_agent="heuristic")
     parts: ClassVar[GameParts] = GameParts(presenter="pisa3d.games.cards.presenter:CardsPresenter",
-                                           web_scene="pisa3d.export.web_cards:cards_scene",
                                            cli_extras="pisa3d.cli.play_cards")
 
     def _start(self, num_players: int, seed: int, options: GameOptions) -> tuple[State, list[Event]]:

@@ -40,7 +40,6 @@ class GimignanoGame(Game):
     contract: ClassVar[GameContract] = GameContract(chance="sampled", information="perfect",
                                                     default_agent="greedy")
     parts: ClassVar[GameParts] = GameParts(presenter="pisa3d.games.gimignano.presenter:GimignanoPresenter",
-                                           web_scene="pisa3d.export.web_gimignano:gimignano_scene",
                                            cli_extras="pisa3d.cli.play_gimignano")
 
     def __init__(self) -> None:

@@ -57,7 +57,7 @@ class TowerGame(Game):
     contract: ClassVar[GameContract] = GameContract(chance="sampled", information="imperfect",
                                                     default_agent="random", illegal_attempts="penalised")
     parts: ClassVar[GameParts] = GameParts(presenter="pisa3d.games.tower.presenter:TowerPresenter",
-                                           web_scene="pisa3d.export.web_tower:tower_scene",
+                                           replay_notice="pisa3d.games.tower.replay:replay_notice",
                                            cli_extras="pisa3d.cli.play_tower",
                                            detail_rows="pisa3d.experiments.tower:placement_rows",
                                            row_figures="pisa3d.experiments.tower:row_figures",

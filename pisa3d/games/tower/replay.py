@@ -137,3 +137,8 @@ def load_tower_replay(record: GameRecord) -> TowerReplay:
                 f"move {index}: the trajectory has {traj.frames.shape[1]} tiles but only {len(tiles)} were placed")
         trajectories.append(traj)
     return TowerReplay(record, setup, tuple(tiles), tuple(trajectories), tuple(captions))
+
+
+def replay_notice(record: GameRecord) -> str | None:
+    """The tower's ``replay_notice`` part: why the replay page cannot draw the tiles, if so."""
+    return load_tower_replay(record).missing_poses

@@ -1,6 +1,6 @@
-// The only third-party code of the replay page: three.js and its orbit controls, exposed as
-// one global so that the page's own script (assets/web/replay.js) stays plain, readable JS.
+// The only third-party code of the web pages: three.js and its orbit controls, as one ES module
+// that the tower's scene (assets/web/tower_scene.js) imports.
 import * as THREE from "three";
-import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 
-globalThis.PISA_THREE = { THREE, OrbitControls };
+export { THREE };
+export { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";

@@ -1,4 +1,4 @@
-"""The box a live page frames (``frame_box`` in state and trajectory messages), asked of the
+"""The box a page frames (``frame_box`` in state and trajectory messages), asked of the
 match's game through its declared ``live_framing`` part (``GameParts``), a module of that game's
 own: the one framing rule the replay page, the viewer and the video frame by, so the page never
 has a rule of its own. The server names no game here: a game that declares no such part (no
