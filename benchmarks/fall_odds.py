@@ -60,7 +60,7 @@ from pisa3d.assets import asset_path
 from pisa3d.core.agent_specs import build_agent
 from pisa3d.core.rng import Stream, make_rng
 from pisa3d.games import get_game
-from pisa3d.games.tower.fall_odds import (
+from pisa3d.games.tower.odds.fall_odds import (
     DEFAULT_SAMPLES,
     DEFAULT_SEED,
     SUPPORTS,
@@ -78,10 +78,10 @@ from pisa3d.games.tower.fall_odds import (
     slot_odds,
     support_of,
 )
-from pisa3d.games.tower.geometry import Side
-from pisa3d.games.tower.moves import PlaceMove
-from pisa3d.games.tower.options import hand_noise
-from pisa3d.games.tower.structure import Slot
+from pisa3d.games.tower.rules.geometry import Side
+from pisa3d.games.tower.rules.moves import PlaceMove
+from pisa3d.games.tower.rules.options import hand_noise
+from pisa3d.games.tower.rules.structure import Slot
 from pisa3d.physics.poses import quat_angle_between
 
 GAME = get_game("tower")

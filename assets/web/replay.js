@@ -73,7 +73,7 @@
       return [];
     };
     // Each position framed on its own, by the box the viewer and the video frame
-    // (pisa3d.games.tower.framing.move_bounds: the tower before the move and its release, tiles that
+    // (pisa3d.games.tower.presentation.framing.move_bounds: the tower before the move and its release, tiles that
     // fell off the table left out); tower_scene.js follows it (whole tower or its top) unless
     // the person has turned or zoomed the camera.
     const { camera } = view3d;

@@ -8,8 +8,8 @@ from typing import Any
 
 from ..core.game import Game
 from ..core.record import GameRecord
-from ..games.tower.replay import load_tower_replay
-from ..games.tower.tiles import pattern_text
+from ..games.tower.presentation.replay import load_tower_replay
+from ..games.tower.rules.tiles import pattern_text
 from ..viewer.camera import move_bounds
 
 

@@ -13,8 +13,8 @@ from pisa3d.core.errors import PisaError
 from pisa3d.core.record import load_record
 from pisa3d.core.registry import get_game
 from pisa3d.export.html import page_data, render_page, write_page
-from pisa3d.games.tower.setup import build_setup
-from pisa3d.games.tower.tiles import pattern_text
+from pisa3d.games.tower.rules.setup import build_setup
+from pisa3d.games.tower.rules.tiles import pattern_text
 
 URL = re.compile(r"""\b(?:https?|ftp|wss?)://[^\s"'`<>)\\]*""", re.IGNORECASE)
 # XML namespace names are identifiers that happen to look like URLs; nothing fetches them.

@@ -20,7 +20,7 @@ from pisa3d.games import get_game
 from pisa3d.games.cards.narration import score_rows
 from pisa3d.games.gimignano.hexgrid import PLOT_LETTERS, PLOTS_PER_TILE
 from pisa3d.games.gimignano.tiles import setup_table
-from pisa3d.games.tower.replay import load_tower_replay
+from pisa3d.games.tower.presentation.replay import load_tower_replay
 from pisa3d.physics.trajectory import Trajectory
 from pisa3d.viewer.gui import frame_for, move_durations
 from pisa3d.viewer.input import Playback, advance_playback
@@ -126,7 +126,7 @@ def test_the_fall_label_names_the_tile_that_moved_most(record_files: dict[str, P
 
 
 def test_the_viewer_docs_quote_the_fall_label_as_it_is_written() -> None:
-    from pisa3d.games.tower.narration import fall_label
+    from pisa3d.games.tower.presentation.narration import fall_label
 
     docs = " ".join((Path(__file__).parents[2] / "docs" / "viewer.md").read_text().split())
     label = fall_label({"worst_tile": 0, "max_displacement_mm": 17.8, "max_rotation_deg": 31.0}, [(47, "W3W")])

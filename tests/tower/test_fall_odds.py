@@ -15,7 +15,7 @@ import pytest
 from pisa3d.core.errors import OptionsError
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
-from pisa3d.games.tower.fall_odds import (
+from pisa3d.games.tower.odds.fall_odds import (
     DEFAULT_SAMPLES,
     DEFAULT_SEED,
     SUPPORTS,
@@ -31,10 +31,10 @@ from pisa3d.games.tower.fall_odds import (
     sampled_poses,
     slot_margins,
 )
-from pisa3d.games.tower.hand import apply_hand_noise
-from pisa3d.games.tower.moves import PlaceMove
-from pisa3d.games.tower.options import hand_noise
-from pisa3d.games.tower.units import MM_PER_M
+from pisa3d.games.tower.referee.hand import apply_hand_noise
+from pisa3d.games.tower.rules.moves import PlaceMove
+from pisa3d.games.tower.rules.options import hand_noise
+from pisa3d.games.tower.rules.units import MM_PER_M
 from tests.tower.tile_sets import uniform_tile_set
 
 GAME = get_game("tower")
@@ -127,7 +127,7 @@ def test_the_four_walls_of_a_floor_of_a_square_tower_get_the_same_odds(tmp_path)
 CHILD = """
 import json, numpy as np
 from pisa3d.games import get_game
-from pisa3d.games.tower.fall_odds import fall_odds
+from pisa3d.games.tower.odds.fall_odds import fall_odds
 game = get_game("tower")
 state, _ = game.new_game(4, 3, {"record_trajectories": False})
 bot = game.agents["careful"](0, state.options)
@@ -200,7 +200,7 @@ def test_the_calibration_benchmark_scores_the_odds_the_game_gives():
 def test_a_curve_with_size_terms_is_evaluated_at_the_tower_s_size(tmp_path, monkeypatch):
     """The shipped curves have no size terms (the fits found none worth it); a law in sigma that has
     them, as benchmarks/fall_odds.py fits them (--part extensions), is evaluated at the tiles standing."""
-    import pisa3d.games.tower.fall_odds as estimator
+    import pisa3d.games.tower.odds.fall_odds as estimator
 
     # The size model the four-fold check tried (benchmarks/fall_odds.py --part extensions) on the
     # law in sigma shipped before the curves per hand (pisa3d 0.4.1's "other" curve).
@@ -266,7 +266,7 @@ def test_a_wall_on_a_wall_goes_through_its_own_curve_and_every_other_tile_throug
     """A wall standing on the 4 mm top edge of the wall below gets the wall-on-wall curve; a ceiling,
     and a wall on a ceiling or the table, the other (here: one curve says every tile falls, the other
     that none does, so each slot's odds show which it went through)."""
-    import pisa3d.games.tower.fall_odds as estimator
+    import pisa3d.games.tower.odds.fall_odds as estimator
 
     always, never = (HandCurves((HandCurve(0.5, FallResponse(m, 0.2, 0.0, 0.5)),)) for m in (1e3, -1e3))
     monkeypatch.setattr(estimator, "default_models", lambda: {"wall_on_wall": always, "other": never})

@@ -164,7 +164,7 @@
     try { startScene(); } catch (e) { sceneError = e; }
 
     // The camera follows the box the server sends, worked out by the one framing rule of the
-    // replay page, the viewer and the video (pisa3d.games.tower.framing): a release is framed as the
+    // replay page, the viewer and the video (pisa3d.games.tower.presentation.framing): a release is framed as the
     // replay frames that move, a state as well, widened to every ghost's slot for the person
     // placing. The page has no framing rule of its own.
     function frame(box) {
