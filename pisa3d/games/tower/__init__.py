@@ -12,7 +12,8 @@ object the registry loads (``pisa3d.games``); everything else lives in one sub-p
   (``views``), the observation tensor (``observation``), a state rebuilt from a view
   (``sampling``), why a move is refused (``refusals``).
 - ``odds/``: the chance that a placement topples the tower (``fall_odds``, the statics judge over
-  sampled hands).
+  sampled hands), the referee games its curves are fitted on (``collect``) and the fit that writes
+  assets/tower/fall_odds.json (``fit``).
 - ``bots/``: the tower's agents (``agents``), their statics planner (``planning``) and parameter
   ranges (``params``).
 - ``presentation/``: the tower shown to people: the presenter and narrator (``presenter``,

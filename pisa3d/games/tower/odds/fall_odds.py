@@ -4,9 +4,9 @@ The statics judge over sampled hands: the new tile is put at its target pose mov
 draws of the hand's noise (the hand model of hand.py: x, y, yaw, two tilts), each draw's statics
 margin goes through a response curve, the chance that the physics referee calls the tile a fall
 (a curve for the hand and for what the tile stands on), and the odds are the mean over the draws.
-The curves are fitted to the referee (PyBullet, the game's own release and settle) by
-benchmarks/fall_odds.py and stored in assets/tower/fall_odds.json; their calibration table is in
-docs/tower-physics.md.
+The curves are fitted to the referee (PyBullet, the game's own release and settle) by fit.py, on
+the games of collect.py, and stored in assets/tower/fall_odds.json; their calibration table
+(benchmarks/fall_odds.py) is in docs/tower-physics.md.
 
 Why a curve and not "margin below zero": settling under a new tile knocks it and the tower about,
 so the referee calls some tiles with a small positive margin falls, and a wall standing on the
