@@ -1,10 +1,7 @@
-"""Why the tower's rules refuse a move, said to a person: the rule, and where the tile fits.
-
-``refusal`` is ``TowerState.refusal``: a pass while a placement exists, a slot that does not
-exist or is taken, or a placement the rules forbid (``Structure.check``'s reason), each followed
-by where the tile does fit. ``why_no_fit`` is the reason of a forced pass. Turns of a symmetric
-tile that show the same edges in a slot are one placement to a person's eye; ``distinct_turns``
-lists them once (for the terminal only: docs/tower.md, "Identical turns").
+"""Where a tile fits, said to a person: what ``TowerState.refusal`` adds to the rule a move breaks
+(``where_it_fits``), and the reason of a forced pass (``why_no_fit``). Turns of a symmetric tile
+that show the same edges in a slot are one placement to a person's eye; ``distinct_turns`` lists
+them once (for the terminal only: docs/tower.md, "Identical turns").
 """
 
 from __future__ import annotations
@@ -12,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ....core.errors import IllegalMoveError
 from ....core.state import Move
-from ..rules.moves import NOTATION_HELP, PassMove, PlaceMove
+from ..rules.moves import PlaceMove
 from ..rules.structure import Slot
 from ..rules.tiles import Pattern, pattern_text
 
@@ -73,21 +69,3 @@ def why_no_fit(state: TowerState) -> str:
     shows = pattern_text(state.setup.tile_set.tiles[tile].pattern(state.face_of(seat)))
     detail = "; ".join(f"{', '.join(slots)}: {reason}" for reason, slots in reasons.items())
     return f"tile {tile} (showing {shows}) fits no slot: {detail}"
-
-
-def refusal(state: TowerState, move: object) -> str | None:
-    """None when ``move`` is legal now; else the rule it breaks and where the tile fits."""
-    if state.is_over:
-        return f"{move} is not allowed: the game is over"
-    if not isinstance(move, PlaceMove | PassMove):
-        return f"{move!r} is not a tower move; {NOTATION_HELP}"
-    if move in state.legal_moves():
-        return None
-    if isinstance(move, PassMove):
-        return f"pass is not allowed: a pass is only for a tile that fits no slot, and {where_it_fits(state)}"
-    try:
-        state.check_well_formed(move)
-    except IllegalMoveError as exc:
-        return f"{exc}; {where_it_fits(state)}"
-    reason = state.rule_check(move)
-    return f"{move} breaks the rules: {reason}; {where_it_fits(state)}"

@@ -23,7 +23,7 @@ from ....core.state import Move, Result, State, View
 from ....physics import Verdict, box_corners, pose_differences
 from ..referee.judges import EngineJudge, PlacementJudge, RecordedJudge
 from ..rules.geometry import visible_bits
-from ..rules.moves import PASS, PassMove, PlaceMove, TowerMove, max_floors
+from ..rules.moves import NOTATION_HELP, PASS, PassMove, PlaceMove, TowerMove, max_floors
 from ..rules.options import TowerOptions
 from ..rules.setup import TowerSetup
 from ..rules.structure import Placement, Slot, Structure
@@ -31,6 +31,7 @@ from ..rules.tiles import Face, face_of_seat
 from ..rules.units import MM_PER_M
 from ..statics.placement import intended_pose
 from ..statics.statics import placement_margin
+from .refusals import where_it_fits
 
 RECORDED_PHYSICS = (
     "max_displacement_mm", "max_rotation_deg", "worst_tile", "steps", "height_mm",
@@ -167,11 +168,23 @@ class TowerState(State):
         return None if check.legal else check.reason
 
     def refusal(self, move: Move) -> str | None:
-        """None for a legal move; else the rule it breaks and where the tile fits. A placement
-        the rules forbid is refused here, although ``apply`` takes it (as the rules' penalty)."""
-        from .refusals import refusal
-
-        return refusal(self, move)
+        """None for a legal move; else the rule it breaks (a pass while a placement exists, a slot
+        that does not exist or is taken, or ``Structure.check``'s reason) and where the tile fits.
+        A placement the rules forbid is refused here, although ``apply`` takes it (as the rules'
+        penalty)."""
+        if self.is_over:
+            return f"{move} is not allowed: the game is over"
+        if not isinstance(move, PlaceMove | PassMove):
+            return f"{move!r} is not a tower move; {NOTATION_HELP}"
+        if move in self.legal_moves():
+            return None
+        if isinstance(move, PassMove):
+            return f"pass is not allowed: a pass is only for a tile that fits no slot, and {where_it_fits(self)}"
+        try:
+            self.check_well_formed(move)
+        except IllegalMoveError as exc:
+            return f"{exc}; {where_it_fits(self)}"
+        return f"{move} breaks the rules: {self.rule_check(move)}; {where_it_fits(self)}"
 
     def check_well_formed(self, move: object) -> TowerMove:
         """``move`` as a tower move that ``apply`` can take (a legal move, or a placement in a
