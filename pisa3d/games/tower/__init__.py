@@ -10,7 +10,7 @@ object the registry loads (``pisa3d.games``); everything else lives in one sub-p
   release (``judges``: the engine, or a record), the windmill reference tower (``windmill``).
 - ``play/``: a game in progress: ``state`` (``TowerState``), what each player may know
   (``views``), the observation tensor (``observation``), a state rebuilt from a view
-  (``sampling``), why a move is refused (``refusals``).
+  (``sampling``), where a refused tile fits, said to a person (``refusals``).
 - ``odds/``: the chance that a placement topples the tower (``fall_odds``, the statics judge over
   sampled hands), the referee games its curves are fitted on (``collect``) and the fit that writes
   assets/tower/fall_odds.json (``fit``).
