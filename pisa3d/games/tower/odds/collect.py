@@ -42,8 +42,8 @@ GAME = get_game("tower")
 HANDS = ["steady", "careful", "casual"]
 TABLES = {"random": ["random"], "careful+random": ["careful", "random"], "careful": ["careful"]}
 MIDDLE_RANGE = (0.03, 0.97)  # previewed besides the random slot: every slot whose shipped odds are within this,
-MIDDLE = 0.4  # with --middle-hands hands each; when there is none, the slot whose odds are nearest this
-MIDDLE_PASS = (0.2, 0.97)  # --part middle: slots whose shipped odds lie here, the bins of the fewest rows
+MIDDLE = 0.4  # with middle_hands hands each; when there is none, the slot whose odds are nearest this
+MIDDLE_PASS = (0.2, 0.97)  # play_middle_game: slots whose shipped odds lie here, the bins of the fewest rows
 # Each row also stores its slot's sampled margins under these hands (the match's sigmas of position, yaw and
 # tilt times these factors, the same draws): does the referee's release spread as the sampled hands do?
 HAND_VARIANTS = {"no_tilt": (1.0, 1.0, 0.0), "narrow": (0.75, 1.0, 1.0), "wide": (1.25, 1.0, 1.0)}
