@@ -49,8 +49,8 @@ from pisa3d.core.agent_specs import build_agent
 from pisa3d.core.options import parse_option_assignments
 from pisa3d.core.rng import Stream, make_rng
 from pisa3d.games import get_game
-from pisa3d.games.tower.hand import apply_hand_noise, lowered_release
-from pisa3d.games.tower.moves import PlaceMove
+from pisa3d.games.tower.referee.hand import apply_hand_noise, lowered_release
+from pisa3d.games.tower.rules.moves import PlaceMove
 from pisa3d.physics import Verdict, make_engine
 from pisa3d.physics.poses import vector_norm
 

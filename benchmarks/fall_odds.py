@@ -1,4 +1,6 @@
-"""Fall odds against the physics referee: calibration, fit of the response curve, and cost.
+"""Fall odds against the physics referee: calibration, checks of the response curves' form, and cost.
+The games and the fit that write assets/tower/fall_odds.json are the package's
+(pisa3d/games/tower/odds/collect.py and fit.py): --part play, middle and fit call them.
 
     nice python benchmarks/fall_odds.py --part play --out /tmp/odds-fit --first-seed 0      # fit games
     nice python benchmarks/fall_odds.py --part play --out /tmp/odds-held --first-seed 1000  # held-out games
@@ -11,17 +13,8 @@
     python benchmarks/fall_odds.py --part report --out /tmp/odds-held  # the calibration table (docs/tower-physics.md)
     python benchmarks/fall_odds.py --part cost --repeats 30            # every legal slot of a 48-tile position
 
-Play (resumes where it stopped: run it in pieces): seeded 4-player games at three hands (steady,
-careful, casual) and three tables (random bots; careful and random alternating; careful bots,
-whose towers grow tall), interleaved. Before every placement the estimator's statics margins for
-every sampled hand are stored for the slot played and for other legal slots that the referee then
-judges (the game's release and settle, a seeded hand of the match's noise): one drawn at random
-(seeded), and every slot whose odds under the shipped curve are in the middle (3-97%), with
---middle-hands hands each (the middle is rare), or, when there is none, the slot nearest 40%.
-The played slot's outcome is the real placement's (the game's own seeded hand). Choosing rows by
-their statics, never by their outcome, leaves each bin's observed rate unbiased. Every row is one
-referee verdict, stored with the sampled margins (and the statics margin of the pose the hand
-released the tile at), so the curve can be fitted and the odds recomputed without playing again.
+Play (resumes where it stopped: run it in pieces): the seeded referee games of
+pisa3d/games/tower/odds/collect.py, whose docstring says which slots are judged and why.
 
 Extensions (issue 21): terms of one curve beyond the hand's (walls and ceilings, the tower's size,
 the spread of the sampled margins, a wall on a wall or not) and the shipped form, a curve of its
@@ -49,245 +42,31 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from scipy.optimize import isotonic_regression, minimize
 from scipy.special import expit, logit
 
-from pisa3d import __version__
 from pisa3d.assets import asset_path
 from pisa3d.core.agent_specs import build_agent
 from pisa3d.core.rng import Stream, make_rng
-from pisa3d.games import get_game
-from pisa3d.games.tower.fall_odds import (
-    DEFAULT_SAMPLES,
-    DEFAULT_SEED,
+from pisa3d.games.tower.odds.collect import GAME, HANDS, TABLES, VARIANT_COLUMNS, games_of, load, play_games, sigma_mm
+from pisa3d.games.tower.odds.fall_odds import (
     SUPPORTS,
-    FallResponse,
-    HandCurve,
-    HandCurves,
     Model,
     ResponseModel,
     default_models,
     fall_odds,
-    hand_sigmas,
     model_of,
     models_of,
-    slot_margins,
-    slot_odds,
-    support_of,
 )
-from pisa3d.games.tower.geometry import Side
-from pisa3d.games.tower.moves import PlaceMove
-from pisa3d.games.tower.options import hand_noise
-from pisa3d.games.tower.structure import Slot
-from pisa3d.physics.poses import quat_angle_between
+from pisa3d.games.tower.odds.fit import Models, fit_hand_curves_on, log_loss, row_log_loss, write_fit
+from pisa3d.games.tower.rules.moves import PlaceMove
+from pisa3d.games.tower.rules.options import hand_noise
 
-GAME = get_game("tower")
-HANDS = ["steady", "careful", "casual"]
-TABLES = {"random": ["random"], "careful+random": ["careful", "random"], "careful": ["careful"]}
 BINS = [0.0, 0.01, 0.03, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.97, 1.0]
 REFERENCE_SIGMA_MM = 0.5  # the default hand's: the model's midpoint and width are quoted there
-MIDDLE_RANGE = (0.03, 0.97)  # previewed besides the random slot: every slot whose shipped odds are within this,
-MIDDLE = 0.4  # with --middle-hands hands each; when there is none, the slot whose odds are nearest this
-MIDDLE_PASS = (0.2, 0.97)  # --part middle: slots whose shipped odds lie here, the bins of the fewest rows
-# Each row also stores its slot's sampled margins under these hands (the match's sigmas of position, yaw and
-# tilt times these factors, the same draws): does the referee's release spread as the sampled hands do?
-HAND_VARIANTS = {"no_tilt": (1.0, 1.0, 0.0), "narrow": (0.75, 1.0, 1.0), "wide": (1.25, 1.0, 1.0)}
-# And under the plain pseudo-random draws the estimator used before fall_odds.hand_draws (pisa3d 0.4.0).
-PLAIN_DRAWS = make_rng(DEFAULT_SEED, Stream.FALL_ODDS).standard_normal((DEFAULT_SAMPLES, 5))
-VARIANT_COLUMNS = [f"margins_{v}" for v in (*HAND_VARIANTS, "plain")]
-
-
-def seeded_game(hand: str, table: str, seed: int) -> tuple[Any, Callable[[], Any]]:
-    """The start of one seeded game and what chooses its next move (the same moves on every run)."""
-    options = GAME.options({"hand": hand, "record_trajectories": False})
-    state, _ = GAME.new_game(4, seed, options)
-    kinds = TABLES[table]
-    agents = [build_agent(GAME, kinds[(seat + seed) % len(kinds)], seat, options) for seat in range(4)]
-    rngs = [make_rng(seed, Stream.AGENTS, seat) for seat in range(4)]
-
-    def choose() -> Any:
-        player = state.current_player
-        return agents[player].choose(state.view(player), state.legal_moves(), rngs[player])
-
-    return state, choose
-
-
-def play_game(hand: str, table: str, seed: int, middle_hands: int = 1) -> dict[str, list]:
-    """One seeded game; the rows of every referee verdict in it."""
-    state, choose = seeded_game(hand, table, seed)
-    sigmas = hand_sigmas(state, None)
-    rows: dict[str, list] = {k: [] for k in ("hand", "table", "seed", "placed", "kind", "slot", "fell", "margins",
-                                             "aimed_mm", "released_mm", "rule", "support_tilt_deg",
-                                             "tower_tilt_deg", *VARIANT_COLUMNS)}
-
-    def add(kind: str, slot: Slot, fell: bool, margins: np.ndarray, aimed: float, released: float,
-            standing: int, tilts: list[float], support_tilt: float, variants: dict[str, np.ndarray]) -> None:
-        for key, value in (("hand", hand), ("table", table), ("seed", seed), ("placed", standing),
-                           ("kind", kind), ("slot", str(slot)), ("fell", fell), ("margins", margins),
-                           ("aimed_mm", aimed * 1000.0), ("released_mm", released),
-                           ("rule", f"every-middle-{middle_hands}"), ("support_tilt_deg", support_tilt),
-                           ("tower_tilt_deg", max(tilts, default=0.0))):
-            rows[key].append(value)
-        for variant, margins_of_variant in variants.items():
-            rows[f"margins_{variant}"].append(margins_of_variant)
-
-    while not state.is_over:
-        legal = state.legal_moves()
-        move = choose()
-        if not isinstance(move, PlaceMove):
-            state.apply(move)
-            continue
-        places = [m for m in legal if isinstance(m, PlaceMove)]
-        slots = list(dict.fromkeys(m.slot for m in places))
-        aimed, sampled = slot_margins(state, slots, sigmas, DEFAULT_SAMPLES, DEFAULT_SEED)
-        standing, tilts = len(state.placements), tile_tilts_deg(state)  # the tower before the placement
-        played = slots.index(move.slot)
-        others = [k for k in range(len(slots)) if k != played]
-        pick = make_rng(seed, Stream.FALL_ODDS_PREVIEW, len(state.placements))
-        previewed = {}
-        if others:  # one other slot at random, and those the shipped curve is least sure of (the middle)
-            previewed[others[int(pick.integers(len(others)))]] = 1
-            odds = slot_odds(state, slots, aimed, sampled, sigmas)
-            # the middle of the odds is rare: every slot there is judged with several hands
-            middle = [k for k in others if MIDDLE_RANGE[0] <= odds[k] <= MIDDLE_RANGE[1]]
-            for k in middle or [min(others, key=lambda k: (abs(odds[k] - MIDDLE), k))]:
-                previewed[k] = middle_hands if middle else max(previewed.get(k, 0), 1)
-        for k in sorted(previewed):
-            for _ in range(previewed[k]):
-                fell, released = preview(state, next(m for m in places if m.slot == slots[k]), pick)
-                add("preview", slots[k], fell, sampled[k], aimed[k], released, standing, tilts,
-                    support_tilt(state, slots[k], tilts), variant_margins(state, slots[k], sigmas))
-        played_tilt, played_variants = support_tilt(state, move.slot, tilts), variant_margins(state, move.slot, sigmas)
-        placed = state.apply(move)[0].data
-        released = placed["static_margin_mm"]
-        add("played", move.slot, bool(placed["fell"]), sampled[played], aimed[played],
-            np.nan if released is None else released, standing, tilts, played_tilt, played_variants)
-    return rows
-
-
-def play_middle_game(hand: str, table: str, seed: int, hands: int) -> dict[str, list]:
-    """The same seeded game again, every legal slot of every position whose shipped odds lie within
-    MIDDLE_PASS judged by the referee with ``hands`` more hands (a preview stream of its own, so no
-    verdict repeats one of ``play_game``'s). The middle of the odds is where a bin's rows are few
-    and its observed rate noisy; rows chosen by their statics alone keep each bin's rate unbiased."""
-    state, choose = seeded_game(hand, table, seed)
-    sigmas = hand_sigmas(state, None)
-    rows: dict[str, list] = {k: [] for k in ("hand", "table", "seed", "placed", "kind", "slot", "fell", "margins",
-                                             "aimed_mm", "released_mm", "rule", "support")}
-    while not state.is_over:
-        legal, move = state.legal_moves(), choose()
-        places = [m for m in legal if isinstance(m, PlaceMove)]
-        if isinstance(move, PlaceMove):
-            slots = list(dict.fromkeys(m.slot for m in places))
-            aimed, sampled = slot_margins(state, slots, sigmas, DEFAULT_SAMPLES, DEFAULT_SEED)
-            odds = slot_odds(state, slots, aimed, sampled, sigmas)
-            standing = {p.slot for p in state.placements}
-            pick = make_rng(seed, Stream.FALL_ODDS_PREVIEW, len(state.placements), 1)
-            for k in (k for k, p in enumerate(odds) if MIDDLE_PASS[0] <= p < MIDDLE_PASS[1]):
-                for _ in range(hands):
-                    fell, released = preview(state, next(m for m in places if m.slot == slots[k]), pick)
-                    for key, value in (("hand", hand), ("table", table), ("seed", seed),
-                                       ("placed", len(standing)), ("kind", "middle"), ("slot", str(slots[k])),
-                                       ("fell", fell), ("margins", sampled[k]), ("aimed_mm", aimed[k] * 1000.0),
-                                       ("released_mm", released), ("rule", f"middle-{hands}"),
-                                       ("support", support_of(standing, slots[k]))):
-                        rows[key].append(value)
-        state.apply(move)
-    return rows
-
-
-def variant_margins(state, slot: Slot, sigmas: tuple[float, float, float]) -> dict[str, np.ndarray]:
-    """The sampled margins (metres) of ``slot`` under each of HAND_VARIANTS (the same draws), and
-    under PLAIN_DRAWS (``plain``)."""
-    scaled = {variant: slot_margins(state, [slot], tuple(s * k for s, k in zip(sigmas, scale, strict=True)),
-                                    DEFAULT_SAMPLES, DEFAULT_SEED)[1][0]
-              for variant, scale in HAND_VARIANTS.items()}
-    return scaled | {"plain": slot_margins(state, [slot], sigmas, DEFAULT_SAMPLES, DEFAULT_SEED, PLAIN_DRAWS)[1][0]}
-
-
-def tile_tilts_deg(state) -> list[float]:
-    """How far each standing tile has turned from its slot's pose (degrees)."""
-    return [float(np.degrees(quat_angle_between(nominal[3:], pose[3:])))
-            for nominal, pose in zip(state.nominal_poses, state.poses, strict=True)]
-
-
-def support_tilt(state, slot: Slot, tilts: list[float]) -> float:
-    """The largest tilt (degrees) of the tiles ``slot`` would stand on (a ceiling: its floor's walls;
-    a wall: the wall or ceiling below; 0 on the table)."""
-    below = ([Slot(slot.floor, side) for side in state.structure.walls(slot.floor)] if slot.side is None
-             else [state.structure.support_of(slot)])
-    return max((tilts[k] for k, p in enumerate(state.placements) if p.slot in below), default=0.0)
-
-
-def preview(state, move: PlaceMove, hand: np.random.Generator) -> tuple[bool, float]:
-    """The referee's verdict on ``move`` with a hand drawn from ``hand`` (as ``state.preview``), and
-    the statics margin (mm) of the pose the hand released the tile at."""
-    player = state.current_player
-    _, target = state.intended_pose(move.slot, state.face_of(player), move.rotation)
-    release = state.judge.release(state.states, target, hand)
-    verdict = state.judge.settle(state.states, release, target)
-    return bool(verdict.fell), 1000.0 * float(state.static_margin(move.slot, release))
-
-
-def play(out: Path, games: dict[str, int], first_seed: int, hands: list[str], backwards: bool = False,
-         middle_hands: int = 1, middle_pass: bool = False) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    # Hands and tables interleaved, so that a run stopped early still has every hand and table.
-    order = [(hand, table, first_seed + k) for k in range(max(games.values())) for table, count in games.items()
-             if k < count for hand in hands]
-    for hand, table, seed in reversed(order) if backwards else order:
-        path = out / f"{hand}-{table}-{seed}{'-middle' if middle_pass else ''}.npz"
-        if path.exists():
-            continue  # resumes where it stopped
-        start = time.process_time()
-        rows = (play_middle_game if middle_pass else play_game)(hand, table, seed, middle_hands)
-        np.savez(path, **{k: np.array(v) for k, v in rows.items()})
-        print(f"{hand:8} {table:15} seed {seed:3}: {len(rows['fell']):3} verdicts, "
-              f"{sum(rows['fell'])} falls, {time.process_time() - start:.1f} s CPU", flush=True)
-
-
-def load(out: Path) -> dict[str, np.ndarray]:
-    """Every row of the games in ``out``, with each row's ``support`` (fall_odds.support_of); the
-    columns every game has (games played before the tilt columns lack them)."""
-    # A middle pass of a game with no slot in the middle stores no rows (its arrays lack their shape).
-    parts = [part for part in (dict(np.load(p)) for p in sorted(out.glob("*.npz"))) if len(part["fell"])]
-    for part in parts:
-        if "support" not in part:  # the middle pass stores it; a game's own rows tell it
-            part["support"] = supports_of_rows(part)
-    shared = [k for k in parts[0] if all(k in p for p in parts)]
-    return {k: np.concatenate([p[k] for p in parts]) for k in shared}
-
-
-def supports_of_rows(game: dict[str, np.ndarray]) -> np.ndarray:
-    """What each row's slot stands on, from the game's played rows: a fall ends the game, so the
-    tiles standing before placement n are the slots played before it."""
-    played = [(int(n), str(slot)) for n, slot, kind in zip(game["placed"], game["slot"], game["kind"], strict=True)
-              if kind == "played"]
-    supports = []
-    for n, text in zip(game["placed"], game["slot"].astype(str), strict=True):
-        standing = {parse_slot(s) for placed, s in played if placed < n}
-        supports.append(support_of(standing, parse_slot(text)))
-    return np.array(supports)
-
-
-def parse_slot(text: str) -> Slot:
-    """A slot as str(Slot) writes it: W3N, C2."""
-    return Slot(int(text[1:])) if text[0] == "C" else Slot(int(text[1:-1]), Side[text[-1]])
-
-
-def sigma_mm(data: dict[str, np.ndarray]) -> np.ndarray:
-    """Each row's hand position sigma (mm)."""
-    hands, index = np.unique(data["hand"].astype(str), return_inverse=True)
-    return np.array([hand_noise(str(h))["noise_position_mm"] for h in hands])[index]
-
-
 Recalibration = Callable[[np.ndarray], np.ndarray]  # a monotone map of the curves' odds (tried, not shipped)
-
-
-Models = dict[str, Model]  # by support, as fall_odds.default_models()
 
 
 def predict(models: Models, margins: np.ndarray, sigmas: np.ndarray, tiles: np.ndarray, supports: np.ndarray,
@@ -362,35 +141,6 @@ def fit_curve_on(data: dict[str, np.ndarray]) -> Models:
     fell, sigmas = data["fell"].astype(float), sigma_mm(data)
     return {support: fit_curve(data["margins"][rows], fell[rows], sigmas[rows])
             for support, rows in ((support, data["support"] == support) for support in SUPPORTS)}
-
-
-def fit_hand_curve(margins: np.ndarray, aimed: np.ndarray, fell: np.ndarray, sigma: float) -> HandCurve:
-    """The response curve at one hand of least log loss of the estimator's odds (the mean over
-    sampled hands): midpoint, ln width, logit floor and logit spread, by Nelder-Mead."""
-
-    def curve_of(x: np.ndarray) -> FallResponse:
-        return FallResponse(float(x[0]), float(np.exp(x[1])), float(expit(x[2])), float(expit(x[3])))
-
-    def loss(x: np.ndarray) -> float:
-        return log_loss(curve_of(x)(margins, aimed).mean(axis=1), fell)
-
-    best = minimize(loss, np.array([0.1, np.log(0.2), -8.0, 0.0]), method="Nelder-Mead",
-                    options={"xatol": 1e-5, "fatol": 1e-10, "maxiter": 8000, "maxfev": 8000, "adaptive": True})
-    return HandCurve(sigma, curve_of(best.x))
-
-
-def fit_hand_curves_on(data: dict[str, np.ndarray]) -> Models:
-    """The shipped form (fall_odds.HandCurves) fitted on ``data``: for each support, a curve per hand,
-    each on its own rows."""
-    fell, sigmas, aimed = data["fell"].astype(float), sigma_mm(data), data["aimed_mm"] / 1000.0
-    models = {}
-    for support in SUPPORTS:
-        curves = []
-        for sigma in np.unique(sigmas):
-            rows = (data["support"] == support) & (sigmas == sigma)
-            curves.append(fit_hand_curve(data["margins"][rows], aimed[rows], fell[rows], float(sigma)))
-        models[support] = HandCurves(tuple(curves))
-    return models
 
 
 def check_forms(out: Path, folds: int = 4) -> None:
@@ -557,15 +307,6 @@ def extended_odds(x: np.ndarray, terms: tuple[str, ...], data: dict[str, np.ndar
     return (floor + (1.0 - 2.0 * floor) / (1.0 + np.exp(z))).mean(axis=1)
 
 
-def row_log_loss(odds: np.ndarray, fell: np.ndarray) -> np.ndarray:
-    p = np.clip(odds, 1e-9, 1 - 1e-9)
-    return -(fell * np.log(p) + (1 - fell) * np.log(1 - p))
-
-
-def log_loss(odds: np.ndarray, fell: np.ndarray) -> float:
-    return float(row_log_loss(odds, fell).mean())
-
-
 def fit_extended(data: dict[str, np.ndarray], terms: tuple[str, ...]) -> np.ndarray:
     """Least log loss parameters of the curve with ``terms``, started from the curve's own fit (so the
     extension fits its rows at least as well)."""
@@ -711,10 +452,6 @@ def calibration_table(odds: np.ndarray, fell: np.ndarray, games: np.ndarray) -> 
 def brier(odds: np.ndarray, fell: np.ndarray) -> tuple[float, float]:
     base = fell.mean()
     return float(((odds - fell) ** 2).mean()), float(((base - fell) ** 2).mean())
-
-
-def games_of(data: dict[str, np.ndarray]) -> set[tuple[str, str, int]]:
-    return set(zip(data["hand"].tolist(), data["table"].tolist(), data["seed"].tolist(), strict=True))
 
 
 def game_ids(data: dict[str, np.ndarray]) -> np.ndarray:
@@ -909,35 +646,13 @@ def hand_variants(out: Path, held: Path | None, folds: int = 4) -> None:
 
 
 def fit(out: Path) -> None:
-    data = load(out)
-    models = fit_hand_curves_on(data)
+    """Fit the curves on the games in ``out`` into the shipped asset (the package's fit), and show them."""
+    models, data = write_fit(out)
     path = asset_path("tower", "fall_odds.json")
-    doc = json.loads(path.read_text())
-    doc.update({"curves": {support: stored(model) for support, model in models.items()},
-                "draws": "stratified: the normal's quantiles, each axis in a seeded order (fall_odds.hand_draws)",
-                "fit_seeds": [int(data["seed"].min()), int(data["seed"].max())],
-                "fitted_on": f"{len(data['fell'])} referee verdicts of {len(games_of(data))} games, seeds "
-                             f"{data['seed'].min()}-{data['seed'].max()}, benchmarks/fall_odds.py --part play, "
-                             f"pisa3d {__version__} ({time.strftime('%Y-%m-%d')})"})
-    path.write_text(json.dumps(doc, indent=2) + "\n")
     for support, model in models.items():
         print(f"wrote {path}, {support} ({int((data['support'] == support).sum())} verdicts): {describe(model)}")
         print("\n".join(curve_table(model)))
     print("\nfalls by the statics margin of the pose the hand let go at:\n" + "\n".join(released_table(data)))
-
-
-def stored(model: Model) -> dict:
-    """One model as fall_odds.json stores it (fall_odds.model_of reads it)."""
-    if isinstance(model, HandCurves):
-        return {"hands": [{"sigma_mm": c.sigma_mm, "midpoint_mm": round(r.midpoint_mm, 4),
-                           "width_mm": round(r.width_mm, 4), "floor": float(f"{r.floor:.3g}"),
-                           "spread": round(r.spread, 4)} for c, r in ((c, c.response) for c in model.curves)]}
-    return {"midpoint_mm": round(model.midpoint_mm, 4), "midpoint_slope_mm": round(model.midpoint_slope_mm, 4),
-            "width_mm": round(model.width_mm, 4), "width_exponent": round(model.width_exponent, 4),
-            "floor": float(f"{model.floor:.3g}"), "reference_sigma_mm": model.reference_sigma_mm,
-            "sigma_range_mm": list(model.sigma_range_mm),
-            "midpoint_per_ten_tiles_mm": round(model.midpoint_per_ten_tiles_mm, 4),
-            "width_log_per_ten_tiles": round(model.width_log_per_ten_tiles, 4), "tiles_range": list(model.tiles_range)}
 
 
 def forty_eight_tile_position():
@@ -999,8 +714,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
     if args.part in ("play", "middle"):
-        play(args.out, dict(zip(TABLES, args.games, strict=True)), args.first_seed, args.hands, args.backwards,
-             args.middle_hands, args.part == "middle")
+        play_games(args.out, dict(zip(TABLES, args.games, strict=True)), args.first_seed, args.hands, args.backwards,
+                   args.middle_hands, args.part == "middle")
     elif args.part == "fit":
         fit(args.out)
     elif args.part == "recalibrate":

@@ -31,8 +31,8 @@ import mujoco
 import numpy as np
 from physics_engines import SCENES, flip_factor
 
-from pisa3d.games.tower.hand import apply_hand_noise, lowered_release
-from pisa3d.games.tower.windmill import build_windmill, windmill_layout, windmill_plan
+from pisa3d.games.tower.referee.hand import apply_hand_noise, lowered_release
+from pisa3d.games.tower.referee.windmill import build_windmill, windmill_layout, windmill_plan
 from pisa3d.physics import FallThresholds, PhysicsEngine, TileSpec, make_engine
 from pisa3d.physics.mujoco_backend import MujocoEngine, _states
 from pisa3d.physics.poses import apply_matrix, matrix_from_quaternion, quat_from_axis_angle, quat_multiply

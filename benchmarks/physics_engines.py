@@ -27,9 +27,9 @@ from rich.progress import track
 from pisa3d.core.agents import RandomAgent
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
-from pisa3d.games.tower.agents import CautiousAgent
-from pisa3d.games.tower.hand import apply_hand_noise, lowered_release
-from pisa3d.games.tower.windmill import build_windmill, windmill_layout, windmill_plan
+from pisa3d.games.tower.bots.agents import CautiousAgent
+from pisa3d.games.tower.referee.hand import apply_hand_noise, lowered_release
+from pisa3d.games.tower.referee.windmill import build_windmill, windmill_layout, windmill_plan
 from pisa3d.physics import FallThresholds, PhysicsEngine, TileSpec, Verdict, make_engine
 from pisa3d.physics.validation import (
     GAME_CLEARANCE,

@@ -22,7 +22,7 @@ from rich.progress import Progress
 
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
-from pisa3d.games.tower.options import proportional_noise
+from pisa3d.games.tower.rules.options import proportional_noise
 from pisa3d.physics.pybullet_backend import PyBulletEngine
 from pisa3d.physics.pybullet_params import PyBulletParams
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
-from pisa3d.games.tower.setup import build_setup
+from pisa3d.games.tower.rules.setup import build_setup
 
 GAME = get_game("tower")
 

@@ -31,9 +31,9 @@ from pisa3d.core.agent_specs import build_agent
 from pisa3d.core.errors import OptionsError
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
-from pisa3d.games.tower.agents import CautiousAgent, planning_state
-from pisa3d.games.tower.moves import PlaceMove
-from pisa3d.games.tower.options import proportional_noise
+from pisa3d.games.tower.bots.agents import CautiousAgent, planning_state
+from pisa3d.games.tower.rules.moves import PlaceMove
+from pisa3d.games.tower.rules.options import proportional_noise
 
 GAME = get_game("tower")
 GAME_FIELDS = ["table", "sigma_mm", "seed", "outcome", "placements", "floors", "placer_kind", "last_move",

@@ -24,8 +24,8 @@ import numpy as np
 import pybullet as pb
 
 from pisa3d.core.options import parse_option_assignments
-from pisa3d.games.tower.hand import apply_hand_noise, lowered_release
-from pisa3d.games.tower.windmill import build_windmill, windmill_layout, windmill_plan
+from pisa3d.games.tower.referee.hand import apply_hand_noise, lowered_release
+from pisa3d.games.tower.referee.windmill import build_windmill, windmill_layout, windmill_plan
 from pisa3d.physics import FallThresholds, TileSpec, lowest_point
 from pisa3d.physics.poses import rotate_vectors
 from pisa3d.physics.pybullet_backend import PyBulletEngine

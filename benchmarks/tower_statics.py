@@ -1,4 +1,4 @@
-"""The tower's statics judge (pisa3d/games/tower/statics.py): its cost, and how well its margin
+"""The tower's statics judge (pisa3d/games/tower/statics/statics.py): its cost, and how well its margin
 before release agrees with the simulation's verdict.
 
     python benchmarks/tower_statics.py --part cost               # judge a 48-tile tower (and the first version)
@@ -27,12 +27,12 @@ from scipy.stats import binomtest
 
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
-from pisa3d.games.tower.geometry import Side
-from pisa3d.games.tower.options import proportional_noise
-from pisa3d.games.tower.setup import build_setup
-from pisa3d.games.tower.statics import TowerStatics, clear_topology_cache
-from pisa3d.games.tower.structure import Slot
-from pisa3d.games.tower.tiles import Face
+from pisa3d.games.tower.rules.geometry import Side
+from pisa3d.games.tower.rules.options import proportional_noise
+from pisa3d.games.tower.rules.setup import build_setup
+from pisa3d.games.tower.rules.structure import Slot
+from pisa3d.games.tower.rules.tiles import Face
+from pisa3d.games.tower.statics.statics import TowerStatics, clear_topology_cache
 from pisa3d.physics.poses import quat_from_axis_angle, quat_multiply
 
 GAME = get_game("tower")

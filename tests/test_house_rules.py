@@ -85,7 +85,7 @@ def test_the_game_contract_knows_no_presentation() -> None:
 def test_the_import_check_sees_relative_imports() -> None:
     """The check above would pass vacuously if it missed ``from ..cli.common import x``."""
     names = _imports(PACKAGE / "viewer" / "live.py")
-    assert "pisa3d.core.seating.build_agents" in names and "pisa3d.games.tower.replay" in names
+    assert "pisa3d.core.seating.build_agents" in names and "pisa3d.games.tower.presentation.replay" in names
 
 
 def _module_graph(package: Path) -> dict[str, set[str]]:
@@ -129,11 +129,12 @@ def test_the_cycle_check_sees_imports_inside_functions_and_loops() -> None:
     """The check above would pass vacuously if it missed a lazy import or a loop of three."""
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"f"}, "f": {"e"}}
     assert _cycles(graph) == [["a", "b", "c"], ["e", "f"]]
-    names = _imports(PACKAGE / "games" / "tower" / "state.py", run_only=True)
-    assert "pisa3d.games.tower.views.public_view" in names  # imported inside a method
-    hinted = _imports(PACKAGE / "games" / "tower" / "views.py")
-    assert "pisa3d.games.tower.state" in hinted  # for type hints only:
-    assert "pisa3d.games.tower.state" not in _imports(PACKAGE / "games" / "tower" / "views.py", run_only=True)
+    names = _imports(PACKAGE / "games" / "tower" / "play" / "state.py", run_only=True)
+    assert "pisa3d.games.tower.play.views.public_view" in names  # imported inside a method
+    views = PACKAGE / "games" / "tower" / "play" / "views.py"
+    hinted = _imports(views)
+    assert "pisa3d.games.tower.play.state" in hinted  # for type hints only:
+    assert "pisa3d.games.tower.play.state" not in _imports(views, run_only=True)
 
 
 def test_the_live_viewer_loads_without_the_command_line() -> None:

@@ -9,7 +9,7 @@ import { OrbitControls, THREE } from "./three.bundle.js";
 // sRGB 0-255 to the linear values three.js shades with.
 export const srgbToLinear = (c) => { c /= 255; return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
 
-// Tile look, as pisa3d/games/tower/meshes.py draws it for the viewer and the replay page.
+// Tile look, as pisa3d/games/tower/presentation/meshes.py draws it for the viewer and the replay page.
 const FACE_RGB = { white: [236, 228, 210], black: [38, 34, 32] };
 const STROKE_RGB = { white: [160, 30, 30], black: [222, 178, 60] };
 const EDGE_RGB = [176, 132, 84];
@@ -187,7 +187,7 @@ export function create(stage, options) {
   };
   const frameBox = (lo, hi) => place(framingOf(lo, hi));
 
-  // --- following the box the page is given (Python's one framing rule, pisa3d.games.tower.framing)
+  // --- following the box the page is given (Python's one framing rule, pisa3d.games.tower.presentation.framing)
   // in one of two views: "tower", the whole box, or "top", its top floors from higher up and
   // closer (where the next tile goes); the camera eases to each new box. Turning, zooming or
   // panning by hand makes the view "free" until a view is chosen again (buttons, keys t / w,

@@ -15,7 +15,7 @@ from ..core.presentation import presenter_of
 from ..core.quiet import python_only_stdout
 from ..core.record import GameRecord
 from ..core.state import Move, State
-from ..games.tower.options import describe_hands
+from ..games.tower.rules.options import describe_hands
 from ..physics.contract import FALL_ANGLE_DEG, FALL_THICKNESSES
 from .common import OUTPUT_PANEL, option_files, parse_set_value, stop_match
 from .outputs import check_output_file

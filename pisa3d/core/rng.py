@@ -37,7 +37,7 @@ class Stream(IntEnum):
     APPEARANCE = 26
     """A dataset scene's random colours and light (placement index)."""
     FALL_ODDS_PREVIEW = 77
-    """benchmarks/fall_odds.py: which slot the referee previews, and its hand (placement number)."""
+    """pisa3d/games/tower/odds/collect.py: which slot the referee previews, and its hand (placement number)."""
     BENCHMARK_MOVES = 99
     """benchmarks/gimignano.py: the random moves of the rules-only games."""
 

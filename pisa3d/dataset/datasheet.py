@@ -15,7 +15,7 @@ LABELS = (
      "fall distance or turned more than the fall angle (RULES.md, docs/tower-physics.md) before it settled."),
     ("max_displacement_mm, max_rotation_deg, worst_tile", "From the same simulation: the largest move and "
      "turn of any tile, and which tile (placement order) moved most."),
-    ("static_margin_mm", "The statics judge (pisa3d/games/tower/statics.py) on the new tile at its release "
+    ("static_margin_mm", "The statics judge (pisa3d/games/tower/statics/statics.py) on the new tile at its release "
      "pose: the least margin of every tile group holding it, in mm; negative means statics says it falls; "
      "empty when statics has no answer."),
     ("target_margin_mm", "The same margin at the pose the player aimed for (no hand noise)."),
@@ -23,7 +23,7 @@ LABELS = (
      "pose: per tile (placement order, the new tile last) the least margin of any group holding it; per floor "
      "the margin of that floor's walls and everything above them (mm; empty where statics has no answer)."),
     ("fall_odds", "The chance that the new tile brings the tower down under the match's hand, from the "
-     "fall-odds estimator (pisa3d/games/tower/fall_odds.py, the in-game hints' figure): the statics margin "
+     "fall-odds estimator (pisa3d/games/tower/odds/fall_odds.py, the in-game hints' figure): the statics margin "
      "of `labels.fall_odds_samples` sampled hands through the response curve of its support (a wall on a "
      "wall, or any other tile) fitted to PyBullet, averaged. "
      "No simulation."),

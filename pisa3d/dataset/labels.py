@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from ..core.rng import Stream, make_rng
-from ..games.tower.fall_odds import DEFAULT_SEED, hand_sigmas, slot_margins, slot_odds
-from ..games.tower.moves import PlaceMove
-from ..games.tower.state import TowerState
-from ..games.tower.statics import TowerStatics
-from ..games.tower.units import MM_PER_M
+from ..games.tower.odds.fall_odds import DEFAULT_SEED, hand_sigmas, slot_margins, slot_odds
+from ..games.tower.play.state import TowerState
+from ..games.tower.rules.moves import PlaceMove
+from ..games.tower.rules.units import MM_PER_M
+from ..games.tower.statics.statics import TowerStatics
 from ..physics import resolve_engine_params, shared_engine
 from .spec import DatasetSettings
 

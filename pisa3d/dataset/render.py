@@ -17,7 +17,7 @@ import numpy as np
 from PIL import Image
 
 from ..core.quiet import import_pybullet_quietly
-from ..games.tower.units import MM_PER_M
+from ..games.tower.rules.units import MM_PER_M
 from ..physics import TileSpec
 from ..viewer.camera import framing_camera, tower_bounds
 from .spec import Cameras

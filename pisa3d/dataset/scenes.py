@@ -21,8 +21,8 @@ from ..experiments.agents import parse_agent
 from ..experiments.rows import game_row
 from ..experiments.tower import placement_kind
 from ..games import get_game
-from ..games.tower.moves import PlaceMove
-from ..games.tower.state import TowerState
+from ..games.tower.play.state import TowerState
+from ..games.tower.rules.moves import PlaceMove
 from .labels import scene_labels
 from .spec import DatasetSettings
 

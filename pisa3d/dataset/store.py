@@ -27,7 +27,7 @@ from ..experiments.batching import DATASET_BATCH_GAMES
 from ..experiments.run import Runner, RunSummary, run_experiment
 from ..experiments.storage import check_same_pisa3d, is_experiment_dir, load_stored_spec
 from ..games import get_game
-from ..games.tower.setup import build_setup
+from ..games.tower.rules.setup import build_setup
 from .reader import read_scenes
 from .render import Appearance, Matrices, SceneRenderer, depth_to_png, encode_png, random_appearance
 from .scenes import PlayedGame, Scene, play_scenes

@@ -76,7 +76,7 @@ def placement_kind(structure: Any, slot: Any) -> str:
 
 def placement_rows(trial: Mapping[str, Any], outcome: MatchOutcome) -> list[dict[str, Any]]:
     """One row per tower placement: where, what it stood on, the hand, the verdict."""
-    from ..games.tower.structure import Structure
+    from ..games.tower.rules.structure import Structure
 
     placements = outcome.final_state.structure.placements  # type: ignore[attr-defined]
     labels = [_label(a) for a in trial["seating"]]

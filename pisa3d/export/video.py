@@ -13,7 +13,7 @@ import numpy as np
 from ..core.errors import OptionsError, PisaError
 from ..core.files import written_aside
 from ..core.record import GameRecord
-from ..games.tower.replay import TowerReplay, load_tower_replay
+from ..games.tower.presentation.replay import TowerReplay, load_tower_replay
 from ..viewer.camera import OrbitCamera, eased, framing_camera, move_bounds
 from ..viewer.render import OffscreenRenderer, RendererChoice, draw_caption
 from ..viewer.tile_bodies import TileBodies, create_table

@@ -5,7 +5,7 @@ stay), above it fall (or slide). The tests check 0.95x / 1.05x (0.9x / 1.1x for 
 wall); ``benchmarks/tower_physics.py --only margins`` bisects how close to 1.0 each verdict stays right.
 Every scene runs on any engine of the contract (a fresh settle per release, the same thresholds
 for every engine). The noise-free windmill tower lives with the tower game
-(``pisa3d.games.tower.windmill``): its slots come from the game's own Layout.
+(``pisa3d.games.tower.referee.windmill``): its slots come from the game's own Layout.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Camera placement for the tower views: an orbit (target, distance, yaw, pitch) that frames the
 tower as each move shows it, and the PyBullet matrices for it. The box it frames comes from the
-one framing rule (``pisa3d.games.tower.framing``: the viewer, the video, the replay and live
+one framing rule (``pisa3d.games.tower.presentation.framing``: the viewer, the video, the replay and live
 pages), named here too for the views. PyBullet is imported when a matrix is first asked for, not
 with this module: a page that only frames a box never loads a physics engine."""
 
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.quiet import import_pybullet_quietly
-from ..games.tower.framing import Bounds, move_bounds, play_bounds, release_bounds, tower_bounds
+from ..games.tower.presentation.framing import Bounds, move_bounds, play_bounds, release_bounds, tower_bounds
 
 if TYPE_CHECKING:
     from types import ModuleType

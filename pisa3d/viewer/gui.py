@@ -18,7 +18,7 @@ from ..core.errors import PisaError
 from ..core.files import written_aside
 from ..core.quiet import import_pybullet_quietly
 from ..core.record import GameRecord
-from ..games.tower.replay import TowerReplay, load_tower_replay
+from ..games.tower.presentation.replay import TowerReplay, load_tower_replay
 from .camera import Bounds, OrbitCamera, framing_camera, move_bounds
 from .input import (
     Command,

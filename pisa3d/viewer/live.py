@@ -26,11 +26,11 @@ from ..core.seating import build_agents
 from ..core.state import Move
 from ..core.terminal import TerminalAgent
 from ..games import get_game
-from ..games.tower.agents import planning_state
-from ..games.tower.moves import PASS, PlaceMove
-from ..games.tower.replay import move_caption, move_trajectory, placed_slots, placed_tiles
-from ..games.tower.setup import build_setup
-from ..games.tower.tiles import TileSet
+from ..games.tower.bots.agents import planning_state
+from ..games.tower.presentation.replay import move_caption, move_trajectory, placed_slots, placed_tiles
+from ..games.tower.rules.moves import PASS, PlaceMove
+from ..games.tower.rules.setup import build_setup
+from ..games.tower.rules.tiles import TileSet
 from .camera import tower_bounds
 from .gui import FRAME_SECONDS, TowerWindow
 from .input import Command, Mode, PlacementCursor, apply_camera, apply_cursor

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.quiet import import_pybullet_quietly
-from ..games.tower.meshes import DECAL_THICKNESS, EDGE_RGBA, FACE_RGBA, face_decals
-from ..games.tower.tiles import Face, TileFaces
+from ..games.tower.presentation.meshes import DECAL_THICKNESS, EDGE_RGBA, FACE_RGBA, face_decals
+from ..games.tower.rules.tiles import Face, TileFaces
 
 import_pybullet_quietly()  # PyBullet prints its build banner from C at import: keep it off the terminal
 import pybullet as p  # noqa: E402

@@ -105,7 +105,7 @@ def test_the_library_refuses_what_the_command_line_does(record_files: dict[str, 
 def test_count_frames_is_the_plan_length(record_files: dict[str, Path]) -> None:
     from pisa3d.core.record import load_record
     from pisa3d.export.video import VideoSettings, count_frames, plan_frames
-    from pisa3d.games.tower.replay import load_tower_replay
+    from pisa3d.games.tower.presentation.replay import load_tower_replay
 
     replay = load_tower_replay(load_record(record_files["tower"]))
     for settings in (VideoSettings(), VideoSettings(fps=7, speed=0.37, hold_seconds=0.0),

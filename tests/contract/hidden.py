@@ -32,7 +32,7 @@ def swap_unrevealed_cards(state: State, player: int, rng: np.random.Generator) -
 
 def swap_unseen_stack_tiles(state: State, player: int, rng: np.random.Generator) -> set[int] | None:
     """Swap two tiles nobody has seen in the stack of an opponent of ``player``."""
-    from pisa3d.games.tower.state import TowerState
+    from pisa3d.games.tower.play.state import TowerState
 
     assert isinstance(state, TowerState)
     for seat in rng.permutation(state.num_players).tolist():

@@ -3,7 +3,7 @@
 The pages are static files, so a fact they need (a tile's colours, the hex geometry, the seat and
 suit colours) is written again in JS or CSS. Each copy sits under a name these tests read by a small
 regex, so a change on one side without the other fails here, naming the file and the name:
-- the tower's tile look (pisa3d/games/tower/meshes.py): tower_scene.js FACE_RGB, STROKE_RGB,
+- the tower's tile look (pisa3d/games/tower/presentation/meshes.py): tower_scene.js FACE_RGB, STROKE_RGB,
   EDGE_RGB, STROKE_WIDTH, DECAL_THICKNESS, DIRECTIONS; serve/tower.js FACE_FILL, STROKE_FILL;
   serve/tower.css's face swatches;
 - San Gimignano's seat colours (assets/gimignano/setup.json): FALLBACK_PLAYERS in
@@ -26,8 +26,8 @@ import pytest
 from pisa3d.games.cards.cards import SPEC
 from pisa3d.games.gimignano.hexgrid import corner_point, hex_centre, hexes_within, plot_centre, plot_polygon
 from pisa3d.games.gimignano.tiles import setup_table
-from pisa3d.games.tower import meshes
-from pisa3d.games.tower.tiles import Face
+from pisa3d.games.tower.presentation import meshes
+from pisa3d.games.tower.rules.tiles import Face
 from tests.playwright_chromium import chromium_page
 
 WEB = Path(__file__).resolve().parents[2] / "assets" / "web"
@@ -88,7 +88,8 @@ def _by_face(table: dict[Face, tuple[int, ...]]) -> dict[str, list[int]]:
 ], ids=["FACE_RGB", "STROKE_RGB", "EDGE_RGB", "STROKE_WIDTH", "DECAL_THICKNESS", "DIRECTIONS"])
 def test_the_3d_tile_looks_as_meshes_py_draws_it(const: str, python: Any) -> None:
     js = js_const("tower_scene.js", const)
-    assert js == python, f"assets/web/tower_scene.js: {const} is {js}, pisa3d/games/tower/meshes.py says {python}"
+    assert js == python, (f"assets/web/tower_scene.js: {const} is {js}, "
+                          f"pisa3d/games/tower/presentation/meshes.py says {python}")
 
 
 @pytest.mark.parametrize(("const", "python"), [("FACE_FILL", meshes.FACE_RGBA), ("STROKE_FILL", meshes.STROKE_RGBA)],
@@ -96,14 +97,14 @@ def test_the_3d_tile_looks_as_meshes_py_draws_it(const: str, python: Any) -> Non
 def test_the_play_panel_draws_faces_in_the_tiles_colours(const: str, python: dict[Face, tuple[int, ...]]) -> None:
     fills = js_const("serve/tower.js", const)
     assert {face: rgb_of(fill) for face, fill in fills.items()} == _by_face(python), (
-        f"assets/web/serve/tower.js: {const} {fills} differs from pisa3d/games/tower/meshes.py")
+        f"assets/web/serve/tower.js: {const} {fills} differs from pisa3d/games/tower/presentation/meshes.py")
 
 
 @pytest.mark.parametrize("face", list(Face), ids=lambda f: f.label)
 def test_the_face_swatches_are_the_tiles_colours(face: Face) -> None:
     selector = f".twr .swatch.{face.label}"
     assert rgb_of(css_colour("serve/tower.css", selector)) == list(meshes.FACE_RGBA[face][:3]), (
-        f"assets/web/serve/tower.css: `{selector}` differs from FACE_RGBA in pisa3d/games/tower/meshes.py")
+        f"assets/web/serve/tower.css: `{selector}` differs from FACE_RGBA in pisa3d/games/tower/presentation/meshes.py")
 
 
 # --- San Gimignano ------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from pisa3d.core import RandomAgent, play_match
 from pisa3d.core.record import GameRecord, digest_of, record_from_json
 from pisa3d.core.replay import check_record, verify_record
 from pisa3d.games import get_game
-from pisa3d.games.tower.state import TowerState
+from pisa3d.games.tower.play.state import TowerState
 from tests.export.records import play_record
 
 Tamper = Callable[[dict[str, Any]], None]

@@ -22,9 +22,9 @@ from pisa3d.experiments.runners import LocalRunner
 from pisa3d.experiments.spec import read_spec_file
 from pisa3d.experiments.storage import load_stored_spec
 from pisa3d.games import get_game
-from pisa3d.games.tower.fall_odds import fall_odds
-from pisa3d.games.tower.moves import PlaceMove
-from pisa3d.games.tower.statics import TowerStatics
+from pisa3d.games.tower.odds.fall_odds import fall_odds
+from pisa3d.games.tower.rules.moves import PlaceMove
+from pisa3d.games.tower.statics.statics import TowerStatics
 
 from .helpers import write_spec
 

@@ -13,7 +13,7 @@ from pisa3d.core.match import play_match
 from pisa3d.export.html import write_page
 from pisa3d.export.video import VideoSettings, export_video
 from pisa3d.games import get_game
-from pisa3d.games.tower.replay import load_tower_replay
+from pisa3d.games.tower.presentation.replay import load_tower_replay
 from pisa3d.viewer.gui import view_record
 from tests.playwright_chromium import chromium_page
 

@@ -14,7 +14,7 @@ import pytest
 from pisa3d.core.record import GameRecord, load_record
 from pisa3d.export.html import page_data
 from pisa3d.export.video import VideoSettings, caption_lines, plan_frames
-from pisa3d.games.tower.replay import load_tower_replay
+from pisa3d.games.tower.presentation.replay import load_tower_replay
 from pisa3d.physics.trajectory import Trajectory
 from pisa3d.viewer.gui import frame_for, move_durations
 from pisa3d.viewer.input import Playback, advance_playback
@@ -81,7 +81,7 @@ def test_the_fall_label_names_the_tile_that_moved_most(record_files: dict[str, P
 
 
 def test_the_viewer_docs_quote_the_fall_label_as_it_is_written() -> None:
-    from pisa3d.games.tower.narration import fall_label
+    from pisa3d.games.tower.presentation.narration import fall_label
 
     docs = " ".join((Path(__file__).parents[2] / "docs" / "viewer.md").read_text().split())
     label = fall_label({"worst_tile": 0, "max_displacement_mm": 17.8, "max_rotation_deg": 31.0}, [(47, "W3W")])

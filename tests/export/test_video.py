@@ -12,7 +12,7 @@ import pytest
 from pisa3d.core.errors import OptionsError, RecordError
 from pisa3d.core.record import GameRecord, load_record
 from pisa3d.export.video import VideoSettings, export_video, plan_frames
-from pisa3d.games.tower.replay import load_tower_replay
+from pisa3d.games.tower.presentation.replay import load_tower_replay
 
 
 @pytest.fixture

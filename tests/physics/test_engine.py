@@ -12,8 +12,8 @@ import pytest
 
 from pisa3d.assets import load_json_asset
 from pisa3d.core.errors import OptionsError, RecordError
-from pisa3d.games.tower.hand import apply_hand_noise
-from pisa3d.games.tower.windmill import windmill_layout, windmill_plan
+from pisa3d.games.tower.referee.hand import apply_hand_noise
+from pisa3d.games.tower.referee.windmill import windmill_layout, windmill_plan
 from pisa3d.physics import (
     FallThresholds,
     PhysicsEngine,

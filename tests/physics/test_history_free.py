@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pisa3d.games.tower.hand import apply_hand_noise
-from pisa3d.games.tower.windmill import windmill_layout, windmill_plan
+from pisa3d.games.tower.referee.hand import apply_hand_noise
+from pisa3d.games.tower.referee.windmill import windmill_layout, windmill_plan
 from pisa3d.physics import FallThresholds, TileSpec, Verdict, make_engine
 from pisa3d.physics.validation import GAME_CLEARANCE
 from tests.processes import outputs_of_fresh_processes

@@ -11,8 +11,8 @@ pytest.importorskip("mujoco")
 
 from pisa3d.assets import load_json_asset
 from pisa3d.core.errors import OptionsError
-from pisa3d.games.tower.hand import apply_hand_noise
-from pisa3d.games.tower.windmill import build_windmill, windmill_layout, windmill_plan
+from pisa3d.games.tower.referee.hand import apply_hand_noise
+from pisa3d.games.tower.referee.windmill import build_windmill, windmill_layout, windmill_plan
 from pisa3d.physics import FallThresholds, TileSpec, make_engine
 from pisa3d.physics.mujoco_backend import MujocoEngine
 from pisa3d.physics.mujoco_params import MujocoParams

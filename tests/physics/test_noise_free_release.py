@@ -13,7 +13,7 @@ import pytest
 
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
-from pisa3d.games.tower.hand import lowered_release
+from pisa3d.games.tower.referee.hand import lowered_release
 from pisa3d.physics import TileSpec, make_engine
 from pisa3d.physics.validation import GAME_CLEARANCE, GAME_DROP, WALL_ALONG_X, pose
 from tests.physics.engines import every_engine

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pisa3d.games.tower.windmill import build_windmill
+from pisa3d.games.tower.referee.windmill import build_windmill
 from pisa3d.physics import make_engine
 from tests.physics.engines import every_engine
 

@@ -23,8 +23,8 @@ from pisa3d.core.registry import get_game
 from pisa3d.core.replay import verify_record
 from pisa3d.games.gimignano.hexgrid import plot_polygon
 from pisa3d.games.gimignano.tiles import default_tileset
-from pisa3d.games.tower.meshes import tile_mesh
-from pisa3d.games.tower.tiles import tile_set_from_json
+from pisa3d.games.tower.presentation.meshes import tile_mesh
+from pisa3d.games.tower.rules.tiles import tile_set_from_json
 from tests.playwright_chromium import new_page
 
 from .helpers import RealServer, http_json

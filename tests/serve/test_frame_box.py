@@ -1,5 +1,5 @@
 """The live tower page frames by the server's box, worked out by the one framing rule of the
-replay page, the viewer and the video (pisa3d.games.tower.framing.move_bounds, reached by the
+replay page, the viewer and the video (pisa3d.games.tower.presentation.framing.move_bounds, reached by the
 server through the tower's declared ``live_framing`` part), widened to the ghost slots for the
 person choosing a placement; a restarted server frames as before."""
 
@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pisa3d.games.tower.framing import move_bounds, play_bounds
-from pisa3d.games.tower.replay import load_tower_replay
+from pisa3d.games.tower.presentation.framing import move_bounds, play_bounds
+from pisa3d.games.tower.presentation.replay import load_tower_replay
 from pisa3d.serve.store import MatchStore
 from tests.serve.helpers import create, next_state, served, token_of
 

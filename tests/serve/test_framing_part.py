@@ -97,7 +97,7 @@ def test_a_game_without_the_part_has_no_box_and_imports_nothing(toy: FramedGame)
 
 def test_only_the_tower_declares_a_framing_part_and_the_server_names_no_game() -> None:
     declared = {game_id: get_game(game_id).parts.live_framing for game_id in game_ids()}
-    assert declared["tower"] == "pisa3d.games.tower.framing"
+    assert declared["tower"] == "pisa3d.games.tower.presentation.framing"
     assert declared["cards"] is None and declared["gimignano"] is None
     tree = ast.parse(Path(framing.__file__).read_text())
     docs = {id(body[0].value) for node in ast.walk(tree) if isinstance(node, ast.Module | ast.FunctionDef)

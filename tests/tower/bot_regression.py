@@ -29,9 +29,9 @@ import numpy as np
 from pisa3d.core.errors import OptionsError
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
-from pisa3d.games.tower import state as tower_state
-from pisa3d.games.tower.agents import CarefulAgent, planning_state
-from pisa3d.games.tower.options import proportional_noise
+from pisa3d.games.tower.bots.agents import CarefulAgent, planning_state
+from pisa3d.games.tower.play import state as tower_state
+from pisa3d.games.tower.rules.options import proportional_noise
 
 GAME = get_game("tower")
 FIXTURE = Path(__file__).with_name("bot_regression.json")

@@ -24,8 +24,8 @@ from pisa3d.core.events import Event
 from pisa3d.core.match import play_match
 from pisa3d.core.record import GameRecord
 from pisa3d.games import get_game
-from pisa3d.games.tower.judges import RecordedJudge
-from pisa3d.games.tower.state import TowerState
+from pisa3d.games.tower.play.state import TowerState
+from pisa3d.games.tower.referee.judges import RecordedJudge
 
 GAME = get_game("tower")
 TABLE = Path(__file__).with_name("perft.json")

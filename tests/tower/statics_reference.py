@@ -1,4 +1,4 @@
-"""The statics judge exactly as it stood at commit e32b8e4 (pisa3d/games/tower/statics.py then), kept
+"""The statics judge exactly as it stood at commit e32b8e4 (pisa3d/games/tower/statics/statics.py then), kept
 as the oracle of tests/tower/test_statics_regression.py: the faster judge must give the same
 floats bit for bit, since stored margins and bot decisions may not change. Test code only; do not
 "improve" it. One change since: its two matrix products of 0/1 membership rows with the tiles'
@@ -38,9 +38,9 @@ from functools import cache
 
 import numpy as np
 
-from pisa3d.games.tower.geometry import Side
-from pisa3d.games.tower.statics import member_sums
-from pisa3d.games.tower.structure import Slot
+from pisa3d.games.tower.rules.geometry import Side
+from pisa3d.games.tower.rules.structure import Slot
+from pisa3d.games.tower.statics.statics import member_sums
 
 _SIDES = tuple(Side)
 

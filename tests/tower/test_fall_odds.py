@@ -15,7 +15,9 @@ import pytest
 from pisa3d.core.errors import OptionsError
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
-from pisa3d.games.tower.fall_odds import (
+from pisa3d.games.tower.odds import collect
+from pisa3d.games.tower.odds import fit as odds_fit
+from pisa3d.games.tower.odds.fall_odds import (
     DEFAULT_SAMPLES,
     DEFAULT_SEED,
     SUPPORTS,
@@ -30,11 +32,12 @@ from pisa3d.games.tower.fall_odds import (
     model_of,
     sampled_poses,
     slot_margins,
+    support_of,
 )
-from pisa3d.games.tower.hand import apply_hand_noise
-from pisa3d.games.tower.moves import PlaceMove
-from pisa3d.games.tower.options import hand_noise
-from pisa3d.games.tower.units import MM_PER_M
+from pisa3d.games.tower.referee.hand import apply_hand_noise
+from pisa3d.games.tower.rules.moves import PlaceMove
+from pisa3d.games.tower.rules.options import hand_noise
+from pisa3d.games.tower.rules.units import MM_PER_M
 from tests.tower.tile_sets import uniform_tile_set
 
 GAME = get_game("tower")
@@ -127,7 +130,7 @@ def test_the_four_walls_of_a_floor_of_a_square_tower_get_the_same_odds(tmp_path)
 CHILD = """
 import json, numpy as np
 from pisa3d.games import get_game
-from pisa3d.games.tower.fall_odds import fall_odds
+from pisa3d.games.tower.odds.fall_odds import fall_odds
 game = get_game("tower")
 state, _ = game.new_game(4, 3, {"record_trajectories": False})
 bot = game.agents["careful"](0, state.options)
@@ -190,7 +193,7 @@ def test_the_calibration_benchmark_scores_the_odds_the_game_gives():
         aimed, sampled = slot_margins(state, slots, hand_sigmas(state, hand), DEFAULT_SAMPLES, DEFAULT_SEED)
         sigma = hand_sigmas(state, hand)[0] * MM_PER_M
         standing = {p.slot for p in state.placements}
-        supports = np.array([bench.support_of(standing, s) for s in slots])
+        supports = np.array([support_of(standing, s) for s in slots])
         assert set(supports) == set(SUPPORTS)  # this position has slots of both curves
         predicted = bench.predict(default_models(), sampled, np.full(len(slots), sigma),
                                   np.full(len(slots), len(state.placements)), supports, aimed=aimed)
@@ -200,7 +203,7 @@ def test_the_calibration_benchmark_scores_the_odds_the_game_gives():
 def test_a_curve_with_size_terms_is_evaluated_at_the_tower_s_size(tmp_path, monkeypatch):
     """The shipped curves have no size terms (the fits found none worth it); a law in sigma that has
     them, as benchmarks/fall_odds.py fits them (--part extensions), is evaluated at the tiles standing."""
-    import pisa3d.games.tower.fall_odds as estimator
+    import pisa3d.games.tower.odds.fall_odds as estimator
 
     # The size model the four-fold check tried (benchmarks/fall_odds.py --part extensions) on the
     # law in sigma shipped before the curves per hand (pisa3d 0.4.1's "other" curve).
@@ -237,7 +240,7 @@ def test_the_benchmark_fits_the_form_the_estimator_evaluates(tmp_path):
         _, sampled = slot_margins(state, slots, hand_sigmas(state, hand), DEFAULT_SAMPLES, DEFAULT_SEED)
         rows["hand"] += [hand] * len(slots)
         rows["slot"] += [str(s) for s in slots]
-        rows["support"] += [bench.support_of(standing, s) for s in slots]
+        rows["support"] += [support_of(standing, s) for s in slots]
         rows["placed"] += [tiles] * len(slots)
         rows["margins"] += list(sampled)
     data = {k: np.array(v) for k, v in rows.items()}
@@ -266,7 +269,7 @@ def test_a_wall_on_a_wall_goes_through_its_own_curve_and_every_other_tile_throug
     """A wall standing on the 4 mm top edge of the wall below gets the wall-on-wall curve; a ceiling,
     and a wall on a ceiling or the table, the other (here: one curve says every tile falls, the other
     that none does, so each slot's odds show which it went through)."""
-    import pisa3d.games.tower.fall_odds as estimator
+    import pisa3d.games.tower.odds.fall_odds as estimator
 
     always, never = (HandCurves((HandCurve(0.5, FallResponse(m, 0.2, 0.0, 0.5)),)) for m in (1e3, -1e3))
     monkeypatch.setattr(estimator, "default_models", lambda: {"wall_on_wall": always, "other": never})
@@ -278,14 +281,13 @@ def test_a_wall_on_a_wall_goes_through_its_own_curve_and_every_other_tile_throug
         "other", "other", "wall_on_wall"]
 
 
-def test_the_benchmark_reads_each_row_s_support_from_the_slots_played_before_it():
-    bench = calibration_benchmark()
+def test_the_rows_read_each_row_s_support_from_the_slots_played_before_it():
     played = ["W0N", "W0E", "W0S", "W0W", "C0"]
     game = {"placed": np.array([0, 1, 2, 3, 4, 4, 5, 5]), "kind": np.array(["played"] * 4 + ["preview", "played",
                                                                                             "preview", "preview"]),
             "slot": np.array([*played[:4], "W1N", "C0", "W1N", "C1"])}
     # W1N before the ceiling of floor 0 stands on W0N; after it, on the ceiling.
-    assert bench.supports_of_rows(game).tolist() == ["other"] * 4 + ["wall_on_wall", "other", "other", "other"]
+    assert collect.supports_of_rows(game).tolist() == ["other"] * 4 + ["wall_on_wall", "other", "other", "other"]
 
 
 def test_the_benchmark_counts_falls_by_released_margin_for_each_support_and_hand():
@@ -306,8 +308,8 @@ def test_the_middle_pass_replays_the_same_game_and_judges_only_its_middle_slots(
     and judges every slot whose shipped odds lie in MIDDLE_PASS with the hands asked for, drawn from
     a stream of its own (not the first pass's verdicts again)."""
     bench = calibration_benchmark()
-    first = bench.play_game("casual", "random", 103, middle_hands=2)  # a short game with a 20-97% slot
-    middle = bench.play_middle_game("casual", "random", 103, hands=3)
+    first = collect.play_game("casual", "random", 103, middle_hands=2)  # a short game with a 20-97% slot
+    middle = collect.play_middle_game("casual", "random", 103, hands=3)
     assert middle["fell"] and len(middle["fell"]) % 3 == 0
     margins = {(n, s): m for n, s, m in zip(first["placed"], first["slot"], first["margins"], strict=True)}
     seen = [(n, s) for n, s in zip(middle["placed"], middle["slot"], strict=True) if (n, s) in margins]
@@ -318,20 +320,19 @@ def test_the_middle_pass_replays_the_same_game_and_judges_only_its_middle_slots(
     odds = bench.predict(default_models(), np.array(middle["margins"]), np.full(len(middle["fell"]), 1.0),
                          np.array(middle["placed"]), np.array(middle["support"]),
                          aimed=np.array(middle["aimed_mm"]) / 1000)
-    assert ((odds >= bench.MIDDLE_PASS[0]) & (odds < bench.MIDDLE_PASS[1])).all()
+    assert ((odds >= collect.MIDDLE_PASS[0]) & (odds < collect.MIDDLE_PASS[1])).all()
     assert set(middle["kind"]) == {"middle"} and set(middle["rule"]) == {"middle-3"}
 
 
-def test_the_benchmark_reads_a_directory_holding_a_middle_pass_that_stored_no_rows(tmp_path):
-    """A game with no slot of 20-97% stores an empty middle pass, as ``play`` writes it: the rows of
+def test_the_rows_load_from_a_directory_holding_a_middle_pass_that_stored_no_rows(tmp_path):
+    """A game with no slot of 20-97% stores an empty middle pass, as ``play_games`` writes it: the rows of
     the other games load without it (its empty arrays lack the margins' second axis)."""
-    bench = calibration_benchmark()
-    first = bench.play_game("casual", "random", 103)
+    first = collect.play_game("casual", "random", 103)
     empty = {k: [] for k in ("hand", "table", "seed", "placed", "kind", "slot", "fell", "margins", "aimed_mm",
                              "released_mm", "rule", "support")}
     for name, rows in (("casual-random-103.npz", first), ("casual-random-104-middle.npz", empty)):
         np.savez(tmp_path / name, **{k: np.array(v) for k, v in rows.items()})
-    data = bench.load(tmp_path)
+    data = collect.load(tmp_path)
     assert len(data["fell"]) == len(first["fell"]) and data["margins"].shape == (len(first["fell"]), DEFAULT_SAMPLES)
 
 
@@ -388,21 +389,20 @@ def test_the_spread_scales_the_sampled_hand_s_change_of_the_margin_about_the_aim
         FallResponse(0.1, 0.2, 0.001, 0.5)(sampled)
 
 
-def test_the_benchmark_fits_a_known_curve_per_hand_and_stores_what_the_estimator_reads():
-    bench = calibration_benchmark()
+def test_the_fit_finds_a_known_curve_per_hand_and_stores_what_the_estimator_reads():
     rng = np.random.default_rng(7)
     truth = FallResponse(0.2, 0.15, 0.01, 0.3)
     aimed = rng.uniform(-0.0015, 0.0025, 6000)
     sampled = aimed[:, None] + rng.normal(0.0, 0.0006, (6000, DEFAULT_SAMPLES))
     fell = (rng.random(6000) < truth(sampled, aimed).mean(axis=1)).astype(float)
-    fitted = bench.fit_hand_curve(sampled, aimed, fell, 0.5)
+    fitted = odds_fit.fit_hand_curve(sampled, aimed, fell, 0.5)
     assert fitted.sigma_mm == 0.5
     curve = fitted.response
     assert curve.midpoint_mm == pytest.approx(0.2, abs=0.08) and curve.spread == pytest.approx(0.3, abs=0.15)
     assert curve.width_mm == pytest.approx(0.15, abs=0.1) and curve.floor == pytest.approx(0.01, abs=0.01)
-    # What --part fit stores, fall_odds.json's reader gives back (rounded to the stored digits).
+    # What the fit stores, fall_odds.json's reader gives back (rounded to the stored digits).
     model = HandCurves((fitted,))
-    back = model_of(bench.stored(model))
+    back = model_of(odds_fit.stored(model))
     assert np.allclose(back.at(0.5, 0)(sampled, aimed), model.at(0.5, 0)(sampled, aimed), atol=1e-3)
 
 

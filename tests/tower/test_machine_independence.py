@@ -25,7 +25,7 @@ import hashlib, json, sys
 import numpy as np
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
-from pisa3d.games.tower.options import proportional_noise
+from pisa3d.games.tower.rules.options import proportional_noise
 a, b = np.random.default_rng(0).normal(size=(2, 16, 16))
 print("blas", hashlib.sha256((a @ b).tobytes()).hexdigest())  # shows whether the kernel rounds otherwise
 g = get_game("tower")

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from pisa3d.cli import app
 from pisa3d.core.errors import OptionsError
-from pisa3d.games.tower.agents import CarefulAgent, CautiousAgent, SafestAgent, SpoilerAgent
-from pisa3d.games.tower.options import named_hands
-from pisa3d.games.tower.planning import PLANNER, PLANNER_RANGES, StaticsPlanner
+from pisa3d.games.tower.bots.agents import CarefulAgent, CautiousAgent, SafestAgent, SpoilerAgent
+from pisa3d.games.tower.bots.planning import PLANNER, PLANNER_RANGES, StaticsPlanner
+from pisa3d.games.tower.rules.options import named_hands
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,7 +26,7 @@ def test_the_mm_to_m_factor_is_written_once() -> None:
               for path in sorted((ROOT / "pisa3d" / folder).rglob("*.py")) if path.name != "units.py"
               for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
               if literal.search(line.split("#")[0])]
-    assert not copies, f"write MM_PER_M (games/tower/units.py), not 1000: {copies}"
+    assert not copies, f"write MM_PER_M (games/tower/rules/units.py), not 1000: {copies}"
 
 
 @pytest.mark.parametrize("agent", [CarefulAgent, SafestAgent, CautiousAgent, SpoilerAgent])

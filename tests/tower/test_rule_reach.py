@@ -6,8 +6,8 @@ import pytest
 
 from pisa3d.core.errors import OptionsError
 from pisa3d.core.registry import get_game
-from pisa3d.games.tower.rule_reach import most_tiles_before_dead_end
-from pisa3d.games.tower.structure import RuleParams
+from pisa3d.games.tower.rules.rule_reach import most_tiles_before_dead_end
+from pisa3d.games.tower.rules.structure import RuleParams
 
 
 @pytest.mark.parametrize(("values", "needle"), [

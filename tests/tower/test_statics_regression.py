@@ -10,9 +10,9 @@ import json
 import numpy as np
 import pytest
 
-from pisa3d.games.tower.statics import TowerStatics, placement_margin
-from pisa3d.games.tower.structure import Placement, Structure
-from pisa3d.games.tower.tiles import Face
+from pisa3d.games.tower.rules.structure import Placement, Structure
+from pisa3d.games.tower.rules.tiles import Face
+from pisa3d.games.tower.statics.statics import TowerStatics, placement_margin
 from pisa3d.physics.poses import quat_from_axis_angle, quat_multiply
 from tests.tower import statics_reference as reference
 from tests.tower.bot_regression import FAST_CASES, FIXTURE, SLOW_CASES, play

@@ -7,8 +7,8 @@ import pytest
 
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
-from pisa3d.games.tower.agents import CarefulAgent, CautiousAgent, SpoilerAgent, TriedPlacement
-from pisa3d.games.tower.moves import PASS, PlaceMove
+from pisa3d.games.tower.bots.agents import CarefulAgent, CautiousAgent, SpoilerAgent, TriedPlacement
+from pisa3d.games.tower.rules.moves import PASS, PlaceMove
 from tests.tower.outcomes import told_outcome
 from tests.tower.tile_sets import uniform_tile_set
 

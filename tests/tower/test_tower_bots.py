@@ -12,9 +12,9 @@ from pisa3d.core.agent_specs import build_agent
 from pisa3d.core.errors import OptionsError
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
-from pisa3d.games.tower.agents import CarefulAgent, CautiousAgent, SpoilerAgent
-from pisa3d.games.tower.planning import StaticsPlanner
-from pisa3d.games.tower.state import TowerState
+from pisa3d.games.tower.bots.agents import CarefulAgent, CautiousAgent, SpoilerAgent
+from pisa3d.games.tower.bots.planning import StaticsPlanner
+from pisa3d.games.tower.play.state import TowerState
 from tests.processes import outputs_of_fresh_processes
 from tests.tower.tile_sets import uniform_tile_set
 

@@ -12,8 +12,8 @@ from pisa3d.core.errors import IllegalMoveError, OptionsError
 from pisa3d.core.match import play_match
 from pisa3d.core.presentation import presenter_of
 from pisa3d.games import get_game
-from pisa3d.games.tower.moves import PASS, PlaceMove
-from pisa3d.games.tower.options import proportional_noise
+from pisa3d.games.tower.rules.moves import PASS, PlaceMove
+from pisa3d.games.tower.rules.options import proportional_noise
 from tests.tower.outcomes import told_outcome
 from tests.tower.tile_sets import uniform_tile_set
 

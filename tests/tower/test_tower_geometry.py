@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from pisa3d.core.errors import OptionsError
-from pisa3d.games.tower.geometry import (
+from pisa3d.games.tower.rules.geometry import (
     BOTTOM,
     LEFT,
     RIGHT,
@@ -19,7 +19,7 @@ from pisa3d.games.tower.geometry import (
     load_layout,
     visible_bits,
 )
-from pisa3d.games.tower.tiles import Face, face_of_seat, load_tile_set
+from pisa3d.games.tower.rules.tiles import Face, face_of_seat, load_tile_set
 from pisa3d.physics.poses import matrix_from_quaternion
 
 A, T = 0.06, 0.004

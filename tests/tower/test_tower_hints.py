@@ -10,9 +10,9 @@ import pytest
 from pisa3d.core.presentation import presenter_of
 from pisa3d.core.terminal import TerminalAgent
 from pisa3d.games import get_game
-from pisa3d.games.tower.fall_odds import fall_odds
-from pisa3d.games.tower.hints import percent, statics_hints
-from pisa3d.games.tower.planning import StaticsPlanner
+from pisa3d.games.tower.bots.planning import StaticsPlanner
+from pisa3d.games.tower.odds.fall_odds import fall_odds
+from pisa3d.games.tower.presentation.hints import percent, statics_hints
 from tests.tower.tile_sets import uniform_tile_set
 
 GAME = get_game("tower")

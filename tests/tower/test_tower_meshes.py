@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import trimesh
 
-from pisa3d.games.tower.geometry import Side, load_layout
-from pisa3d.games.tower.meshes import export_tower, face_decals, pose_matrix, tile_mesh, tower_scene
-from pisa3d.games.tower.tiles import Face, TileFaces
+from pisa3d.games.tower.presentation.meshes import export_tower, face_decals, pose_matrix, tile_mesh, tower_scene
+from pisa3d.games.tower.rules.geometry import Side, load_layout
+from pisa3d.games.tower.rules.tiles import Face, TileFaces
 
 A, T = 0.06, 0.004
 LAYOUT = load_layout("windmill", A, T)

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from pisa3d.games.tower.geometry import Side
-from pisa3d.games.tower.moves import PASS, PlaceMove, max_floors
-from pisa3d.games.tower.state import TowerState
-from pisa3d.games.tower.structure import Slot
+from pisa3d.games.tower.play.state import TowerState
+from pisa3d.games.tower.rules.geometry import Side
+from pisa3d.games.tower.rules.moves import PASS, PlaceMove, max_floors
+from pisa3d.games.tower.rules.structure import Slot
 from tests.tower.perft import DEPTH, TABLE, counts, position
 
 ENTRIES: list[dict[str, Any]] = json.loads(TABLE.read_text(encoding="utf-8"))["positions"]

@@ -12,7 +12,7 @@ import pytest
 
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
-from pisa3d.games.tower.moves import PlaceMove
+from pisa3d.games.tower.rules.moves import PlaceMove
 from pisa3d.physics import close_shared_engines
 from pisa3d.physics.engines import POOL_SIZE
 from pisa3d.physics.pybullet_backend import PyBulletEngine

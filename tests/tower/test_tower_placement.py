@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pisa3d.games.tower.geometry import Side, load_layout
-from pisa3d.games.tower.hand import lowered_release
-from pisa3d.games.tower.placement import carried_pose, ceiling_target
-from pisa3d.games.tower.tiles import Face
-from pisa3d.games.tower.windmill import windmill_layout, windmill_plan
+from pisa3d.games.tower.referee.hand import lowered_release
+from pisa3d.games.tower.referee.windmill import windmill_layout, windmill_plan
+from pisa3d.games.tower.rules.geometry import Side, load_layout
+from pisa3d.games.tower.rules.tiles import Face
+from pisa3d.games.tower.statics.placement import carried_pose, ceiling_target
 from pisa3d.physics import FallThresholds, lowest_point, make_engine
 from pisa3d.physics.poses import matrix_from_quaternion, quaternion_from_matrix
 

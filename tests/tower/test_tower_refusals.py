@@ -1,14 +1,14 @@
-"""The tower's refusals (pisa3d/games/tower/refusals.py): a legal move has none, the rest name
+"""The tower's refusals (pisa3d/games/tower/play/refusals.py): a legal move has none, the rest name
 their rule and where the tile fits, asking changes nothing and runs no physics, and identical
 turns of a symmetric tile are told once. The terminal's side is in tests/core/test_terminal.py."""
 
 from __future__ import annotations
 
 from pisa3d.games import get_game
-from pisa3d.games.tower.geometry import Side
-from pisa3d.games.tower.moves import PASS, PlaceMove
-from pisa3d.games.tower.refusals import distinct_turns, why_no_fit
-from pisa3d.games.tower.structure import Slot
+from pisa3d.games.tower.play.refusals import distinct_turns, why_no_fit
+from pisa3d.games.tower.rules.geometry import Side
+from pisa3d.games.tower.rules.moves import PASS, PlaceMove
+from pisa3d.games.tower.rules.structure import Slot
 
 
 def _forced_pass_state():

@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pisa3d.core.errors import IllegalMoveError
-from pisa3d.games.tower.geometry import BOTTOM, LEFT, RIGHT, TOP, Side
-from pisa3d.games.tower.moves import (
+from pisa3d.games.tower.rules.geometry import BOTTOM, LEFT, RIGHT, TOP, Side
+from pisa3d.games.tower.rules.moves import (
     PASS,
     PlaceMove,
     action_id,
@@ -17,8 +17,8 @@ from pisa3d.games.tower.moves import (
     num_actions,
     parse_move,
 )
-from pisa3d.games.tower.structure import Placement, RuleParams, Slot, Structure
-from pisa3d.games.tower.tiles import Face
+from pisa3d.games.tower.rules.structure import Placement, RuleParams, Slot, Structure
+from pisa3d.games.tower.rules.tiles import Face
 
 RULES = RuleParams()
 STROKED = (1, 1, 1, 1)

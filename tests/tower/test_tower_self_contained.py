@@ -107,7 +107,7 @@ def test_tile_set_contents_out_of_range_name_the_field_and_the_range(tmp_path) -
 
 
 def test_fall_thresholds_scale_with_the_tile() -> None:
-    from pisa3d.games.tower.setup import build_setup
+    from pisa3d.games.tower.rules.setup import build_setup
 
     small = build_setup(GAME.options({}))
     big = build_setup(GAME.options({"tile_side_mm": 180.0, "tile_thickness_mm": 12.0}))

@@ -8,11 +8,11 @@ import pytest
 from scipy.spatial import ConvexHull
 
 from pisa3d.games import get_game
-from pisa3d.games.tower.geometry import Side
-from pisa3d.games.tower.setup import build_setup
-from pisa3d.games.tower.statics import TowerStatics, convex_hulls, hull_margins
-from pisa3d.games.tower.structure import Placement, Slot, Structure
-from pisa3d.games.tower.tiles import Face
+from pisa3d.games.tower.rules.geometry import Side
+from pisa3d.games.tower.rules.setup import build_setup
+from pisa3d.games.tower.rules.structure import Placement, Slot, Structure
+from pisa3d.games.tower.rules.tiles import Face
+from pisa3d.games.tower.statics.statics import TowerStatics, convex_hulls, hull_margins
 from pisa3d.physics.poses import quat_from_axis_angle, quat_multiply
 from tests.tower.tile_sets import uniform_tile_set
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pisa3d.games.tower.windmill import build_windmill, windmill_layout, windmill_plan
+from pisa3d.games.tower.referee.windmill import build_windmill, windmill_layout, windmill_plan
 from pisa3d.physics import TileSpec, make_engine
 from pisa3d.physics.poses import box_corners, rotate_vectors
 

@@ -9,7 +9,7 @@ import numpy as np
 from pisa3d.core.match import play_match
 from pisa3d.core.record import GameRecord
 from pisa3d.games import get_game
-from pisa3d.games.tower.replay import TowerReplay
+from pisa3d.games.tower.presentation.replay import TowerReplay
 from pisa3d.viewer.camera import tower_bounds
 
 GAME = get_game("tower")

@@ -8,7 +8,7 @@ import numpy as np
 
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
-from pisa3d.games.tower.replay import load_tower_replay
+from pisa3d.games.tower.presentation.replay import load_tower_replay
 from pisa3d.viewer.camera import move_bounds, play_bounds, tower_bounds
 from pisa3d.web.messages import record_positions
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from pisa3d.export.video import VideoSettings, move_cameras, plan_frames
-from pisa3d.games.tower.replay import load_tower_replay
+from pisa3d.games.tower.presentation.replay import load_tower_replay
 from pisa3d.viewer.camera import framing_camera, move_bounds
 from tests.viewer.framing import (
     look_at,

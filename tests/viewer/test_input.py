@@ -6,7 +6,7 @@ import pybullet as p
 import pytest
 
 from pisa3d.games import get_game
-from pisa3d.games.tower.moves import PlaceMove
+from pisa3d.games.tower.rules.moves import PlaceMove
 from pisa3d.viewer.camera import OrbitCamera
 from pisa3d.viewer.input import (
     ESCAPE,

@@ -119,7 +119,7 @@ export default function towerRenderer(container, ctx) {
   }
 
   // The camera follows the box the server sends, worked out by the one framing rule of the
-  // replay page, the viewer and the video (pisa3d.games.tower.framing): a release is framed as the
+  // replay page, the viewer and the video (pisa3d.games.tower.presentation.framing): a release is framed as the
   // replay frames that move, a state as well, widened to every ghost's slot for the person
   // placing. The page has no framing rule of its own.
   function frame(box) {

@@ -15,14 +15,14 @@ from ...core.observation import ObservationLayout
 from ...core.options import GameOptions
 from ...core.rng import Stream, make_rng
 from ...core.state import Move, State, View
-from . import moves as notation
-from .agents import AGENTS
-from .judges import EngineJudge
-from .observation import DISPLACEMENT_CLIP
-from .observation import layout as observation_layout
-from .options import TowerOptions
-from .setup import build_setup
-from .state import TowerState
+from .bots.agents import AGENTS
+from .play.observation import DISPLACEMENT_CLIP
+from .play.observation import layout as observation_layout
+from .play.state import TowerState
+from .referee.judges import EngineJudge
+from .rules import moves as notation
+from .rules.options import TowerOptions
+from .rules.setup import build_setup
 
 PORTABLE_SINCE = "0.2.0"
 """The first pisa3d whose tower games do not depend on the CPU (no BLAS in the game's maths,
@@ -56,13 +56,13 @@ class TowerGame(Game):
     # breaks the rules is the rules' penalty (RULES.md section 1), not a refusal.
     contract: ClassVar[GameContract] = GameContract(chance="sampled", information="imperfect",
                                                     default_agent="random", illegal_attempts="penalised")
-    parts: ClassVar[GameParts] = GameParts(presenter="pisa3d.games.tower.presenter:TowerPresenter",
-                                           replay_notice="pisa3d.games.tower.replay:replay_notice",
+    parts: ClassVar[GameParts] = GameParts(presenter="pisa3d.games.tower.presentation.presenter:TowerPresenter",
+                                           replay_notice="pisa3d.games.tower.presentation.replay:replay_notice",
                                            cli_extras="pisa3d.cli.play_tower",
                                            detail_rows="pisa3d.experiments.tower:placement_rows",
                                            row_figures="pisa3d.experiments.tower:row_figures",
                                            report="pisa3d.experiments.tower",
-                                           live_framing="pisa3d.games.tower.framing")
+                                           live_framing="pisa3d.games.tower.presentation.framing")
 
     def record_options(self, header: Mapping[str, Any]) -> dict[str, Any]:
         options = super().record_options(header)
@@ -150,7 +150,7 @@ class TowerGame(Game):
         return AGENTS
 
     def sample_state(self, view: View, player: int, rng: np.random.Generator) -> State:
-        """Everything is on the table except the order of the other stacks: see tower/views.py."""
-        from .sampling import sample_state
+        """Everything is on the table except the order of the other stacks: see play/views.py."""
+        from .play.sampling import sample_state
 
         return sample_state(view, player, rng)

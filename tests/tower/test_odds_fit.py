@@ -1,0 +1,78 @@
+"""The fit of the fall odds' curves (pisa3d/games/tower/odds/fit.py), moved out of the benchmark:
+it is deterministic on a fixed sample, writes what the estimator reads, and the shipped curves
+(assets/tower/fall_odds.json) read and write back as they are stored. The rows the shipped curves
+were fitted on are not in the repository (hours of referee games), so they are not refitted here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from pisa3d.assets import asset_path
+from pisa3d.games.tower.odds.collect import load
+from pisa3d.games.tower.odds.fall_odds import SUPPORTS, FallResponse, HandCurves, default_models, models_of
+from pisa3d.games.tower.odds.fit import fit_hand_curves_on, fitted_doc, stored, write_fit
+from pisa3d.games.tower.rules.options import hand_noise
+from pisa3d.games.tower.rules.units import MM_PER_M
+
+SAMPLES = 8  # sampled hands per row: few, the fit does not depend on how many
+
+
+def write_rows(folder: Path) -> None:
+    """A small fixed sample in the rows' format (one .npz per game, as collect.play_games writes
+    them): two hands, both supports, verdicts drawn from a known curve per support with a seeded
+    generator."""
+    rng = np.random.default_rng(40)
+    truth = {"wall_on_wall": FallResponse(0.0, 0.5, 0.003, 1.0), "other": FallResponse(0.2, 0.3, 0.002, 0.5)}
+    for seed, hand in enumerate(("steady", "casual")):
+        rows = 600
+        sigma = hand_noise(hand)["noise_position_mm"] / MM_PER_M
+        aimed = rng.uniform(-0.0015, 0.0025, rows)
+        margins = aimed[:, None] + rng.normal(0.0, sigma, (rows, SAMPLES))
+        support = np.array([SUPPORTS[k % 2] for k in range(rows)])
+        odds = np.array([truth[s](m[None], a[None])[0].mean() for s, m, a in zip(support, margins, aimed, strict=True)])
+        np.savez(folder / f"{hand}-random-{seed}.npz", hand=np.full(rows, hand), table=np.full(rows, "random"),
+                 seed=np.full(rows, seed), fell=rng.random(rows) < odds, margins=margins,
+                 aimed_mm=aimed * MM_PER_M, support=support)
+
+
+def test_the_fit_on_a_fixed_sample_is_the_same_every_run(tmp_path: Path) -> None:
+    write_rows(tmp_path)
+    data = load(tmp_path)
+    first, second = fit_hand_curves_on(data), fit_hand_curves_on(load(tmp_path))
+    assert first == second  # bit for bit: Nelder-Mead from a fixed start on the same rows
+    assert set(first) == set(SUPPORTS)
+    assert all([c.sigma_mm for c in m.curves] == [0.25, 1.0] for m in first.values() if isinstance(m, HandCurves))
+    doc = fitted_doc({"_comment": "kept"}, first, data, "2000-01-01")
+    assert doc == fitted_doc({"_comment": "kept"}, second, data, "2000-01-01")
+    assert doc["_comment"] == "kept" and doc["fit_seeds"] == [0, 1]
+    assert doc["fitted_on"].startswith("1200 referee verdicts of 2 games, seeds 0-1, ")
+
+
+def test_write_fit_writes_the_curves_the_estimator_reads(tmp_path: Path) -> None:
+    rows, target = tmp_path / "rows", tmp_path / "fall_odds.json"
+    rows.mkdir()
+    write_rows(rows)
+    shipped = asset_path("tower", "fall_odds.json").read_text()
+    target.write_text(shipped)
+    models, data = write_fit(rows, target)
+    written = json.loads(target.read_text())
+    assert asset_path("tower", "fall_odds.json").read_text() == shipped  # the shipped asset is untouched
+    assert list(written) == list(json.loads(shipped))  # the same keys, in the same order
+    assert written["curves"] == {support: stored(model) for support, model in models.items()}
+    read = models_of(written)
+    margins = data["margins"][:20]
+    aimed = data["aimed_mm"][:20] / MM_PER_M
+    for support in SUPPORTS:  # what the estimator reads is the fit, to the digits stored
+        for sigma in (0.25, 1.0):
+            assert np.allclose(read[support].at(sigma, 0)(margins, aimed), models[support].at(sigma, 0)(margins, aimed),
+                               atol=1e-3)
+
+
+def test_the_shipped_curves_read_and_store_back_as_they_are_in_the_asset() -> None:
+    doc = json.loads(asset_path("tower", "fall_odds.json").read_text())
+    models = default_models()
+    assert set(models) == set(SUPPORTS) == set(doc["curves"])
+    assert {support: stored(model) for support, model in models.items()} == doc["curves"]
