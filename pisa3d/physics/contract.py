@@ -37,8 +37,9 @@ move (the new tile with ``target``): ``fell`` when any tile is farther than
 
 Fall aftermath: ``settle(..., aftermath=True)`` keeps simulating ``fall_aftermath_time`` seconds
 (an engine parameter) after a FALL verdict and appends those frames to the trajectory, so a replay
-shows the tower coming down. The verdict's numbers and ``states`` are those at the verdict; only
-the trajectory grows.
+shows the tower coming down. The verdict's numbers are those at the verdict; its ``states`` are
+where the aftermath left the tiles (the trajectory's last frame, where a replay of the record poses
+them, so a live page's last picture of a fall is the replay's).
 
 Engines are made by name: ``pisa3d.physics.make_engine("pybullet", tile, overrides)``. Each
 backend's default parameters are data in ``assets/physics/<name>.json``; ``describe()`` returns

@@ -169,6 +169,9 @@ def run_settle(
     fell = bool(np.any(distance > thresholds.distance) or np.any(angle > thresholds.angle_deg))
     if fell and aftermath:
         frames += _aftermath_frames(rule, step, read_poses, check * sample_every)
+        # the tiles where the aftermath left them, as a replay of the record poses them: the live
+        # page's last picture of a fall then agrees with the replay's (the verdict keeps the call)
+        states = read_states()
     trajectory = Trajectory(hz=1.0 / (sample_every * chunk_time), frames=np.stack(frames)[:, :, :POSE_WIDTH])
     return _verdict(thresholds, distance, angle, fell, steps, settled, states, trajectory)
 

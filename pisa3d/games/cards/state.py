@@ -61,7 +61,7 @@ class CardsOptions(GameOptions):
 
     rounds: int | None = Field(
         default=None, ge=1, le=MAX_ROUNDS,
-        description=f"Rounds to play, 1 to {MAX_ROUNDS}; null (the rules' default) plays one per player.",
+        description=f"Rounds to play, 1 to {MAX_ROUNDS}; empty: one round per player, as the rules say.",
     )
     first_dealer: int = Field(
         default=1, ge=1, le=max(SPEC.hand_size),

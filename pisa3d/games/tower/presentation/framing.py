@@ -8,7 +8,7 @@ viewer (``pisa3d.viewer.camera``, which adds the PyBullet camera matrices), the 
 server all import it downwards, and a server that plays only cards never loads PyBullet.
 
 The part's four functions (``poses_of``, ``release_box``, ``last_move_box``, ``frame_box``) are
-what ``pisa3d.serve.framing`` asks of a game; they take the tower's own state, record and
+what ``pisa3d.web.framing`` asks of a game; they take the tower's own state, record and
 details, so only this module knows their insides.
 """
 
@@ -68,7 +68,7 @@ def play_bounds(move_box: Bounds, ghosts: Sequence[Sequence[float]], side: float
     return np.minimum(move_box[0], low), np.maximum(move_box[1], high)
 
 
-# The live_framing part: what pisa3d.serve.framing asks of the tower's states and records.
+# The live_framing part: what pisa3d.web.framing asks of the tower's states and records.
 
 def _side(state: State) -> float:
     return float(state.setup.tile_spec.side)  # type: ignore[attr-defined]

@@ -101,43 +101,57 @@ class TowerOptions(GameOptions):
 
     tile_set: dict[str, Any] = Field(
         default_factory=lambda: _tile_set_contents(_default("tile_set")),
-        description="tile set: a file path or a name under assets/tower/ (read into its contents), or the contents")
+        description="the tiles: a set's name (default-48: 48 tiles, 60 mm square), or your own set's file "
+                    "(the command line only; read into its contents)")
     layout: str = Field(default_factory=lambda: _default("layout"),
-                        description="slot layout (assets/tower/layouts.json)")
-    tile_side_mm: float | None = Field(default=None, **_range("side_mm"), description="override the tile set's side")
+                        description="where walls and ceilings may go on a floor (windmill: the four walls "
+                                    "turn round the middle like a windmill's sails)")
+    tile_side_mm: float | None = Field(default=None, **_range("side_mm"),
+                                       description="tile side in mm; empty: the tile set's")
     tile_thickness_mm: float | None = Field(default=None, **_range("thickness_mm"),
-                                            description="override the tile set's thickness")
+                                            description="tile thickness in mm; empty: the tile set's")
     density_kg_m3: float | None = Field(default=None, **_range("density_kg_m3"),
-                                        description="override the tile set's wood density")
-    friction: float | None = Field(default=None, **_range("friction"), description="override the tile-on-tile friction")
+                                        description="wood density in kg/m3; empty: the tile set's")
+    friction: float | None = Field(default=None, **_range("friction"),
+                                   description="how grippy tile on tile is (0 slides, 1 grips); empty: the tile set's")
     hand: str = Field(default_factory=default_hand,
-                      description=f"named hand: {describe_hands()}; noise options override it")
+                      description=f"how steady the hand that places every tile is: {describe_hands()}; "
+                                  "the three wobbles below override it")
     noise_position_mm: float = Field(default_factory=lambda: hand_noise(default_hand())["noise_position_mm"],
-                                     ge=0, le=10, description="hand position sigma (mm); default: the hand's")
+                                     ge=0, le=10,
+                                     description="how far the hand misses across the table, typically (mm); "
+                                                 "default: the hand's")
     noise_yaw_deg: float = Field(default_factory=lambda: hand_noise(default_hand())["noise_yaw_deg"],
-                                 ge=0, le=45, description="hand yaw sigma (degrees); default: the hand's")
+                                 ge=0, le=45,
+                                 description="how far it twists a tile, typically (degrees); default: the hand's")
     noise_tilt_deg: float = Field(default_factory=lambda: hand_noise(default_hand())["noise_tilt_deg"],
-                                  ge=0, le=10, description="hand tilt sigma (degrees); default: the hand's")
+                                  ge=0, le=10,
+                                  description="how far it tips a tile, typically (degrees); default: the hand's")
     clearance_mm: float = Field(default_factory=lambda: _default("clearance_mm"), ge=0, le=5,
-                                description="release gap to the tiles a new tile will touch")
+                                description="the gap (mm) the hand keeps to the tiles a new tile will touch")
     drop_mm: float = Field(default_factory=lambda: _default("drop_mm"), ge=0, le=5,
-                           description="the hand then lowers the tile until it is this far above its support")
+                           description="how high above what holds it (mm) the hand lets a tile go")
     fall_distance_mm: float | None = Field(default=None, gt=0, le=100,
-                                           description="fall distance; default 1.25 tile thicknesses (RULES.md)")
+                                           description="the tower has fallen when a tile moves this far (mm); "
+                                                       "empty: 1.25 tile thicknesses")
     fall_angle_deg: float | None = Field(default=None, gt=0, le=90,
-                                         description="fall angle; default 10 degrees (RULES.md)")
-    physics: str = Field(default=DEFAULT_ENGINE, description="the physics engine that judges falls")
+                                         description="... or turns this far (degrees); empty: 10")
+    physics: str = Field(default=DEFAULT_ENGINE, description="the physics engine that decides whether the tower falls")
     physics_params: dict[str, Any] = Field(
         default_factory=lambda: resolve_engine_params(DEFAULT_ENGINE),
-        description="the engine's parameters by name (overrides; resolved to every parameter)")
+        description="for experts: the engine's own settings by name (time step, contact softness...)")
     base_placements: int = Field(default_factory=lambda: _default("base_placements"), ge=1, le=WALLS_PER_FLOOR,
-                                 description="the first placements are walls on floor 0")
-    min_walls_for_ceiling: int = Field(default_factory=lambda: _default("min_walls_for_ceiling"), ge=0, le=4)
-    min_walls_for_new_floor: int = Field(default_factory=lambda: _default("min_walls_for_new_floor"), ge=0, le=4)
+                                 description="how many of the first tiles must be walls on the ground floor")
+    min_walls_for_ceiling: int = Field(default_factory=lambda: _default("min_walls_for_ceiling"), ge=0, le=4,
+                                       description="walls a floor needs before a ceiling may go on it")
+    min_walls_for_new_floor: int = Field(default_factory=lambda: _default("min_walls_for_new_floor"), ge=0, le=4,
+                                         description="walls a floor needs before walls may go on the floor above")
     min_touched_tiles: int = Field(default_factory=lambda: _default("min_touched_tiles"), ge=0,
-                                   le=WALLS_PER_FLOOR, description="tiles a placement must touch (not "
+                                   le=WALLS_PER_FLOOR, description="tiles a new tile must touch (not "
                                    "the first wall of a floor); a ceiling touches up to 4, a wall up to 3")
-    record_trajectories: bool = Field(default=True, description="keep per-move trajectories for the record")
+    record_trajectories: bool = Field(default=True,
+                                      description="keep every tile's motion in the record, so a replay can show "
+                                                  "the tower move")
 
     @classmethod
     def allowed_values(cls) -> dict[str, list[Any]]:
