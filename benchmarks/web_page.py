@@ -180,7 +180,7 @@ def export_pages(tree: Tree, records: dict[str, Path]) -> dict[str, dict[str, An
         parts = inline_parts(page.read_bytes())
         pages[game] = {"file": str(page), "files": len(files), "bytes": len(data),
                        "gzip_bytes": len(gzip.compress(data, compresslevel=6)), "three_js": THREE_MARK in data,
-                       "data_bytes": sum(part["bytes"] for part in parts if part["id"] == "pisa-data"),
+                       "data_bytes": sum(part["bytes"] for part in parts if part["id"] in DATA_IDS),
                        "parts": parts}
         note(f"exported {game}: {len(data) / 1e6:.2f} MB in {len(files)} file(s)")
     return pages
@@ -197,9 +197,13 @@ def wait_until(page: Any, expression: str, seconds: float = 60) -> None:
         page.wait_for_timeout(20)
 
 
+DATA_IDS = ("pisa-data", "pisa-payload")
+
+
 def inline_parts(html: bytes) -> list[dict[str, Any]]:
     """The page's inline scripts and styles, largest first: what its weight is made of (the record's
-    data is the script with id pisa-data in every version so far)."""
+    data is the script with id pisa-data up to 0.4.2, then pisa-payload: the data and the modules,
+    gzipped)."""
     parts = []
     for found in INLINE.finditer(html):
         tag, attributes, body = found.group(1), found.group(2), found.group(3)
@@ -432,7 +436,7 @@ def report(result: dict[str, Any]) -> str:
     exports = result.get("exports", {})
     if exports:
         lines += ["Exported replay pages (`pisa3d export REC --html`):", "",
-                  "| page | kB | of which record data kB | gzip kB | gzip / tower | three.js inlined | ready ms "
+                  "| page | kB | of which data kB | gzip kB | gzip / tower | three.js inlined | ready ms "
                   "| JS heap MB |", "|---|---:|---:|---:|---:|---|---:|---:|"]
         base = exports.get("tower", {}).get("gzip_bytes")
         for game, info in exports.items():

@@ -29,7 +29,7 @@ def main(folder: Path) -> None:
         agents = [game.agents["random"](seat, options) for seat in range(players)]
         record = play_match(game, agents, seed, options).record
         page = write_page(record, folder / f"{game_id}.html")
-        print(f"{page}: {len(record.moves)} moves, {page.stat().st_size / 1e6:.1f} MB")
+        print(f"{page}: {len(record.moves)} moves, {page.stat().st_size / 1e3:,.0f} kB")
 
 
 if __name__ == "__main__":
