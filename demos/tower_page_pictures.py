@@ -9,7 +9,6 @@ Run ``python demos/tower_page_pictures.py [FOLDER]`` (default ``out/tower_pictur
 
 from __future__ import annotations
 
-import json
 import sys
 import tempfile
 from collections.abc import Callable
@@ -18,19 +17,16 @@ from typing import Any
 
 from demo_out import out_path
 from playwright.sync_api import sync_playwright
-from websockets.sync.client import connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.serve.helpers import RealServer, http_json  # the test helpers that start and ask `pisa3d serve`
+from tests.serve.helpers import (  # the test helpers that start, ask and play on `pisa3d serve`
+    RealServer,
+    by_odds,
+    http_json,
+    play_two_seats,
+)
 
 CHROMIUM_ARGS = ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
-
-
-def _state(ws: Any) -> dict[str, Any]:
-    while True:
-        message = json.loads(ws.recv(timeout=120))
-        if message["type"] == "state":
-            return message  # type: ignore[no-any-return]
 
 
 def spans_the_scale(state: dict[str, Any]) -> bool:
@@ -45,21 +41,10 @@ def play(base: str, match: dict[str, Any], moves: int, riskiest: bool,
     """Both seats place their safest (or riskiest) tile by the server's odds, ``moves`` times
     or until the game ends, or until ``until`` holds for the seat to move's state; the last
     state message of the seat to move (or of seat 1)."""
-    url = base.replace("http", "ws") + f"/ws/{match['match_id']}?token="
-    tokens = {s["seat"]: s["token"] for s in match["seats"]}
-    with connect(url + tokens[0], max_size=2**24) as first, connect(url + tokens[1], max_size=2**24) as second:
-        seats = [first, second]
-        latest = [_state(ws) for ws in seats]
-        for _ in range(moves):
-            if latest[0]["over"] or (until is not None and until(latest[latest[0]["to_move"]])):
-                break
-            mover = latest[0]["to_move"]
-            details, legal = latest[mover]["details"] or {}, latest[mover]["legal"]
-            odds = {m: details[m]["fall_odds"] for m in legal if m in details}
-            move = (max if riskiest else min)(odds, key=odds.__getitem__) if odds else legal[0]
-            seats[mover].send(json.dumps({"type": "move", "move": move}))
-            latest = [_state(ws) for ws in seats]
-        return latest[latest[0]["to_move"] or 0]
+    def done(state: dict[str, Any], played: int) -> bool:
+        return played >= moves or state["over"] or (until is not None and until(state))
+
+    return play_two_seats(base, match, lambda state: by_odds(state, riskiest), done, moves)
 
 
 def shoot(browser: Any, url: str, out: Path, top: bool = False, size: tuple[int, int] = (1280, 760)) -> None:

@@ -13,7 +13,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +63,46 @@ def play_out(ws: Any, first: dict[str, Any], pick: int = 0, max_moves: int = 200
         message = next_state(ws)
         assert message["type"] == "state", message
     return message, sent
+
+
+def _socket_state(ws: Any, after: int = -1) -> dict[str, Any]:
+    """The next state message of a websockets client with more than ``after`` moves."""
+    while True:
+        message = json.loads(ws.recv(timeout=60))
+        if message["type"] == "state" and message["moves"] > after:
+            return message  # type: ignore[no-any-return]
+
+
+def play_two_seats(base: str, match: dict[str, Any], choose: Callable[[dict[str, Any]], str],
+                   done: Callable[[dict[str, Any], int], bool], most: int = 60) -> dict[str, Any]:
+    """The two seats of ``match`` on the real server at ``base`` play over the WebSocket protocol:
+    before each move ``done(state, moves played)`` is asked of the seat to move's state (seat 1's
+    once the game is over) and, unless it holds, ``choose(state)`` gives that seat's move.
+    Returns the state it held for; raises after ``most`` moves without."""
+    from websockets.sync.client import connect
+
+    url = base.replace("http", "ws") + f"/ws/{match['match_id']}?token="
+    with (connect(url + token_of(match, 0), max_size=2**24) as first,
+          connect(url + token_of(match, 1), max_size=2**24) as second):
+        seats = [first, second]
+        latest = [_socket_state(ws) for ws in seats]
+        for played in range(most + 1):
+            state = latest[latest[0]["to_move"] if latest[0]["to_move"] is not None else 0]
+            if done(state, played):
+                return state
+            if played == most or state["over"]:
+                break
+            seats[state["seat"]].send(json.dumps({"type": "move", "move": choose(state)}))
+            latest = [_socket_state(ws, latest[i]["moves"]) for i, ws in enumerate(seats)]
+    raise AssertionError(f"the condition did not hold after {played} moves")
+
+
+def by_odds(state: dict[str, Any], riskiest: bool = False) -> str:
+    """The legal placement the server's fall odds call safest (or riskiest); the first legal
+    move when the state carries no odds (a pass)."""
+    details = state["details"] or {}
+    odds = {m: details[m]["fall_odds"] for m in state["legal"] if m in details}
+    return (max if riskiest else min)(odds, key=odds.__getitem__) if odds else state["legal"][0]
 
 
 def http_json(base: str, path: str, body: Any = None) -> Any:

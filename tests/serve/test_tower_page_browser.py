@@ -20,7 +20,7 @@ from pisa3d.export.html import write_page
 from pisa3d.serve.store import MatchStore
 from tests.playwright_chromium import new_page
 
-from .helpers import RealServer, http_json, token_of
+from .helpers import RealServer, by_odds, http_json, play_two_seats
 from .test_board_pages import STEP_TIMEOUT_MS, _wait_moves
 
 pytestmark = [pytest.mark.display, pytest.mark.slow]
@@ -44,37 +44,16 @@ def _page(browser: Any, url: str, size: tuple[int, int] = (1100, 750), **context
     return page
 
 
-def _state(ws: Any) -> dict[str, Any]:
-    while True:
-        message = json.loads(ws.recv(timeout=60))
-        if message["type"] == "state":
-            return message  # type: ignore[no-any-return]
-
-
 def _play_safest(base: str, match: dict[str, Any], moves: int, until: Callable[[dict[str, Any]], bool] | None = None,
                  most: int = 30) -> dict[str, Any]:
     """Both seats place their safest tile (by the server's odds) ``moves`` times, then on while
     ``until`` does not hold for the seat to move's state (at most ``most`` moves in all); the state
     message the seat to move then gets."""
-    from websockets.sync.client import connect
+    def done(state: dict[str, Any], played: int) -> bool:
+        assert not state["over"], state["result"]
+        return played >= moves and (until is None or until(state))
 
-    ws_base = base.replace("http", "ws") + f"/ws/{match['match_id']}?token="
-    with (connect(ws_base + token_of(match, 0), max_size=2**24) as first,
-          connect(ws_base + token_of(match, 1), max_size=2**24) as second):
-        seats = [first, second]
-        latest = [_state(ws) for ws in seats]
-        for played in range(most):
-            if played >= moves and (until is None or until(latest[latest[0]["to_move"]])):
-                break
-            mover = latest[0]["to_move"]
-            details, legal = latest[mover]["details"] or {}, latest[mover]["legal"]
-            move = min(legal, key=lambda m: details[m]["fall_odds"] if m in details else 2.0)
-            seats[mover].send(json.dumps({"type": "move", "move": move}))
-            latest = [_state(ws) for ws in seats]
-            assert not latest[0]["over"], latest[0]["result"]
-        else:
-            raise AssertionError(f"no position after {most} safest moves met the condition")
-        return latest[latest[0]["to_move"]]
+    return play_two_seats(base, match, by_odds, done, most)
 
 
 def _new_match(base: str, seed: int, hand: str) -> dict[str, Any]:

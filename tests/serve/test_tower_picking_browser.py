@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Iterator
 from io import BytesIO
 from pathlib import Path
@@ -22,7 +21,7 @@ from PIL import Image
 
 from tests.playwright_chromium import new_page
 
-from .helpers import RealServer, http_json, token_of
+from .helpers import RealServer, http_json, play_two_seats
 
 pytestmark = [pytest.mark.display, pytest.mark.slow]
 
@@ -224,33 +223,15 @@ def test_a_ghost_shows_the_tile_s_face_as_the_placement_turns_it(server: str, br
     assert page.errors == [], page.errors  # type: ignore[attr-defined]
 
 
-def _state(ws: Any, after: int = -1) -> dict[str, Any]:
-    while True:
-        message = json.loads(ws.recv(timeout=60))
-        if message["type"] == "state" and message["moves"] > after:
-            return message  # type: ignore[no-any-return]
+def _riskiest(state: dict[str, Any]) -> str:
+    """The careful bot's last choice: the legal move its ranking puts last."""
+    details = state["details"] or {}
+    return max(state["legal"], key=lambda m: details[m]["rank"] if m in details else -1)
 
 
 def _build_until_it_falls(base: str, match: dict[str, Any], most: int = 60) -> dict[str, Any]:
-    """Both seats place their riskiest tile (the careful bot's last choice) until the tower
-    falls; the last state."""
-    from websockets.sync.client import connect
-
-    ws_base = base.replace("http", "ws") + f"/ws/{match['match_id']}?token="
-    with (connect(ws_base + token_of(match, 0), max_size=2**24) as first,
-          connect(ws_base + token_of(match, 1), max_size=2**24) as second):
-        seats = [first, second]
-        latest = [_state(ws) for ws in seats]
-        for _ in range(most):
-            if latest[0]["over"]:
-                return latest[0]
-            mover = next(i for i, m in enumerate(latest) if m["legal"])
-            details, legal = latest[mover]["details"] or {}, latest[mover]["legal"]
-            move = max(legal, key=lambda m: details[m]["rank"] if m in details else -1)
-            seats[mover].send(json.dumps({"type": "move", "move": move}))
-            time.sleep(0.1)
-            latest = [_state(ws, latest[i]["moves"]) for i, ws in enumerate(seats)]
-    raise AssertionError(f"the tower still stood after {most} risky moves")
+    """Both seats place their riskiest tile until the tower falls; the last state."""
+    return play_two_seats(base, match, _riskiest, lambda state, _: state["over"], most)
 
 
 def _tower_in_view(page: Any) -> dict[str, Any]:
