@@ -10,8 +10,9 @@ A scene (benchmarks/engine_agreement.py --placement K --capture FILE) holds the 
 the hand's pose, each engine's release and the target. The probe rebuilds PyBullet's release as
 the shipped engine does (the same world, the hand letting go over ``release_time``) and prints,
 every ``--every`` steps, the contact points between the new tile and the tile under it, and
-between that tile and what holds it: where each point lies in the lower tile's own frame (x along
-its edge, z across its 4 mm thickness, mm), its penetration (mm), normal force and the two
+between that tile and what holds it: where each point lies in the lower tile's own frame (mm: x
+and y its square face's axes, z across its 4 mm thickness; for a wall x is up, so its top edge is
+x = +30 mm and y runs along that edge), its penetration (mm), normal force and the two
 lateral friction forces (mN); and the new and lower tiles' displacement (mm) and rotation (deg).
 
 Each variation changes one thing of the shipped engine (nothing in pisa3d is changed): a world
@@ -162,8 +163,8 @@ def describe(points: list) -> str:
     if not points:
         return "no contact"
     total = sum(p[2] for p in points)
-    each = "; ".join(f"x{p[0][0]:+6.2f} z{p[0][2]:+5.2f} d{p[1]:+.4f} N{p[2]:6.1f} f{p[3]:+6.1f}/{p[4]:+6.1f}"
-                     for p in points)
+    each = "; ".join(f"x{p[0][0]:+6.2f} y{p[0][1]:+6.2f} z{p[0][2]:+5.2f} d{p[1]:+.4f} N{p[2]:6.1f} "
+                     f"f{p[3]:+6.1f}/{p[4]:+6.1f}" for p in points)
     return f"{len(points)} pts, N {total:6.1f} mN: {each}"
 
 
@@ -181,7 +182,7 @@ def frames(scene: Scene, variant: Variant, seconds: float, every: int) -> None:
     index_under = scene.under()
     lower_slot = scene.data["slots_before"][index_under]
     print(f"{variant.name}: new tile {scene.data['slot']} on tile {index_under} ({lower_slot}); "
-          f"x along the lower tile's edge, z across its thickness (mm), d penetration (mm), forces mN "
+          f"x, y, z in the lower tile's frame (z across its thickness; mm), d penetration (mm), forces mN "
           f"(the new tile weighs {scene.tile.mass * engine.params.gravity * MM:.0f} mN)")
     for step in range(engine.params.steps_for(seconds) + 1):
         if step:

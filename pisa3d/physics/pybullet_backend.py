@@ -203,9 +203,12 @@ class PyBulletEngine:
 
     def _create_tiles(self, states: np.ndarray) -> list[int]:
         """One batched createMultiBody (about 4x cheaper than one call per body), then each
-        body's pose, velocity and dynamics."""
+        body's pose, velocity and dynamics; or, with ``create_oriented``, one call per body at its
+        own pose."""
         if len(states) == 0:
             return []
+        if self.params.create_oriented:
+            return self._create_oriented_tiles(states)
         client = self._client
         bodies = pb.createMultiBody(baseMass=self.tile.mass, baseCollisionShapeIndex=self._tile_shape,
                                     batchPositions=states[:, :3].tolist(), useMaximalCoordinates=True,
@@ -216,6 +219,20 @@ class PyBulletEngine:
             pb.resetBaseVelocity(body, state[7:10], state[10:13], physicsClientId=client)
             # sqrt so that a tile-on-tile contact gets exactly the tile's friction coefficient.
             self._body_dynamics(body, math.sqrt(self.tile.friction))
+        return bodies
+
+    def _create_oriented_tiles(self, states: np.ndarray) -> list[int]:
+        """Each body created at its pose: Bullet computes its world inertia from that orientation,
+        where a batch created at the identity and posed afterwards keeps the identity's (a flat
+        tile's) world inertia through the first step."""
+        client, bodies = self._client, []
+        for state in states.tolist():
+            body = pb.createMultiBody(baseMass=self.tile.mass, baseCollisionShapeIndex=self._tile_shape,
+                                      basePosition=state[:3], baseOrientation=state[3:7],
+                                      useMaximalCoordinates=True, physicsClientId=client)
+            pb.resetBaseVelocity(body, state[7:10], state[10:13], physicsClientId=client)
+            self._body_dynamics(body, math.sqrt(self.tile.friction))
+            bodies.append(body)
         return bodies
 
     def hold_new_tile(self, share: float) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core.errors import OptionsError
 from .contract import require_integers, require_non_negative, require_positive
 from .engine_params import EngineParams
 
@@ -26,6 +27,10 @@ class PyBulletParams(EngineParams):
     contact_damping: float
     linear_damping: float
     angular_damping: float
+    # Each tile body created at its own orientation. Off: one batched creation at the identity
+    # orientation, then a pose per tile; Bullet keeps the identity's world inertia until the first
+    # step ends, so that step turns every wall as if it were lying flat (docs/tower-physics.md).
+    create_oriented: bool
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -35,3 +40,5 @@ class PyBulletParams(EngineParams):
         require_non_negative(self.NAME, restitution=self.restitution, linear_damping=self.linear_damping,
                              angular_damping=self.angular_damping,
                              solver_residual_threshold=self.solver_residual_threshold)
+        if not isinstance(self.create_oriented, bool):
+            raise OptionsError(f"{self.NAME}.create_oriented must be true or false, got {self.create_oriented!r}")

@@ -28,12 +28,13 @@ def load(path: Path) -> dict:
     return json.loads(path.read_text())
 
 
-def settle(engine_name: str, scene: dict) -> tuple[bool, float, float]:
-    """(fell, mm, deg) of ``engine_name`` on the scene, released where that engine released it."""
+def settle(engine_name: str, scene: dict, params: dict | None = None) -> tuple[bool, float, float]:
+    """(fell, mm, deg) of ``engine_name`` (with ``params`` overrides) on the scene, released where
+    that engine released it."""
     half = scene["tile"]["half_extents"]
     tile = TileSpec(side=2 * half[0], thickness=2 * half[2], mass=scene["tile"]["mass"],
                     friction=scene["tile"]["friction"])
-    with make_engine(engine_name, tile) as engine:
+    with make_engine(engine_name, tile, params) as engine:
         verdict = engine.settle(np.asarray(scene["states"]).reshape(-1, 13), np.asarray(scene["releases"][engine_name]),
                                 np.asarray(scene["target"]), FallThresholds(**scene["thresholds"]))
     return verdict.fell, verdict.max_displacement * 1000.0, verdict.max_rotation_deg
@@ -53,6 +54,22 @@ def test_the_scenes_are_there_and_statics_says_each_stands() -> None:
 def test_pybullet_holds_a_tower_statics_and_mujoco_hold(path: Path) -> None:
     fell, mm, deg = settle("pybullet", load(path))
     assert not fell, f"{path.stem}: PyBullet topples it ({mm:.2f} mm, {deg:.2f} deg)"
+
+
+# create_oriented (each tile body created at its own pose, so the first step uses each tile's true
+# inertia; off in the shipped referee) makes 30205/32 stand. The other two still fall with it: 30123/5
+# is a wall rocking off the far face of the wall below after landing tilted, 30201/29 the earlier
+# tile's tipping (docs/tower-physics.md, "The mend, measured").
+STILL_FALL_ORIENTED = {"pybullet_only_fall_casual_random_30123_5", "pybullet_only_fall_careful_careful_30201_29"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", [
+    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="falls with create_oriented too"))
+    if p.stem in STILL_FALL_ORIENTED else p for p in SCENES], ids=[p.stem for p in SCENES])
+def test_pybullet_created_oriented_holds_the_scene(path: Path) -> None:
+    fell, mm, deg = settle("pybullet", load(path), {"create_oriented": True})
+    assert not fell, f"{path.stem}: PyBullet created oriented topples it ({mm:.2f} mm, {deg:.2f} deg)"
 
 
 @pytest.mark.slow
