@@ -697,8 +697,9 @@ def main() -> None:
                                            "hands", "report", "cost"],
                         required=True)
     parser.add_argument("--out", type=Path, default=Path("/tmp/fall-odds"), help="directory of the played rows")
-    parser.add_argument("--games", type=int, nargs=3, default=[30, 10, 4], metavar=("RANDOM", "MIXED", "CAREFUL"),
-                        help="seeded games per hand of the random, careful+random and careful tables")
+    parser.add_argument("--games", type=int, nargs=4, default=[30, 10, 4, 10],
+                        metavar=("RANDOM", "MIXED", "CAREFUL", "DARING"),
+                        help="seeded games per hand of the random, careful+random, careful and daring+random tables")
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--hands", nargs="+", choices=HANDS, default=HANDS,
                         help="hands to play (two processes on different hands share one --out)")

@@ -44,7 +44,7 @@ def test_user_mistakes_are_one_line_errors():
     assert proc.returncode == 2, proc.stderr
     assert "unknown option 'noise'" in proc.stderr and "Traceback" not in proc.stderr
     for args, needle in (
-        (["--agent", "genius"], "choose from random, careful, safest, cautious, spoiler"),
+        (["--agent", "genius"], "choose from random, careful, safest, daring, cautious, spoiler"),
         (["--players", "9"], "give a whole number from 2 to 8"),
         (["--tiles", "nowhere.json"], "tile set 'nowhere.json' not found"),
         (["--fall-mm", "-1"], "fall_distance_mm"),

@@ -161,9 +161,15 @@ class SafestAgent(CarefulAgent):
             odds = self.odds_within_budget(state, ranked)
             if not odds:
                 return self.move_in(ranked[0], places, rng)
-        lowest = min(odds.values())
-        # careful's order among the slots within the tolerance of the lowest odds (those judged)
-        return self.move_in(next(s for s in ranked if odds.get(s.slot, np.inf) <= lowest + self.tolerance), places, rng)
+        # how far each judged slot is from what this bot seeks; careful's order among the nearest
+        gaps = {slot: self.gap(o) for slot, o in odds.items()}
+        nearest = min(gaps.values())
+        chosen = next(s for s in ranked if gaps.get(s.slot, np.inf) <= nearest + self.tolerance)
+        return self.move_in(chosen, places, rng)
+
+    def gap(self, odds: float) -> float:
+        """How far a slot's fall odds are from this bot's aim: the lowest odds."""
+        return odds
 
     def odds_within_budget(self, state: TowerState, ranked: Sequence[SlotScore]) -> dict[Any, float]:
         """``fall_odds``'s odds (the same, bit for bit), slot by slot in careful's order and a few
@@ -181,6 +187,31 @@ class SafestAgent(CarefulAgent):
                 parts.append(sampled)
             odds[s.slot] = float(slot_odds(state, [s.slot], aimed, np.hstack(parts), sigmas)[0])
         return odds
+
+
+class DaringAgent(SafestAgent):
+    """No physics: plays the legal placement whose fall odds are nearest its ``risk`` (a
+    probability), as a player who takes a chance on purpose does, to leave the next player a worse
+    tower; among the slots within ``tolerance`` of the nearest, the one careful ranks highest. The
+    fall odds' fit games seat such players too (odds/collect.py), so the odds are measured where
+    they put tiles, not only where safe players do."""
+
+    name = "daring"
+    PARAM_RANGES: ClassVar[ParamRanges] = {**SafestAgent.PARAM_RANGES, "risk": (0.0, 1.0)}
+
+    def __init__(self, seat: int, risk: float = 0.1, samples: int = DEFAULT_SAMPLES, tolerance: float = 0.02,
+                 depth: int = PLANNER.depth, future_weight: float = PLANNER.future_weight,
+                 cap_mm: float = PLANNER.cap_mm) -> None:
+        super().__init__(seat, samples, tolerance, depth, future_weight, cap_mm)
+        _check(self, risk=risk)
+        self.risk = float(risk)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"risk": self.risk, **super().params}
+
+    def gap(self, odds: float) -> float:
+        return abs(odds - self.risk)
 
 
 class CautiousAgent(CarefulAgent):
@@ -325,6 +356,9 @@ AGENTS = AgentRegistry.of(
                          "statics only (no simulation): the placement with the best margins now and for the next"),
     AgentSpec.from_class("safest", SafestAgent,
                          "statics over sampled hands (no simulation): the placement with the lowest fall odds"),
+    AgentSpec.from_class("daring", DaringAgent,
+                         "statics over sampled hands (no simulation): the placement whose fall odds are nearest "
+                         "its risk"),
     AgentSpec.from_class("cautious", CautiousAgent,
                          "careful, and tries the best few in the physics engine when the margin is thin"),
     AgentSpec.from_class("spoiler", SpoilerAgent,

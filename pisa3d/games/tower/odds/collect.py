@@ -1,7 +1,8 @@
 """The referee games the fall odds' response curves are fitted on (odds/fit.py), as rows.
 
-Seeded 4-player games at three hands (steady, careful, casual) and three tables (random bots;
-careful and random alternating; careful bots, whose towers grow tall), interleaved
+Seeded 4-player games at three hands (steady, careful, casual) and four tables (random bots;
+careful and random alternating; careful bots, whose towers grow tall; daring bots that aim at
+fall odds of 5%, 15% and 30% beside a random one), interleaved
 (``play_games``: one .npz of rows per game in a folder, resuming where it stopped). Before every
 placement the estimator's statics margins for every sampled hand are stored for the slot played and
 for other legal slots that the referee then judges (the game's release and settle, a seeded hand
@@ -40,7 +41,10 @@ from .fall_odds import DEFAULT_SAMPLES, DEFAULT_SEED, hand_sigmas, slot_margins,
 
 GAME = get_game("tower")
 HANDS = ["steady", "careful", "casual"]
-TABLES = {"random": ["random"], "careful+random": ["careful", "random"], "careful": ["careful"]}
+# The ways of playing the odds must hold for: random slots, safe players among them, safe players alone, and
+# players who seek a chance of a fall on purpose (daring, aiming at odds from 5% to 30%) beside random ones.
+TABLES = {"random": ["random"], "careful+random": ["careful", "random"], "careful": ["careful"],
+          "daring+random": ["daring:risk=0.05", "random", "daring:risk=0.3", "daring:risk=0.15"]}
 MIDDLE_RANGE = (0.03, 0.97)  # previewed besides the random slot: every slot whose shipped odds are within this,
 MIDDLE = 0.4  # with middle_hands hands each; when there is none, the slot whose odds are nearest this
 MIDDLE_PASS = (0.2, 0.97)  # play_middle_game: slots whose shipped odds lie here, the bins of the fewest rows
