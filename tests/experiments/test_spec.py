@@ -72,7 +72,7 @@ def test_agent_parameters_from_strings_and_tables_reach_the_agents(tmp_path):
      ["sweep 'noise_position_mm': unknown key 'step'; a range is {start, stop, num}"]),
     ({"game": "tower", "sweep": {"seeds": [1, 2]}}, ["'seeds' cannot be swept"]),
     ({"game": "tower", "agents": ["genius"]},
-     ["unknown agent 'genius'", "choose from random, careful, safest, cautious"]),
+     ["unknown agent 'genius'", "choose from random, careful, safest, daring, cautious"]),
     ({"game": "tower", "agents": ["cautious:tries=3"]},
      ["no parameter 'tries'", "max_candidates (int from 1 to 8, default 2)"]),
     ({"game": "tower", "agents": ["cautious:shake=high"]}, ["'shake' must be float", "high"]),

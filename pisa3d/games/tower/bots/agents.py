@@ -356,9 +356,7 @@ AGENTS = AgentRegistry.of(
                          "statics only (no simulation): the placement with the best margins now and for the next"),
     AgentSpec.from_class("safest", SafestAgent,
                          "statics over sampled hands (no simulation): the placement with the lowest fall odds"),
-    AgentSpec.from_class("daring", DaringAgent,
-                         "statics over sampled hands (no simulation): the placement whose fall odds are nearest "
-                         "its risk"),
+    AgentSpec.from_class("daring", DaringAgent, "safest's odds, aiming at the placement nearest its risk"),
     AgentSpec.from_class("cautious", CautiousAgent,
                          "careful, and tries the best few in the physics engine when the margin is thin"),
     AgentSpec.from_class("spoiler", SpoilerAgent,
