@@ -5,6 +5,7 @@ under one change at a time (issue 41 part 1: why PyBullet topples tiles statics 
     python benchmarks/contact_probe.py tests/physics/fixtures/SCENE.json --every 1       # every step
     python benchmarks/contact_probe.py tests/physics/fixtures/SCENE.json --variations    # verdict per change
     python benchmarks/contact_probe.py tests/physics/fixtures/SCENE.json --variant margin=0 --every 4
+    python benchmarks/contact_probe.py tests/physics/fixtures/SCENE.json --landing 1 0.8 0.7   # damp the landing
 
 A scene (benchmarks/engine_agreement.py --placement K --capture FILE) holds the tower's states,
 the hand's pose, each engine's release and the target. The probe rebuilds PyBullet's release as
@@ -77,6 +78,11 @@ VARIANTS = [
     Variant("release 0.01 mm lower", lower_mm=0.01),
     Variant("let go over 0.3 s", params={"release_time": 0.3}),
     Variant("let go at once", params={"release_time": 0.0}),
+    Variant("restitution velocity threshold 0", world={"restitutionVelocityThreshold": 0.0}),
+    Variant("restitution velocity threshold 1 m/s", world={"restitutionVelocityThreshold": 1.0}),
+    Variant("rolling friction 0.15 mm", params={"rolling_friction": 1.5e-4}),
+    Variant("angular damping 0.95", params={"angular_damping": 0.95}),
+    Variant("angular damping 1 (freezes turning)", params={"angular_damping": 1.0}),
     Variant("shipped, again (nothing left over from the others)"),
 ]
 # Bullet keeps the contact breaking threshold in a process-wide global (gContactBreakingThreshold):
@@ -233,6 +239,40 @@ def early(engine: ProbeEngine, scene: Scene, variant: Variant, seconds: float) -
     return counts, float(np.linalg.norm(pos - scene.target[:3])) * MM
 
 
+def landing(scene: Scene, factors: list[float], seconds: float = 1.0) -> None:
+    """How much a landing must damp the new tile: at the step its weight first moves to the far side
+    of its support (the heaviest contact point more than 1 mm across the thickness from the point it
+    first touched), its velocity is scaled by each factor; then the largest move over ``seconds``."""
+    variant = VARIANTS[0]
+    print(f"{'factor':>6} {'landing s':>9} {'new tile mm':>11} {'deg':>7}  verdict")
+    for factor in factors:
+        engine = ProbeEngine(scene.tile, variant)
+        engine.build(np.vstack([scene.states, np.concatenate([scene.release(variant), np.zeros(6)])]))
+        new, under = engine.body_ids[-1], engine.body_ids[scene.under()]
+        advance = letting_go(engine.step, engine.hold_new_tile, engine.params.steps_for(engine.params.release_time))
+        reference = np.vstack([scene.states[:, :7], scene.target[None, :]])
+        first_z, landed, worst = None, None, np.zeros(2)
+        for step in range(engine.params.steps_for(seconds)):
+            advance(step, 1)
+            points = contacts(engine, new, under)
+            if landed is None and points:
+                first_z = points[0][0][2] if first_z is None else first_z
+                heaviest = max(points, key=lambda p: p[2])
+                if abs(heaviest[0][2] - first_z) > 1.0:
+                    landed = (step + 1) * engine.params.timestep
+                    linear, angular = pb.getBaseVelocity(new, physicsClientId=engine.client_id)
+                    pb.resetBaseVelocity(new, [factor * v for v in linear], [factor * w for w in angular],
+                                         physicsClientId=engine.client_id)
+            poses = np.array([np.concatenate(pb.getBasePositionAndOrientation(b, physicsClientId=engine.client_id))
+                              for b in engine.body_ids])
+            distance, angle = pose_differences(reference, poses)
+            worst = np.maximum(worst, [distance[-1] * MM, angle[-1]])
+        engine.close()
+        fell = worst[0] > scene.thresholds.distance * MM or worst[1] > scene.thresholds.angle_deg
+        print(f"{factor:6.2f} {landed if landed is not None else float('nan'):9.4f} {worst[0]:11.2f} {worst[1]:7.2f}  "
+              f"{'FALLS' if fell else 'stands'}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("scene", type=Path, help="a scene captured by engine_agreement.py --capture")
@@ -240,9 +280,14 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=4, help="print every this many steps (1/480 s each)")
     parser.add_argument("--variant", default="shipped", help=f"one of: {'; '.join(v.name for v in VARIANTS)}")
     parser.add_argument("--variations", action="store_true", help="the verdict of the scene under every variation")
+    parser.add_argument("--landing", type=float, nargs="+", metavar="FACTOR",
+                        help="scale the new tile's velocity by each factor as it lands on its far side")
     args = parser.parse_args()
     scene = load(args.scene)
     print(scene.data["about"])
+    if args.landing:
+        landing(scene, args.landing)
+        return
     if args.variations:
         verdicts(scene, VARIANTS, args.seconds)
         return

@@ -184,7 +184,7 @@ class PyBulletEngine:
         p = self.params
         pb.changeDynamics(
             body, -1,
-            lateralFriction=lateral_friction, spinningFriction=0.0, rollingFriction=0.0,
+            lateralFriction=lateral_friction, spinningFriction=p.spinning_friction, rollingFriction=p.rolling_friction,
             restitution=p.restitution, linearDamping=p.linear_damping, angularDamping=p.angular_damping,
             contactStiffness=p.contact_stiffness, contactDamping=p.contact_damping,
             frictionAnchor=int(p.friction_anchor),

@@ -27,6 +27,10 @@ class PyBulletParams(EngineParams):
     contact_damping: float
     linear_damping: float
     angular_damping: float
+    # Per body, a length: the torque resisting a turn about a contact (rolling) or about its normal
+    # (spinning) is at most this times the normal force. Bullet combines a pair as r_a * mu_b + r_b * mu_a.
+    rolling_friction: float
+    spinning_friction: float
     # Each tile body created at its own orientation. Off: one batched creation at the identity
     # orientation, then a pose per tile; Bullet keeps the identity's world inertia until the first
     # step ends, so that step turns every wall as if it were lying flat (docs/tower-physics.md).
@@ -38,7 +42,8 @@ class PyBulletParams(EngineParams):
                          contact_stiffness=self.contact_stiffness, contact_damping=self.contact_damping)
         require_integers(self.NAME, solver_iterations=self.solver_iterations)
         require_non_negative(self.NAME, restitution=self.restitution, linear_damping=self.linear_damping,
-                             angular_damping=self.angular_damping,
+                             angular_damping=self.angular_damping, rolling_friction=self.rolling_friction,
+                             spinning_friction=self.spinning_friction,
                              solver_residual_threshold=self.solver_residual_threshold)
         if not isinstance(self.create_oriented, bool):
             raise OptionsError(f"{self.NAME}.create_oriented must be true or false, got {self.create_oriented!r}")
