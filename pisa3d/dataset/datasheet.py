@@ -10,11 +10,21 @@ from typing import Any
 from ..experiments.storage import load_stored_spec, read_metadata
 from .reader import summary
 
+THRESHOLDS = ("the fall distance, 1.25 tile thicknesses (5 mm for the default 4 mm tile), or the fall angle, "
+              "10 degrees (the game's options `fall_distance_mm` / `fall_angle_deg` override them; "
+              "docs/tower-physics.md, \"How a verdict is made\")")
 LABELS = (
-    ("fell", "PyBullet's verdict on the release (the game's own): the tower fell if a tile moved more than the "
-     "fall distance or turned more than the fall angle (RULES.md, docs/tower-physics.md) before it settled."),
+    ("fell", "PyBullet's verdict on the release (the game's own): the tower fell if a tile moved farther than "
+     + THRESHOLDS + " from its pose before the move (the new tile from its slot) before it settled."),
     ("max_displacement_mm, max_rotation_deg, worst_tile", "From the same simulation: the largest move and "
-     "turn of any tile, and which tile (placement order) moved most."),
+     "turn of any tile, and which tile (placement order) moved most. The simulation stops early: once any tile is "
+     "3 times past a fall threshold (15 mm or 30 degrees for the default tile) the fall is declared, so for falls "
+     "these are where the simulation stopped (typically 15-20 mm), not where the tiles came to rest; for scenes "
+     "that stood they are the settled values."),
+    ("steps", "Physics steps the verdict took (1/480 s each with the default engine settings): the release, then "
+     "until the tower was quiet for 0.1 s, a tile passed 3 times a threshold, or 3 s."),
+    ("height_mm", "Height of the top of the tower above the table in mm: after the move when it stood; the tower "
+     "as it stood before the move when it fell."),
     ("static_margin_mm", "The statics judge (pisa3d/games/tower/statics/statics.py) on the new tile at its release "
      "pose: the least margin of every tile group holding it, in mm; negative means statics says it falls; "
      "empty when statics has no answer."),
@@ -29,25 +39,46 @@ LABELS = (
      "No simulation."),
     ("observed_hands, observed_falls, observed_fall_rate", "For a seeded share of the scenes "
      "(`labels.observed_share`): the same placement released by `observed_hands` fresh draws of the match's "
-     "hand and settled by the game's engine; how many fell and the share. Empty for the other scenes."),
+     "hand and settled by the game's engine; how many fell (an integer) and the share. Empty (null) for the other "
+     "scenes."),
     ("second_engine, second_engine_version, second_fell, second_max_displacement_mm, second_max_rotation_deg",
      "Where `labels.second_engine` is set: that engine, its version, and its verdict (its default parameters) "
      "on exactly the release PyBullet judged: the same tiles at rest where PyBullet left them, the same "
      "release pose, target and fall thresholds. Empty when no second engine is asked."),
     ("hand_offset_mm, hand_turn_deg", "How far across the table and how much turned the hand let go from the "
      "aimed pose (the seeded hand noise, plus any slide clear of neighbours)."),
-    ("poses, target_pose, settled_poses", "x, y, z (m), qx, qy, qz, qw of every tile in placement order, the new "
-     "tile last; the aimed pose; every tile when the verdict was reached (settled, or for a fall the moment "
-     "it was declared)."),
-    ("rgb, depth, segmentation", "One PNG per camera: RGB; depth as uint16 in 0.1 mm from the camera plane; "
-     "segmentation as uint8, 0 table or background, k+1 the tile placed k-th (the new tile has the "
-     "largest value)."),
-    ("key, cell, seed, move, options", "The game: `key` names the trial (spec.json's cell and the seed "
-     "rebuild it), `move` its move in the game's record, `options` every resolved game option."),
+    ("poses, target_pose, settled_poses", "x, y, z (m, the table's axes: z up, the origin at the table's centre "
+     "on its top), qx, qy, qz, qw of every tile in placement order, the new tile last at its release pose; the "
+     "aimed pose; every tile when the verdict was reached (settled, or for a fall the moment it was declared)."),
+    ("rgb, depth, segmentation", "One PNG per camera (the camera order of `camera_views`): RGB; depth as uint16 "
+     "in 0.1 mm from the camera plane (not along the ray), 50000 (5 m, the far plane) where no tile or table is "
+     "seen; segmentation as uint8, 0 table or background, k+1 the tile placed k-th (the new tile has the "
+     "largest value, `tiles`)."),
+    ("camera_views, camera_projections", "Per camera, PyBullet's view and projection matrix the images were drawn "
+     "with, each a 4x4 matrix as 16 floats in column-major (OpenGL) order: reshape to (4, 4) and transpose. The "
+     "projection's near and far planes are 0.02 m and 5 m; a pixel and its depth give a point on the table's axes."),
+    ("scene, key, cell, seed, index, move, player, agent, options, params", "The game: `scene` is `key` and "
+     "`index`; `key` names the trial (spec.json's cell and the seed rebuild it), `cell` the spec's sweep cell, "
+     "`params` that cell's swept parameters (JSON, `{}` without a sweep), `options` every resolved game option "
+     "(JSON); `index` the placement's number in the game (0 the first tile placed), `move` its move in the "
+     "game's record (moves that place no tile count too), `player` the seat that placed it (from 0) and "
+     "`agent` that seat's bot as the spec names it."),
+    ("tile, slot, kind, floor, tiles", "The placement: `tile` the tile's id in the game's set; `slot` where it "
+     "went, `W<floor><side>` a wall on side N/E/S/W of a floor, `C<floor>` a ceiling; `kind` what it stands on, "
+     "from the tower before it (`wall_on_table`, `wall_on_ceiling`, `wall_on_wall`, `wall_unsupported`, "
+     "`ceiling_on_<n>` for a ceiling on n walls, `ceiling_on_2_neighbouring` / `ceiling_on_2_opposite`); "
+     "`floor` the slot's floor (from 0); `tiles` how many tiles the scene shows, the new tile included (so "
+     "`poses` has `tiles` rows)."),
+    ("split", "The scene's split (see Composition); also the Hugging Face split it is in (README.md, data/)."),
     ("keep_probability", "The chance the placement had of becoming a scene: 1, or `keep` for a sampled one "
      "(placements near their statics edge are all kept when `keep_near_edge_mm` is set); weight by its inverse "
      "to undo the sampling."),
 )
+
+
+def named_columns() -> set[str]:
+    """The columns the datasheet's label table explains."""
+    return {name.strip() for names, _ in LABELS for name in names.split(",")}
 
 
 def _second_engine_versions(info: dict[str, Any]) -> str:
@@ -172,10 +203,13 @@ def _labels_use_and_limits(settings: dict[str, Any]) -> list[str]:
         "## Use",
         "",
         "    from pisa3d.dataset.reader import iter_scenes      # numpy arrays",
+        "    import datasets; datasets.load_dataset('DIR')       # HF splits, images as PIL (README.md, data/)",
         "    import pandas; pandas.read_parquet('DIR/scenes')     # after a finished build",
         "",
         "A build killed part-way may leave one uncommitted part in scenes/ until it is resumed; "
-        "`pisa3d.dataset.reader` reads only committed parts.",
+        "`pisa3d.dataset.reader` reads only committed parts. pandas reads integer columns that hold nulls "
+        "(`observed_hands`, `observed_falls`) as float64 unless asked for `dtype_backend='pyarrow'`; they are int64 "
+        "in the Parquet files and in the Hugging Face features.",
         "",
         "## Limits",
         "",

@@ -7,6 +7,7 @@ The directory is an experiment directory whose detail table is ``scenes`` instea
     DIR/spec.json, DIR/metadata.json, DIR/games/part-*.parquet   as for experiments
     DIR/scenes/part-*.parquet     one row per scene: labels, poses, PNGs per camera
     DIR/DATASHEET.md              written after every build (datasheet.py)
+    DIR/README.md, DIR/data/<split>.parquet   the Hugging Face card and the rows by split (card.py)
 """
 
 from __future__ import annotations
@@ -157,7 +158,9 @@ def _check_same_split_rule(out: Path, settings: DatasetSettings) -> None:
 
 def build_dataset(spec: DatasetSpec, source: str, out: Path, runner: Runner, resume_command: str = "",
                   console: Console | None = None, batch_trials: int = DATASET_BATCH_GAMES) -> RunSummary:
-    """Build (or resume) the dataset of ``spec`` in ``out`` with ``runner``; writes DATASHEET.md."""
+    """Build (or resume) the dataset of ``spec`` in ``out`` with ``runner``; writes DATASHEET.md and
+    the Hugging Face card (README.md, with the rows by split in data/)."""
+    from .card import write_card
     from .datasheet import write_datasheet
 
     check_same_settings(out, spec)
@@ -166,4 +169,5 @@ def build_dataset(spec: DatasetSpec, source: str, out: Path, runner: Runner, res
     summary = run_experiment(spec, source, out, runner, resume_command=resume_command, console=console,
                              batch_trials=batch_trials, detail=(SCENES, SCENE_SCHEMA))
     write_datasheet(out)
+    write_card(out)
     return summary
