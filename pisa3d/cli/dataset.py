@@ -1,4 +1,4 @@
-"""``pisa3d dataset build|info|show``: labelled tower scenes for physical-reasoning research."""
+"""``pisa3d dataset build|info|show|baseline|manifest|verify``: labelled tower scenes (physical reasoning)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from .usage import CommandGroup
 
 DEFAULT_FOLDER = "datasets"  # where a build goes without --out: DEFAULT_FOLDER/<spec name>
 PNG_FILE = output_file("--png")
+MANIFEST_FILE = output_file("--out")
 
 dataset_app = typer.Typer(
     cls=CommandGroup,
@@ -162,3 +163,63 @@ def baseline(
     typer.echo(baseline_table(results))
     typer.echo("")
     typer.echo(engines_table(engines_agreement(directory)))
+
+
+@dataset_app.command("manifest", cls=OnceCommand)
+def manifest(
+    directory: Path = typer.Argument(..., help="A dataset directory written by `pisa3d dataset build`."),
+    out: Path | None = typer.Option(None, "--out", "-o", metavar="FILE", parser=MANIFEST_FILE,
+                                    help="Where to write the manifest (JSON; default: print it)."),
+    force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
+) -> None:
+    """The release's manifest: the pisa3d version, the spec's identity, the counts and per game one
+    SHA-256 over its rows and one over its images (`pisa3d dataset verify` checks a directory
+    against it). Shipped manifests live in assets/datasets/manifests/<spec name>.json."""
+    from ..core.files import written_aside
+    from ..dataset.manifest import make_manifest, manifest_text
+
+    if out is not None:
+        check_output_file(out, "--out", force)
+    text = manifest_text(make_manifest(directory))
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    with written_aside(out, "manifest") as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    typer.echo(f"Manifest of {directory} written to {out}")
+
+
+@dataset_app.command("verify", cls=OnceCommand)
+def verify(
+    directory: Path = typer.Argument(..., help="A dataset directory: the whole release or any part of it."),
+    manifest_file: Path | None = typer.Option(None, "--manifest", "-m", metavar="FILE",
+                                              help="The manifest to check against (default: the one shipped for "
+                                              "the directory's spec, assets/datasets/manifests/<name>.json)."),
+    games: str | None = typer.Option(None, "--games", metavar="A..B",
+                                     help="Check only the games of these seeds: A..B (both included), A.. or A."),
+) -> None:
+    """Check a built directory against a release manifest, game by game: exit 0 when every game
+    it holds matches; else exit 1 naming the first game (by seed) that differs and what differs
+    (its rows, or which image). A directory with only some games checks those and says how many."""
+    from ..dataset.manifest import DatasetDiffers, load_manifest, parse_games, shipped_manifest
+    from ..dataset.manifest import verify as check
+    from ..dataset.reader import check_dataset_dir
+
+    seeds = parse_games(games)
+    if not directory.is_dir():
+        raise OptionsError(f"{directory}: no such directory")
+    name = check_dataset_dir(directory).get("name")
+    path = manifest_file or shipped_manifest(name)
+    if path is None:
+        raise OptionsError(f"{directory}: no manifest ships for spec {name!r} (assets/datasets/manifests/{name}.json); "
+                           "give one with --manifest FILE")
+    expected = load_manifest(path)
+    try:
+        done = check(directory, expected, seeds)
+    except DatasetDiffers as exc:
+        typer.echo(f"pisa3d: verify {directory}: {exc}", err=True)
+        raise typer.Exit(1) from None
+    part = "" if done.checked == done.in_manifest else f" (a part: the manifest holds {done.in_manifest})"
+    games_match = "1 game matches" if done.checked == 1 else f"{done.checked} games match"
+    typer.echo(f"{directory}: {games_match} the manifest {path}{part}; pisa3d "
+               f"{expected['pisa3d_version']}, spec {expected['name']}")
