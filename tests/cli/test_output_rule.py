@@ -28,9 +28,10 @@ WRITERS = {
     "export --video": ["export", "RECORD", "-f", "--video", "OUT"],
     "view --screenshot": ["view", "RECORD", "-f", "--screenshot", "OUT"],
     "dataset show --png": ["dataset", "show", "RECORD", "-f", "--png", "OUT"],
+    "dataset manifest --out": ["dataset", "manifest", "RECORD", "-f", "--out", "OUT"],
 }
 SUFFIX = {"--svg": ".svg", "--html": ".html", "--video": ".mp4", "--record": ".json", "--screenshot": ".png",
-          "--png": ".png"}
+          "--png": ".png", "--out": ".json"}
 
 
 def _args(command: str, out: str, record: Path) -> list[str]:

@@ -77,7 +77,7 @@ def test_version_alone_still_answers() -> None:
 HELPS = [[], ["play"], ["play", "cards"], ["play", "tower"], ["play", "gimignano"], ["replay"], ["replay", "show"],
          ["replay", "verify"], ["export"], ["view"], ["serve"], ["experiment"], ["experiment", "run"],
          ["experiment", "report"], ["dataset"], ["dataset", "build"], ["dataset", "info"], ["dataset", "show"],
-         ["dataset", "baseline"]]
+         ["dataset", "baseline"], ["dataset", "manifest"], ["dataset", "verify"]]
 
 
 @pytest.mark.parametrize("command", HELPS, ids=lambda c: " ".join(c) or "pisa3d")
