@@ -275,6 +275,8 @@ def _place_by_ghost(page: Any) -> None:
     """Click a ghost tile in the 3D scene, check it is drawn in its safety's colour, press r
     (another legal turn, when there is one) and Enter."""
     page.wait_for_function("() => document.querySelector('.twr').ghostPoints().length > 0", timeout=STEP_TIMEOUT_MS)
+    # where a ghost is drawn moves while the camera eases to the new move's box: click once it is still
+    page.wait_for_function("() => !document.querySelector('[data-easing]')", timeout=STEP_TIMEOUT_MS)
     ghosts = page.evaluate("() => document.querySelector('.twr').ghostPoints()")
     stage = page.query_selector(".twr-stage canvas").bounding_box()
     inside = [g for g in ghosts if g["front"] and stage["x"] + 5 < g["x"] < stage["x"] + stage["width"] - 5

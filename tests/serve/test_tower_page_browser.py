@@ -85,6 +85,8 @@ def _near(a: tuple[int, ...], b: tuple[int, ...], tolerance: int = 2) -> bool:
 
 def _ghosts(page: Any) -> list[dict[str, Any]]:
     page.wait_for_function("() => document.querySelector('.twr').ghostPoints().length > 0", timeout=STEP_TIMEOUT_MS)
+    # the ghosts' points move while the camera eases to the move's box: read them once it is still
+    page.wait_for_function("() => !document.querySelector('[data-easing]')", timeout=STEP_TIMEOUT_MS)
     return page.evaluate("() => document.querySelector('.twr').ghostPoints()")  # type: ignore[no-any-return]
 
 
