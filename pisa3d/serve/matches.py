@@ -20,7 +20,6 @@ from ..core.agent_specs import build_agent
 from ..core.errors import OptionsError, PisaError
 from ..core.events import Event
 from ..core.game import Game
-from ..core.presentation import presenter_of
 from ..core.record import GameRecord, MoveEntry, PlayerEntry, new_header
 from ..core.registry import get_game
 from ..core.state import State
@@ -168,7 +167,6 @@ class LiveMatch:
         header = {key: value for key, value in record.header.items() if key != "unfinished"}
         self.record = GameRecord(header, record.setup_events, list(record.moves), record.result)
         self.game = get_game(meta.game)
-        self.presenter = presenter_of(self.game)
         self.options_json = json.dumps(self.game.options(meta.options).model_dump(mode="json"), sort_keys=True)
         self.last_events: list[Event] = list(record.moves[-1].events if record.moves else record.setup_events)
         self.details: dict[str, Any] | None = None
