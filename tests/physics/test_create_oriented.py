@@ -1,4 +1,4 @@
-"""``create_oriented`` (assets/physics/pybullet.json, off in the shipped referee): each tile body
+"""``create_oriented`` (assets/physics/pybullet.json, on in the shipped referee since 0.6.0): each tile body
 created at its own pose, so Bullet's first step of a question uses each tile's true world inertia.
 
 Created in one batch at the identity orientation and posed afterwards, a body keeps the identity's
@@ -39,7 +39,7 @@ def first_steps_turn(create_oriented: bool, steps: int = 3) -> list[float]:
 
 
 def test_a_batched_wall_turns_in_its_first_step_as_if_it_lay_flat() -> None:
-    """The shipped creation: half the turn in step 1 (a flat tile's inertia about z is twice a
+    """The batched creation (the referee's before 0.6.0): half the turn in step 1 (a flat tile's inertia about z is twice a
     wall's), exact from step 2 on."""
     turn = first_steps_turn(False)
     assert turn[0] == pytest.approx(0.5, abs=0.01)
@@ -51,7 +51,7 @@ def test_an_oriented_wall_turns_right_from_the_first_step() -> None:
 
 
 def test_the_switch_is_a_boolean_and_on_record() -> None:
-    assert PyBulletParams().create_oriented is False  # the shipped referee is unchanged
-    assert PyBulletEngine(params=PyBulletParams(create_oriented=True)).describe()["params"]["create_oriented"] is True
+    assert PyBulletParams().create_oriented is True  # the shipped referee creates each tile at its pose
+    assert PyBulletEngine(params=PyBulletParams(create_oriented=False)).describe()["params"]["create_oriented"] is False
     with pytest.raises(OptionsError, match="create_oriented"):
         PyBulletParams(create_oriented=1)

@@ -4,7 +4,7 @@ more) and MuJoCo both say stands, captured from seeded games by
 tower's states, the hand's pose, each engine's release and the target; the file's "about" holds
 the command that captured it).
 
-Today's PyBullet verdict on each is a known failure, recorded as a strict xfail: when a referee
+A scene the referee still topples is a known failure, recorded as a strict xfail: when a referee
 change makes one stand, the test turns into a pass that fails the run until the xfail is removed
 (and the fall odds refitted, docs/tower-physics.md "PyBullet-only falls: evidence")."""
 
@@ -47,29 +47,31 @@ def test_the_scenes_are_there_and_statics_says_each_stands() -> None:
         assert min(margins.values()) >= WATCH_MM, f"{path.stem}: not a scene the watch lists ({margins})"
 
 
+# The shipped referee (create_oriented on since 0.6.0: each tile body created at its own pose, so
+# the first step uses each tile's true inertia) holds 30205/32. The other two still fall: 30123/5 is
+# a wall rocking off the far face of the wall below after landing tilted (rigid bodies keep the
+# turn: "Damping the landing, measured"), 30201/29 the earlier tile's rocking pair, which rebuilt
+# from the previous settle's states tips even from rest (docs/tower-physics.md).
+STILL_FALL = {"pybullet_only_fall_casual_random_30123_5", "pybullet_only_fall_careful_careful_30201_29"}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("path", SCENES, ids=[p.stem for p in SCENES])
-@pytest.mark.xfail(strict=True, reason="issue 41: PyBullet's verdict is a fall although statics gives the new tile "
-                                       "+0.3 mm or more and MuJoCo holds the tower; a referee fix makes this pass")
+@pytest.mark.parametrize("path", [
+    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="issue 41: PyBullet topples it although statics "
+                                            "gives the new tile +0.3 mm or more and MuJoCo holds the tower"))
+    if p.stem in STILL_FALL else p for p in SCENES], ids=[p.stem for p in SCENES])
 def test_pybullet_holds_a_tower_statics_and_mujoco_hold(path: Path) -> None:
     fell, mm, deg = settle("pybullet", load(path))
     assert not fell, f"{path.stem}: PyBullet topples it ({mm:.2f} mm, {deg:.2f} deg)"
 
 
-# create_oriented (each tile body created at its own pose, so the first step uses each tile's true
-# inertia; off in the shipped referee) makes 30205/32 stand. The other two still fall with it: 30123/5
-# is a wall rocking off the far face of the wall below after landing tilted, 30201/29 the earlier
-# tile's tipping (docs/tower-physics.md, "The mend, measured").
-STILL_FALL_ORIENTED = {"pybullet_only_fall_casual_random_30123_5", "pybullet_only_fall_careful_careful_30201_29"}
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("path", [
-    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="falls with create_oriented too"))
-    if p.stem in STILL_FALL_ORIENTED else p for p in SCENES], ids=[p.stem for p in SCENES])
-def test_pybullet_created_oriented_holds_the_scene(path: Path) -> None:
-    fell, mm, deg = settle("pybullet", load(path), {"create_oriented": True})
-    assert not fell, f"{path.stem}: PyBullet created oriented topples it ({mm:.2f} mm, {deg:.2f} deg)"
+def test_the_batched_creation_topples_the_scene_the_oriented_one_holds() -> None:
+    """The premise of the mend: before 0.6.0 (bodies created at the identity and posed after)
+    PyBullet toppled 30205/32."""
+    fell, mm, _ = settle("pybullet", load(FIXTURES / "pybullet_only_fall_careful_careful_30205_32.json"),
+                         {"create_oriented": False})
+    assert fell, f"the batched creation now holds 30205/32 ({mm:.2f} mm): the mend's evidence no longer holds"
 
 
 @pytest.mark.slow
