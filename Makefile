@@ -13,7 +13,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,video,rl,mujoco,ray,serve,learn]'
+	$(BIN)/pip install --quiet -e '.[test,video,rl,mujoco,ray,serve,learn,cnn]'
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -13,9 +14,13 @@ from ..core.errors import OptionsError
 from ..experiments.batching import DATASET_BATCH_GAMES
 from .experiment import MAX_BATCH, MAX_WORKERS
 from .once import OnceCommand
-from .outputs import FORCE_HELP, check_output_file, make_default_folder, output_file
+from .outputs import FORCE_HELP, check_output_dir, check_output_file, make_default_folder, output_file
 from .settings import set_pairs
 from .usage import CommandGroup
+
+if TYPE_CHECKING:
+    from ..dataset.cnn import CnnRun, CnnSettings
+    from ..dataset.cnn_train import Epoch
 
 DEFAULT_FOLDER = "datasets"  # where a build goes without --out: DEFAULT_FOLDER/<spec name>
 PNG_FILE = output_file("--png")
@@ -137,32 +142,147 @@ def show(
     typer.echo(f"Scene {data['scene']} (fell {data['fell']}) written to {png}")
 
 
+MODELS = {"logistic": "a logistic regression on shrunk depth and masks (needs pisa3d\\[learn]: scikit-learn)",
+          "cnn": "a small CNN in JAX on shrunk depth and masks, with its training curve (needs pisa3d\\[cnn]: jax, "
+                 "flax, optax)"}
+MODEL_HELP = ("Also train an image model on the train split and score it on every split: "
+              + "; ".join(f"{name}, {what}" for name, what in MODELS.items())
+              + ". Repeat for both; without it only the statics, fall-odds and engine tables.")
+
+
 @dataset_app.command("baseline", cls=OnceCommand)
 def baseline(
     directory: Path = typer.Argument(..., help="A dataset directory."),
-    learned: bool = typer.Option(False, "--learned", help="Also train the small image model on the train split "
-                                 "(needs pisa3d[learn]: scikit-learn)."),
-    size: int = typer.Option(24, "--size", min=4, max=224, help="With --learned: images shrunk to this many pixels "
-                             "a side."),
-    every_height: bool = typer.Option(False, "--every-height", help="With --learned: train on train + "
-                                      "train_taller (every height) instead of train alone (heights held out)."),
+    models: list[str] = typer.Option([], "--model", metavar="NAME", help=MODEL_HELP),
+    learned: bool = typer.Option(False, "--learned", help="The same as --model logistic."),
+    size: int | None = typer.Option(None, "--size", min=4, max=224, help="With a model: images shrunk to this many "
+                                    "pixels a side (default 24 for logistic, 32 for cnn; cnn needs 8 or more)."),
+    every_height: bool = typer.Option(False, "--every-height", help="With a model: train on train + "
+                                      "train_taller (every height) instead of train alone (heights held out); the "
+                                      "CNN then picks its epoch on validation + validation_taller."),
+    rgb: bool = typer.Option(False, "--rgb", help="With --model cnn: the colour planes too (the dataset must have "
+                             "the rgb channel)."),
+    epochs: int | None = typer.Option(None, "--epochs", min=1, max=1000,
+                                      help="With --model cnn: passes over the training scenes (default 30); the "
+                                      "weights of the epoch with the best validation AUC are kept."),
+    minutes: float | None = typer.Option(None, "--minutes", min=0.1, max=1440.0,
+                                         help="With --model cnn: a time budget for training; it stops before an "
+                                         "epoch that would end past it (Ctrl-C also stops it, keeping what it has)."),
+    seed: int | None = typer.Option(None, "--seed", min=0, max=2**32 - 1,
+                                    help="With --model cnn: the seed of the first weights, the order of the scenes "
+                                    "and the bootstrap (default 0); the same seed and data give the same figures."),
+    out: Path | None = typer.Option(None, "--out", "-o", metavar="DIR",
+                                    help="With --model cnn: the folder for its training curve, cnn_curve.csv and "
+                                    "cnn_curve.png (default: baselines/<dataset folder name>)."),
+    force: bool = typer.Option(False, "--force", "-f", help="With --model cnn: write into an --out folder that is "
+                               "not empty (its curve files are replaced)."),
 ) -> None:
     """Baselines against PyBullet's fell label, per split (Markdown tables, as in docs/datasets.md):
     the statics margin of the new tile (falls below 0 mm) and the fall odds (falls above 0.5) as
-    classifiers, accuracy and ROC AUC; the second engine's disagreement with examples; with
-    --learned a logistic regression on downsampled depth and masks, trained on train (with
-    --every-height on train and train_taller too)."""
+    classifiers, accuracy and ROC AUC; the second engine's disagreement with examples. --model
+    adds a learned image model trained on train (with --every-height on train and train_taller
+    too): logistic (scikit-learn) or cnn (JAX; CPU or GPU), the CNN with 95% intervals from a
+    bootstrap over games and its training curve written to --out.
+
+    Example: pisa3d dataset baseline datasets/towers_random --model cnn --epochs 20 --out runs/cnn"""
     from ..dataset.baseline import baseline_table, engines_agreement, engines_table, margin_baseline, odds_baseline
 
+    chosen = _models(models, learned)
+    protocol = "every height" if every_height else "held-out heights"
+    if "cnn" not in chosen:
+        given = {"--rgb": rgb, "--epochs": epochs is not None, "--minutes": minutes is not None,
+                 "--seed": seed is not None, "--out": out is not None, "--force": force}
+        extra = [name for name, on in given.items() if on]
+        if extra:
+            raise OptionsError(f"{extra[0]} is for --model cnn")
+    if "cnn" in chosen:
+        from ..dataset.cnn import CnnSettings, require_jax
+        from ..dataset.reader import check_dataset_dir
+
+        check_dataset_dir(directory)
+        cnn_settings = CnnSettings(size=size or 32, rgb=rgb, epochs=epochs or 30, minutes=minutes, seed=seed or 0,
+                                   protocol=protocol)
+        cnn_settings.check()
+        require_jax()
+        if out is None:
+            out = Path("baselines") / Path(directory).resolve().name
+            make_default_folder(out, "baselines")
+        check_output_dir(out, "--out", force)
     results = margin_baseline(directory) + odds_baseline(directory)
-    if learned:
+    if "logistic" in chosen:
         from ..dataset.learned import learned_baseline
 
-        results += learned_baseline(directory, size=size,
-                                    protocol="every height" if every_height else "held-out heights")
+        results += learned_baseline(directory, size=size or 24, protocol=protocol)
+    run = None
+    if "cnn" in chosen:
+        from ..dataset.intervals import DRAWS, intervals_table
+
+        run = _train_cnn(directory, cnn_settings)
+        results += run.rows
     typer.echo(baseline_table(results))
+    if run is not None:
+        from ..dataset.cnn import write_curve
+
+        out.mkdir(exist_ok=True)
+        csv_path, png_path = write_curve(run, out)
+        weighted = " (accuracy and AUC weighted by the scenes' stored weight)" if run.rows[0]["weighted"] else ""
+        typer.echo("")
+        typer.echo(f"95% intervals of the CNN, from {DRAWS} draws of games with replacement{weighted}:")
+        typer.echo(intervals_table(run.rows))
+        typer.echo("")
+        typer.echo(run.summary())
+        typer.echo(f"Training curve written to {csv_path} and {png_path}")
     typer.echo("")
     typer.echo(engines_table(engines_agreement(directory)))
+
+
+def _models(models: list[str], learned: bool) -> list[str]:
+    """The learned models asked for, in MODELS' order; an unknown name is refused in one line."""
+    for name in models:
+        if name not in MODELS:
+            raise OptionsError(f"--model {name}: choose from {', '.join(MODELS)} (repeat --model for both)")
+    chosen = set(models) | ({"logistic"} if learned else set())
+    return [name for name in MODELS if name in chosen]
+
+
+def _train_cnn(directory: Path, settings: CnnSettings) -> CnnRun:
+    """The CNN trained with progress on stderr: a line per epoch, and bars within it on a
+    terminal. Ctrl-C (or SIGTERM) during training stops it and keeps what it has."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ..dataset.cnn import cnn_baseline
+    from ..experiments.stopping import StopRequest
+
+    console = Console(stderr=True)
+    bars = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    TextColumn("{task.fields[note]}"), console=console, transient=True,
+                    disable=not console.is_terminal)
+    tasks: dict[str, int] = {}
+
+    def loaded(done: int, total: int) -> None:
+        if "load" not in tasks:
+            tasks["load"] = bars.add_task("reading images", total=total, note="")
+        bars.update(tasks["load"], completed=done)
+
+    def trained(epoch: int, done: int, per_epoch: int, last: Epoch | None) -> None:
+        note = "" if last is None else _epoch_note(last)
+        if "train" not in tasks:
+            tasks["train"] = bars.add_task("", total=per_epoch, note="")
+        bars.update(tasks["train"], description=f"CNN epoch {epoch}/{settings.epochs}", completed=done, note=note)
+        if last is not None and last.epoch == epoch:  # the epoch is over, validation included
+            console.print(f"epoch {epoch}/{settings.epochs}: {note}", soft_wrap=True, markup=False, highlight=False)
+
+    with StopRequest().installed() as stop, bars:
+        return cnn_baseline(directory, settings, loaded, trained, lambda: stop.requested)
+
+
+def _epoch_note(epoch: Epoch) -> str:
+    note = f"train loss {epoch.train_loss:.3f}"
+    if epoch.validation_loss is not None:
+        note += f", validation loss {epoch.validation_loss:.3f}"
+    if epoch.validation_auc is not None:
+        note += f", validation AUC {epoch.validation_auc:.3f}"
+    return f"{note} ({epoch.seconds:.0f} s)"
 
 
 @dataset_app.command("manifest", cls=OnceCommand)
