@@ -164,7 +164,7 @@ def baseline(
                              "the rgb channel)."),
     epochs: int | None = typer.Option(None, "--epochs", min=1, max=1000,
                                       help="With --model cnn: passes over the training scenes (default 30); the "
-                                      "weights of the epoch with the best validation AUC are kept."),
+                                      "weights of the epoch with the best validation AUC (then loss) are kept."),
     minutes: float | None = typer.Option(None, "--minutes", min=0.1, max=1440.0,
                                          help="With --model cnn: a time budget for training; it stops before an "
                                          "epoch that would end past it (Ctrl-C also stops it, keeping what it has)."),

@@ -9,7 +9,7 @@ tower's few centimetres of relief), the new tile's mask and the whole tower's ma
 standardised by the training scenes' mean and spread. The loss is the binary cross-entropy with
 falls and stands weighing alike (falls are a few percent of a split), times the scene's stored
 ``weight`` where a build thinned its scenes. The weights of the epoch with the best validation
-AUC are kept (the curve file says which).
+AUC are kept, the lowest validation loss breaking ties (the curve file says which).
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ class CnnRun:
         if self.kept_epoch is None:
             kept = "kept the weights of the unfinished first epoch"
         elif self.validated_on:
-            kept = f"kept epoch {self.kept_epoch}, the best AUC on {' + '.join(self.validated_on)}"
+            kept = f"kept epoch {self.kept_epoch}, the best AUC (then loss) on {' + '.join(self.validated_on)}"
         else:
             kept = f"kept epoch {self.kept_epoch}, the last (no validation split with falls and stands)"
         return (f"CNN: {ran} of {self.epochs} epochs on {self.train_scenes} scenes "
@@ -158,6 +158,21 @@ def _balanced(fell: np.ndarray, weights: np.ndarray) -> np.ndarray:
         mine = fell == label
         out[mine] = weights[mine] / weights[mine].sum() * len(fell) / 2
     return out.astype(np.float32)
+
+
+def channel_stats(planes: np.ndarray, chunk: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+    """Each channel's mean and standard deviation (float32) over (scenes, size, size, channels),
+    summed in float64 a chunk of scenes at a time (a float64 copy of every plane would be GBs)."""
+    total = np.zeros(planes.shape[-1])
+    squares = np.zeros(planes.shape[-1])
+    for start in range(0, len(planes), chunk):
+        part = planes[start:start + chunk].astype(np.float64)
+        total += part.sum(axis=(0, 1, 2))
+        squares += (part ** 2).sum(axis=(0, 1, 2))
+    count = planes.shape[0] * planes.shape[1] * planes.shape[2]
+    mean = total / count
+    spread = np.sqrt(np.maximum(squares / count - mean ** 2, 0.0))
+    return mean.astype(np.float32), np.maximum(spread, 1e-6).astype(np.float32)
 
 
 def cnn_baseline(root: Path | str, settings: CnnSettings = CnnSettings(),
@@ -180,8 +195,7 @@ def cnn_baseline(root: Path | str, settings: CnnSettings = CnnSettings(),
         raise OptionsError(f"{root}: the CNN needs falls and stands in {' + '.join(TRAIN_SPLITS[settings.protocol])}")
     planes = np.concatenate([data[split].stacked() for split in trained_on])
     weights = np.asarray([w for split in trained_on for w in data[split].weights])
-    mean = planes.mean(axis=(0, 1, 2), dtype=np.float64).astype(np.float32)
-    scale = np.maximum(planes.std(axis=(0, 1, 2), dtype=np.float64), 1e-6).astype(np.float32)
+    mean, scale = channel_stats(planes)
 
     def batches(images: np.ndarray, labels: np.ndarray, row_weights: np.ndarray) -> Batches:
         return Batches(images, labels.astype(np.float32), _balanced(labels, row_weights), mean, scale, settings.batch)
@@ -259,6 +273,8 @@ def _plot_curve(run: CnnRun, path: Path) -> None:
     auc_ax.set(xlabel="epoch", ylabel="ROC AUC", title="validation ROC AUC")
     for ax in (loss_ax, auc_ax):
         ax.grid(alpha=0.3)
+        if run.kept_epoch is not None:
+            ax.axvline(run.kept_epoch, color="C3", linestyle=":", linewidth=1)
     fig.suptitle(run.summary().removeprefix("CNN: "), fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=110, format="png")

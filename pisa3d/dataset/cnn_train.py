@@ -177,13 +177,13 @@ def train(trainer: Trainer, data: Batches, validation: Batches | None, epochs: i
           seconds: float | None = None, should_stop: Callable[[], bool] = lambda: False,
           progress: Progress | None = None) -> Trained:
     """Up to ``epochs`` passes over ``data`` in an order drawn from ``seed``. Keeps the weights of
-    the epoch with the best validation AUC (the last epoch without a validation set that has
-    both classes). Stops early, keeping what it has, before an epoch that would end past
-    ``seconds`` (judged by the slowest epoch so far) or between two batches once
-    ``should_stop()`` (Ctrl-C) says so."""
+    the epoch with the best validation AUC, of those the one with the lowest validation loss
+    (the last epoch without a validation set that has both classes). Stops early, keeping what
+    it has, before an epoch that would end past ``seconds`` (judged by the slowest epoch so far)
+    or between two batches once ``should_stop()`` (Ctrl-C) says so."""
     order_rng = np.random.default_rng([seed, ORDER_STREAM])
     result = Trained(params=trainer.params)
-    best_auc = -1.0
+    best: tuple[float, float] | None = None  # (validation AUC, -validation loss) of the kept epoch
     start = time.monotonic()
     slowest = 0.0
     batches = data.count()
@@ -214,8 +214,10 @@ def train(trainer: Trainer, data: Batches, validation: Batches | None, epochs: i
         row = Epoch(epoch, total / float(data.weights.sum()), loss, auc, time.monotonic() - start)
         result.curve.append(row)
         slowest = max(slowest, time.monotonic() - began)
-        if auc is None or auc > best_auc:  # ties keep the earlier epoch
-            best_auc = best_auc if auc is None else auc
+        # A small validation split soon ranks every fall first (AUC 1): the loss then tells epochs apart.
+        score = None if auc is None else (auc, -loss)
+        if score is None or best is None or score > best:
+            best = score
             result.params, result.kept_epoch = trainer.params, epoch
         if progress is not None:
             progress(epoch, batches, batches, row)
