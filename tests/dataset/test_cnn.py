@@ -92,7 +92,32 @@ def test_intervals_resample_whole_games_from_the_seed():
     assert rare["roc_auc_low"] is None and "| - |" in intervals_table([rare])
 
 
+def test_the_loss_weighs_the_classes_alike_and_keeps_stored_weights_within_a_class():
+    from pisa3d.dataset.cnn import _balanced
+
+    fell = np.array([True, False, False, False, True, False])
+    stored = np.array([1.0, 1.0, 2.0, 1.0, 3.0, 4.0])
+    weights = _balanced(fell, stored)
+    assert weights[fell].sum() == pytest.approx(weights[~fell].sum()) == pytest.approx(3.0)  # a mean of 1
+    assert weights[4] == pytest.approx(3 * weights[0]) and weights[5] == pytest.approx(4 * weights[1])
+
+
 # --- the training loop on a real build ----------------------------------------------------------------
+
+
+def test_the_planes_are_the_shrunk_depth_and_masks_of_every_camera(tiny: Path):
+    from pisa3d.dataset.cnn import DEPTH_CLIP_M, scene_planes
+    from pisa3d.dataset.reader import iter_scenes
+
+    scene = next(s for s in iter_scenes(tiny) if s["tiles"] > 3)
+    planes = scene_planes(scene, 8, rgb=False)
+    assert planes.shape == (8, 8, 3) and planes.dtype == np.float16  # one camera: depth, new tile, tower
+    new_tile = (scene["segmentation"][0] == scene["tiles"]).mean()
+    assert planes[:, :, 1].astype(float).mean() == pytest.approx(new_tile, abs=1e-3)
+    assert planes[:, :, 2].astype(float).mean() == pytest.approx((scene["segmentation"][0] > 0).mean(), abs=1e-3)
+    assert planes[:, :, 0].max() <= DEPTH_CLIP_M  # the 5 m background is clipped
+    with_rgb = scene_planes(scene, 8, rgb=True)
+    assert with_rgb.shape == (8, 8, 6) and with_rgb[:, :, 3:].min() >= 0 and with_rgb[:, :, 3:].max() <= 1
 
 
 def test_the_cnn_memorises_a_few_scenes_and_its_row_fits_the_table(tiny: Path):
