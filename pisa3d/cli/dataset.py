@@ -166,8 +166,9 @@ def baseline(
                                       help="With --model cnn: passes over the training scenes (default 30); the "
                                       "weights of the epoch with the best validation AUC (then loss) are kept."),
     minutes: float | None = typer.Option(None, "--minutes", min=0.1, max=1440.0,
-                                         help="With --model cnn: a time budget for training; it stops before an "
-                                         "epoch that would end past it (Ctrl-C also stops it, keeping what it has)."),
+                                         help="With --model cnn: a time budget for training; after the first epoch "
+                                         "it stops before one that would end past it (Ctrl-C also stops it, keeping "
+                                         "what it has)."),
     seed: int | None = typer.Option(None, "--seed", min=0, max=2**32 - 1,
                                     help="With --model cnn: the seed of the first weights, the order of the scenes "
                                     "and the bootstrap (default 0); the same seed and data give the same figures."),
