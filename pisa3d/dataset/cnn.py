@@ -18,7 +18,7 @@ import csv
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from .learned import _shrink as shrink
 from .reader import decode_scene, read_scenes
 from .schema import SCENE_SCHEMA
 from .spec import SPLITS
+
+if TYPE_CHECKING:  # cnn_train imports jax, which is optional
+    from .cnn_train import Epoch, Progress
 
 CLASSIFIER = "small CNN on depth + masks"
 DEPTH_CLIP_M = 2.0  # the farthest tower framing stays within it; beyond is table edge and background
@@ -125,7 +128,7 @@ class CnnRun:
     """What one training gave: the table's rows, the curve, and each split's predictions."""
 
     rows: list[dict[str, Any]]
-    curve: list[Any]  # cnn_train.Epoch rows
+    curve: list[Epoch]
     kept_epoch: int | None
     ended: str
     epochs: int
@@ -177,7 +180,7 @@ def channel_stats(planes: np.ndarray, chunk: int = 1024) -> tuple[np.ndarray, np
 
 def cnn_baseline(root: Path | str, settings: CnnSettings = CnnSettings(),
                  load_progress: Callable[[int, int], None] | None = None,
-                 train_progress: Callable[..., None] | None = None,
+                 train_progress: Progress | None = None,
                  should_stop: Callable[[], bool] = lambda: False) -> CnnRun:
     """Train on the splits of ``settings.protocol`` and evaluate on every split present:
     accuracy at probability 0.5 and ROC AUC, with 95% bootstrap intervals over games.
