@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -170,29 +170,43 @@ def baseline(
                                          "it stops before one that would end past it (Ctrl-C also stops it, keeping "
                                          "what it has)."),
     seed: int | None = typer.Option(None, "--seed", min=0, max=2**32 - 1,
-                                    help="With --model cnn: the seed of the first weights, the order of the scenes "
-                                    "and the bootstrap (default 0); the same seed and data give the same figures."),
+                                    help="The seed of the bootstrap's draws of games (default 0), and with --model "
+                                    "cnn of its first weights and the order of the scenes; the same seed and data "
+                                    "give the same figures."),
+    as_played: bool = typer.Option(False, "--as-played", help="Weight each scene by 1 / keep_probability: the "
+                                   "figures of the games as played, the scenes a build thinned given back (default: "
+                                   "the scenes as stored, each counted once, or by a stored weight column)."),
     out: Path | None = typer.Option(None, "--out", "-o", metavar="DIR",
                                     help="With --model cnn: the folder for its training curve, cnn_curve.csv and "
                                     "cnn_curve.png (default: baselines/<dataset folder name>)."),
     force: bool = typer.Option(False, "--force", "-f", help="With --model cnn: write into an --out folder that is "
                                "not empty (its curve files are replaced)."),
 ) -> None:
-    """Baselines against PyBullet's fell label, per split (Markdown tables, as in docs/datasets.md):
-    the statics margin of the new tile (falls below 0 mm) and the fall odds (falls above 0.5) as
-    classifiers, accuracy and ROC AUC; the second engine's disagreement with examples. --model
+    """Baselines against PyBullet's fell label, per split (Markdown tables, as in docs/datasets.md),
+    each with 95% intervals from a bootstrap over games: the statics margin of the new tile (falls
+    below 0 mm) and the fall odds (falls above 0.5) as classifiers, accuracy and ROC AUC; --model
     adds a learned image model trained on train (with --every-height on train and train_taller
-    too): logistic (scikit-learn) or cnn (JAX; CPU or GPU), the CNN with 95% intervals from a
-    bootstrap over games and its training curve written to --out.
+    too): logistic (scikit-learn) or cnn (JAX; CPU or GPU), the CNN's training curve written to
+    --out. Then one feature alone (kind, floor, tiles), scored by its fall rate per value on the
+    training split; then the second engine's disagreement with examples.
 
     Example: pisa3d dataset baseline datasets/towers_random --model cnn --epochs 20 --out runs/cnn"""
-    from ..dataset.baseline import baseline_table, engines_agreement, engines_table, margin_baseline, odds_baseline
+    from ..dataset.baseline import (
+        baseline_table,
+        engines_agreement,
+        engines_table,
+        feature_baseline,
+        margin_baseline,
+        odds_baseline,
+        prediction_rows,
+    )
+    from ..dataset.intervals import DRAWS, weighting_note
 
     chosen = _models(models, learned)
     protocol = "every height" if every_height else "held-out heights"
     if "cnn" not in chosen:
         given = {"--rgb": rgb, "--epochs": epochs is not None, "--minutes": minutes is not None,
-                 "--seed": seed is not None, "--out": out is not None, "--force": force}
+                 "--out": out is not None, "--force": force}
         extra = [name for name, on in given.items() if on]
         if extra:
             raise OptionsError(f"{extra[0]} is for --model cnn")
@@ -209,32 +223,45 @@ def baseline(
             out = Path("baselines") / Path(directory).resolve().name
             make_default_folder(out, "baselines")
         check_output_dir(out, "--out", force)
-    results = margin_baseline(directory) + odds_baseline(directory)
+    seed = seed or 0
+    results = margin_baseline(directory, as_played, seed) + odds_baseline(directory, as_played, seed)
     if "logistic" in chosen:
         from ..dataset.learned import learned_baseline
 
-        results += learned_baseline(directory, size=size or 24, protocol=protocol)
+        results += learned_baseline(directory, size=size or 24, protocol=protocol, as_played=as_played, seed=seed)
     run = None
     if "cnn" in chosen:
-        from ..dataset.intervals import DRAWS, intervals_table
-
         run = _train_cnn(directory, cnn_settings)
-        results += run.rows
+        results += (prediction_rows(directory, run.rows[0]["classifier"], run.predictions, as_played, seed)
+                    if as_played else run.rows)
+    features = feature_baseline(directory, protocol=protocol, as_played=as_played, seed=seed)
+    weighting = weighting_note(as_played, _weighted(results))
+    how = (f"Accuracy at the classifier's threshold and ROC AUC of its score, {weighting}; in brackets"
+           f" the 95% interval from {DRAWS} draws of whole games with replacement (seed {seed}); '-': the split lacks "
+           "falls or stands, or more than 5% of the draws do.")
     typer.echo(baseline_table(results))
+    typer.echo("")
+    typer.echo(how)
+    typer.echo("")
+    trained_on = " + ".join(features[0]["trained_on"])
+    typer.echo(f"One feature alone: each value's fall rate on {trained_on} is the score of every scene with that "
+               "value (a value it never saw: its overall fall rate); falls above 0.5.")
+    typer.echo("")
+    typer.echo(baseline_table(features))
     if run is not None:
         from ..dataset.cnn import write_curve
 
         out.mkdir(exist_ok=True)
         csv_path, png_path = write_curve(run, out)
-        weighted = " (accuracy and AUC weighted by the scenes' stored weight)" if run.rows[0]["weighted"] else ""
-        typer.echo("")
-        typer.echo(f"95% intervals of the CNN, from {DRAWS} draws of games with replacement{weighted}:")
-        typer.echo(intervals_table(run.rows))
         typer.echo("")
         typer.echo(run.summary())
         typer.echo(f"Training curve written to {csv_path} and {png_path}")
     typer.echo("")
     typer.echo(engines_table(engines_agreement(directory)))
+
+
+def _weighted(rows: list[dict[str, Any]]) -> bool:
+    return any(r.get("weighted") for r in rows)
 
 
 def _models(models: list[str], learned: bool) -> list[str]:

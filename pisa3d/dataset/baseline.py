@@ -1,7 +1,9 @@
-"""Baselines against the PyBullet label, per split: the statics judge's margin of the new tile and
-the fall odds as classifiers of ``fell`` (accuracy at a threshold, ROC AUC of the score), and the
-second engine's agreement. No learning here (learned.py has the image model): these figures say
-how much of the label statics alone explains."""
+"""Baselines against the PyBullet label, per split, each with 95% intervals from a bootstrap over
+games (intervals.py): the statics judge's margin of the new tile and the fall odds as classifiers
+of ``fell`` (accuracy at a threshold, ROC AUC of the score), one feature of the placement alone
+(``kind``, ``floor``, ``tiles``) scored by its fall rate on the training split, and the second
+engine's agreement. No images here (learned.py and cnn.py have the image models): these figures
+say how much of the label statics, or a shortcut, alone explains."""
 
 from __future__ import annotations
 
@@ -11,8 +13,15 @@ from typing import Any
 
 import numpy as np
 
+from ..core.errors import OptionsError
+from .intervals import scene_weights, scored_row, weight_columns
 from .reader import read_scenes
 from .spec import SPLITS
+
+# The splits a model (or a feature's fall rates) is fitted on, by protocol.
+TRAIN_SPLITS = {"held-out heights": ("train",), "every height": ("train", "train_taller")}
+FEATURES = ("kind", "floor", "tiles")  # the placement's own columns that could stand in for physics
+SCORED_COLUMNS = ("scene", "key", "split", "fell")
 
 
 def roc_auc(scores: Sequence[float], labels: Sequence[bool]) -> float | None:
@@ -37,13 +46,29 @@ def roc_auc(scores: Sequence[float], labels: Sequence[bool]) -> float | None:
     return float((rank_sum - len(positives) * (len(positives) + 1) / 2) / (len(positives) * len(negatives)))
 
 
-def evaluate(name: str, split: str, fell: Sequence[bool], predicted: Sequence[bool], scores: Sequence[float],
-             extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One classifier on one split: accuracy of ``predicted``, majority-class accuracy, ROC AUC of ``scores``."""
-    n, falls = len(fell), sum(fell)
-    return {"classifier": name, "split": split, "scenes": n, "fell": falls,
-            "accuracy": sum(p == f for p, f in zip(predicted, fell, strict=True)) / n,
-            "majority_accuracy": max(falls, n - falls) / n, "roc_auc": roc_auc(scores, fell), **(extra or {})}
+def read_scored(root: Path | str, columns: Sequence[str] = (), as_played: bool = False
+                ) -> tuple[list[dict[str, Any]], list[float] | None]:
+    """The scenes' rows (scene, key, split, fell and ``columns``) and their weights (intervals.py's
+    :func:`scene_weights`; None: each counts once)."""
+    wanted = list(dict.fromkeys([*SCORED_COLUMNS, *columns, *weight_columns(as_played)]))
+    rows = read_scenes(root, columns=wanted).to_pylist()
+    return rows, scene_weights(rows, as_played)
+
+
+def split_rows(name: str, rows: Sequence[dict[str, Any]], scores: Sequence[float], threshold: float,
+               weights: Sequence[float] | None, seed: int = 0, with_all: bool = True) -> list[dict[str, Any]]:
+    """One classifier scored on every split present (in SPLITS order; then ``all`` with
+    ``with_all``): predicted to fall when its score is above ``threshold``, with intervals from
+    a bootstrap over games (each row's ``key``) drawn from ``seed``."""
+    out = []
+    for split in (*SPLITS, "all") if with_all else SPLITS:
+        picked = [i for i, r in enumerate(rows) if split in ("all", r["split"])]
+        if not picked:
+            continue
+        out.append(scored_row(name, split, [bool(rows[i]["fell"]) for i in picked], [scores[i] for i in picked],
+                              [rows[i]["key"] for i in picked], None if weights is None else
+                              [weights[i] for i in picked], threshold, seed))
+    return out
 
 
 def _by_split(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -51,25 +76,90 @@ def _by_split(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]
     return [(split, mine) for split, mine in out if mine]
 
 
-def margin_baseline(root: Path | str) -> list[dict[str, Any]]:
+def margin_baseline(root: Path | str, as_played: bool = False, seed: int = 0) -> list[dict[str, Any]]:
     """Per split: the statics margin of the new tile as a classifier: falls when the margin is
     below 0 mm, scored by -margin. Scenes without a margin (statics had no answer) count as
     'stands' with score 0 mm and are counted in ``no_margin``."""
-    rows = read_scenes(root, columns=["split", "fell", "static_margin_mm"]).to_pylist()
-    out = []
-    for split, mine in _by_split(rows):
-        margins = [0.0 if r["static_margin_mm"] is None else r["static_margin_mm"] for r in mine]
-        out.append(evaluate("statics margin < 0", split, [bool(r["fell"]) for r in mine], [m < 0.0 for m in margins],
-                            [-m for m in margins], {"no_margin": sum(r["static_margin_mm"] is None for r in mine)}))
+    rows, weights = read_scored(root, ["static_margin_mm"], as_played)
+    scores = [0.0 if r["static_margin_mm"] is None else -r["static_margin_mm"] for r in rows]
+    out = split_rows("statics margin < 0", rows, scores, 0.0, weights, seed)
+    for row in out:
+        row["no_margin"] = sum(r["static_margin_mm"] is None for r in rows if row["split"] in ("all", r["split"]))
     return out
 
 
-def odds_baseline(root: Path | str) -> list[dict[str, Any]]:
+def odds_baseline(root: Path | str, as_played: bool = False, seed: int = 0) -> list[dict[str, Any]]:
     """Per split: the fall odds under the match's hand as a classifier: falls when the odds are
     above one half, scored by the odds."""
-    rows = read_scenes(root, columns=["split", "fell", "fall_odds"]).to_pylist()
-    return [evaluate("fall odds > 0.5", split, [bool(r["fell"]) for r in mine], [r["fall_odds"] > 0.5 for r in mine],
-                     [r["fall_odds"] for r in mine]) for split, mine in _by_split(rows)]
+    rows, weights = read_scored(root, ["fall_odds"], as_played)
+    return split_rows("fall odds > 0.5", rows, [r["fall_odds"] for r in rows], 0.5, weights, seed)
+
+
+def fall_rates(values: Sequence[Any], fell: Sequence[bool], weights: Sequence[float] | None = None
+               ) -> dict[Any, float]:
+    """Each value's (weighted) share of falls."""
+    w = np.ones(len(values)) if weights is None else np.asarray(weights, dtype=np.float64)
+    falls: dict[Any, float] = {}
+    total: dict[Any, float] = {}
+    for value, f, weight in zip(values, fell, w, strict=True):
+        total[value] = total.get(value, 0.0) + weight
+        falls[value] = falls.get(value, 0.0) + (weight if f else 0.0)
+    return {value: falls[value] / total[value] for value in total}
+
+
+def feature_rows(feature: str, rows: Sequence[dict[str, Any]], trained_on: Sequence[str],
+                 weights: Sequence[float] | None = None, seed: int = 0) -> list[dict[str, Any]]:
+    """``feature`` alone as a classifier: each value's fall rate on the ``trained_on`` splits is
+    the score of every scene with that value, on every split (a value those splits never saw gets
+    their overall fall rate; ``unseen`` counts such scenes); falls when the rate is above 0.5.
+    Fitted on training rows only, so a split is never scored by its own rates."""
+    train = [i for i, r in enumerate(rows) if r["split"] in trained_on]
+    if not train:
+        raise OptionsError(f"{feature} alone: no scene in {' + '.join(trained_on)} to fit its fall rates on")
+    w = None if weights is None else [weights[i] for i in train]
+    fell = [bool(rows[i]["fell"]) for i in train]
+    rates = fall_rates([rows[i][feature] for i in train], fell, w)
+    prior = float(np.average(fell, weights=w))
+    scores = [rates.get(r[feature], prior) for r in rows]
+    name = f"{feature} alone (its fall rate on {' + '.join(trained_on)})"
+    out = split_rows(name, rows, scores, 0.5, weights, seed, with_all=False)
+    for row in out:
+        row["feature"], row["values"], row["trained_on"] = feature, len(rates), list(trained_on)
+        row["unseen"] = sum(r[feature] not in rates for r in rows if r["split"] == row["split"])
+    return out
+
+
+def feature_baseline(root: Path | str, features: Sequence[str] = FEATURES, protocol: str = "held-out heights",
+                     as_played: bool = False, seed: int = 0) -> list[dict[str, Any]]:
+    """Per feature of ``features`` and split: that feature alone as a classifier, its fall rates
+    fitted on the splits of ``protocol`` (TRAIN_SPLITS) and applied to every split present."""
+    if protocol not in TRAIN_SPLITS:
+        raise OptionsError(f"protocol {protocol!r}: choose from {', '.join(TRAIN_SPLITS)}")
+    unknown = [f for f in features if f not in FEATURES]
+    if unknown:
+        raise OptionsError(f"feature {unknown[0]!r}: choose from {', '.join(FEATURES)}")
+    rows, weights = read_scored(root, features, as_played)
+    present = {r["split"] for r in rows}
+    trained_on = [split for split in TRAIN_SPLITS[protocol] if split in present] or list(TRAIN_SPLITS[protocol])
+    return [row for feature in features for row in feature_rows(feature, rows, trained_on, weights, seed)]
+
+
+def prediction_rows(root: Path | str, name: str, predictions: dict[str, tuple[Sequence[str], Sequence[float]]],
+                    as_played: bool = False, seed: int = 0) -> list[dict[str, Any]]:
+    """A model's probabilities (per split: scene names, probabilities) scored like the other
+    baselines: falls above 0.5, weights and games read from the dataset."""
+    rows, weights = read_scored(root, (), as_played)
+    index = {r["scene"]: i for i, r in enumerate(rows)}
+    out = []
+    for split in SPLITS:
+        if split not in predictions:
+            continue
+        scenes, probabilities = predictions[split]
+        picked = [index[scene] for scene in scenes]
+        out.append(scored_row(name, split, [bool(rows[i]["fell"]) for i in picked], list(probabilities),
+                              [rows[i]["key"] for i in picked], None if weights is None else
+                              [weights[i] for i in picked], 0.5, seed))
+    return out
 
 
 def engines_agreement(root: Path | str, examples: int = 5) -> dict[str, Any]:
@@ -89,13 +179,24 @@ def engines_agreement(root: Path | str, examples: int = 5) -> dict[str, Any]:
             "pybullet_only_count": len(only_first), "second_only_count": len(only_second)}
 
 
+def _with_interval(row: dict[str, Any], key: str) -> str:
+    if row.get(key) is None:
+        return "-"
+    if row.get(f"{key}_low") is None:
+        return f"{row[key]:.3f}"
+    return f"{row[key]:.3f} ({row[f'{key}_low']:.3f}-{row[f'{key}_high']:.3f})"
+
+
 def baseline_table(results: list[dict[str, Any]]) -> str:
-    lines = ["| classifier | split | scenes | fell | accuracy | majority class | ROC AUC |",
-             "|---|---|---:|---:|---:|---:|---:|"]
+    """One line per classifier and split (Markdown): counts, accuracy and ROC AUC with their 95%
+    intervals in brackets ('-' where a split lacks a class, or too many draws did)."""
+    lines = ["| classifier | split | scenes | fell | games | accuracy (95% interval) | majority class | "
+             "ROC AUC (95% interval) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in results:
-        auc = "-" if r["roc_auc"] is None else f"{r['roc_auc']:.3f}"
-        lines.append(f"| {r['classifier']} | {r['split']} | {r['scenes']} | {r['fell']} | {r['accuracy']:.3f} | "
-                     f"{r['majority_accuracy']:.3f} | {auc} |")
+        lines.append(f"| {r['classifier']} | {r['split']} | {r['scenes']} | {r['fell']} | {r.get('games', '-')} | "
+                     f"{_with_interval(r, 'accuracy')} | {r['majority_accuracy']:.3f} | "
+                     f"{_with_interval(r, 'roc_auc')} |")
     return "\n".join(lines)
 
 

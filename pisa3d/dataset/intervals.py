@@ -2,10 +2,15 @@
 over games: a game's scenes are drawn together (they share a tower, so they are not independent
 draws), as many games as the split holds, with replacement.
 
-Rows have the keys of :func:`pisa3d.dataset.baseline.evaluate` (so they sit in the same table)
-plus ``accuracy_low``/``accuracy_high`` and ``roc_auc_low``/``roc_auc_high``. Weights are the
-scenes' stored weights where a build thinned its easy scenes (a scene kept with probability p
-stands for 1/p); without them every scene weighs 1.
+Rows (:func:`scored_row`) hold the counts, accuracy, majority-class accuracy and ROC AUC, with
+``accuracy_low``/``accuracy_high`` and ``roc_auc_low``/``roc_auc_high``: the line of a baseline
+in :func:`pisa3d.dataset.baseline.baseline_table`.
+
+Which weight a scene counts with (:func:`scene_weights`): its stored ``weight`` when the build
+stores one, else 1, so the figures describe the scenes as the release holds them. A build that
+thinned its easy scenes stores each row's ``keep_probability`` p; weighting by 1/p gives back the
+games as played (``as_played``), and with them the easy scenes the thinning removed, which is
+why it is not the default.
 """
 
 from __future__ import annotations
@@ -15,9 +20,42 @@ from typing import Any
 
 import numpy as np
 
+from .schema import SCENE_SCHEMA
+
 DRAWS = 1000
 CONFIDENCE = 0.95
 CHUNK = 100
+
+
+STORED_WEIGHT = "weight" if "weight" in SCENE_SCHEMA.names else None  # a build's own weight column, if any
+
+
+def weight_columns(as_played: bool = False) -> list[str]:
+    """The columns :func:`scene_weights` reads."""
+    if as_played:
+        return ["keep_probability"]
+    return [STORED_WEIGHT] if STORED_WEIGHT else []
+
+
+def scene_weights(rows: Sequence[dict[str, Any]], as_played: bool = False) -> list[float] | None:
+    """Each row's weight in the figures: 1 / ``keep_probability`` with ``as_played``, else the
+    stored ``weight`` (a missing one counts 1). None when every weight is 1 (unweighted rows)."""
+    if as_played:
+        weights = [1.0 if r.get("keep_probability") is None else 1.0 / r["keep_probability"] for r in rows]
+    elif STORED_WEIGHT:
+        weights = [1.0 if r.get(STORED_WEIGHT) is None else float(r[STORED_WEIGHT]) for r in rows]
+    else:
+        return None
+    return weights if any(w != 1.0 for w in weights) else None
+
+
+def weighting_note(as_played: bool, weighted: bool) -> str:
+    """How the rows were weighted, for the line under a table."""
+    if as_played:
+        return "each scene weighted by 1 / keep_probability (the games as played)"
+    if weighted:
+        return "each scene weighted by its stored weight"
+    return "each scene counted once"
 
 
 def weighted_roc_auc(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -81,20 +119,3 @@ def scored_row(name: str, split: str, fell: Sequence[bool], scores: Sequence[flo
             "accuracy": float(_accuracy(correct, w)), "majority_accuracy": max(fall_share, 1 - fall_share),
             "roc_auc": None if np.isnan(auc) else auc, "accuracy_low": accuracy_low, "accuracy_high": accuracy_high,
             "roc_auc_low": auc_low, "roc_auc_high": auc_high, "weighted": weights is not None}
-
-
-def _range(row: dict[str, Any], key: str) -> str:
-    if row.get(f"{key}_low") is None:
-        return "-"
-    return f"{row[f'{key}_low']:.3f}-{row[f'{key}_high']:.3f}"
-
-
-def intervals_table(rows: list[dict[str, Any]]) -> str:
-    """The rows' 95% bootstrap intervals, one line per classifier and split (Markdown)."""
-    lines = ["| classifier | split | games | accuracy | 95% interval | ROC AUC | 95% interval |",
-             "|---|---|---:|---:|---:|---:|---:|"]
-    for r in rows:
-        auc = "-" if r["roc_auc"] is None else f"{r['roc_auc']:.3f}"
-        lines.append(f"| {r['classifier']} | {r['split']} | {r['games']} | {r['accuracy']:.3f} | "
-                     f"{_range(r, 'accuracy')} | {auc} | {_range(r, 'roc_auc')} |")
-    return "\n".join(lines)
