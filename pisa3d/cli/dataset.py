@@ -147,7 +147,7 @@ MODELS = {"logistic": "a logistic regression on shrunk depth and masks (needs pi
                  "flax, optax)"}
 MODEL_HELP = ("Also train an image model on the train split and score it on every split: "
               + "; ".join(f"{name}, {what}" for name, what in MODELS.items())
-              + ". Repeat for both; without it only the statics, fall-odds and engine tables.")
+              + ". Repeat for both; without it the statics margin, the fall odds, one feature alone and the engines.")
 
 
 @dataset_app.command("baseline", cls=OnceCommand)
@@ -157,9 +157,10 @@ def baseline(
     learned: bool = typer.Option(False, "--learned", help="The same as --model logistic."),
     size: int | None = typer.Option(None, "--size", min=4, max=224, help="With a model: images shrunk to this many "
                                     "pixels a side (default 24 for logistic, 32 for cnn; cnn needs 8 or more)."),
-    every_height: bool = typer.Option(False, "--every-height", help="With a model: train on train + "
-                                      "train_taller (every height) instead of train alone (heights held out); the "
-                                      "CNN then picks its epoch on validation + validation_taller."),
+    every_height: bool = typer.Option(False, "--every-height", help="Fit a model, and each single feature's "
+                                      "fall rates, on train + train_taller (every height) instead of train alone "
+                                      "(heights held out); the CNN then picks its epoch on validation + "
+                                      "validation_taller."),
     rgb: bool = typer.Option(False, "--rgb", help="With --model cnn: the colour planes too (the dataset must have "
                              "the rgb channel)."),
     epochs: int | None = typer.Option(None, "--epochs", min=1, max=1000,
