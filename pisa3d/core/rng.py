@@ -36,6 +36,8 @@ class Stream(IntEnum):
     """The hands that replay a dataset scene for its observed fall rate (placement index, hand)."""
     APPEARANCE = 26
     """A dataset scene's random colours and light (placement index)."""
+    DATASET_PREVIEW = 27
+    """A dataset's previewed placements: the hand that releases each, and whether it is kept (placement index, slot)."""
     FALL_ODDS_PREVIEW = 77
     """pisa3d/games/tower/odds/collect.py: which slot the referee previews, and its hand (placement number)."""
     BENCHMARK_MOVES = 99

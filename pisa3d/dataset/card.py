@@ -108,6 +108,13 @@ def _yaml(counts: dict[str, int]) -> dict[str, Any]:
     }
 
 
+def _unseen_hand(settings: dict[str, Any]) -> str:
+    unseen = settings.get("unseen_hand")
+    if not unseen:
+        return ""
+    return f"; games played at the `{unseen['hand']}` hand, which training never sees, form `test_hand`"
+
+
 def render_card(root: Path, counts: dict[str, int]) -> str:
     info = summary(root)
     header = json.dumps(_yaml(counts), indent=1)  # JSON is YAML: no YAML writer needed
@@ -134,7 +141,8 @@ software renderer, so the same spec gives the same pixels on any machine.
 
 Each game goes to one split by a hash of its seed; scenes from floor
 {info['settings']['taller_from_floor']} up are held out by height (`taller`, `train_taller`,
-`validation_taller`). `rgb`, `depth` and `segmentation` hold one image per camera: RGB; depth
+`validation_taller`){_unseen_hand(info['settings'])}. `rgb`, `depth` and `segmentation` hold one image per
+camera: RGB; depth
 16-bit in 0.1 mm from the camera plane (50000, the 5 m far plane, where no tile or table is);
 the mask 8-bit, 0 table or background, k+1 the tile placed k-th. **DATASHEET.md** in this
 directory explains every column, how each label is made, the fall thresholds, the counts and the

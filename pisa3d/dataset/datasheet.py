@@ -49,7 +49,13 @@ LABELS = (
      "aimed pose (the seeded hand noise, plus any slide clear of neighbours)."),
     ("poses, target_pose, settled_poses", "x, y, z (m, the table's axes: z up, the origin at the table's centre "
      "on its top), qx, qy, qz, qw of every tile in placement order, the new tile last at its release pose; the "
-     "aimed pose; every tile when the verdict was reached (settled, or for a fall the moment it was declared)."),
+     "aimed pose; every tile when the verdict was reached (settled, or for a fall the moment it was declared). "
+     "`poses` and `target_pose` are the engine's float64 values unrounded; `settled_poses` are rounded to 1 nm."),
+    ("linear_velocities, angular_velocities", "Every tile's velocity when the new tile is let go, in placement "
+     "order (the new tile last, at rest: 0): linear of its centre in m/s and angular in rad/s, both on the "
+     "table's axes. The tower may still be moving from the move before (the last settle ends when it is quiet, "
+     "not still). With `poses` and `target_pose` they are exactly what the engine was given: "
+     "`settle(poses + velocities, poses[-1], target_pose)` repeats the row's verdict bit for bit."),
     ("rgb, depth, segmentation", "One PNG per camera (the camera order of `camera_views`): RGB; depth as uint16 "
      "in 0.1 mm from the camera plane (not along the ray), 50000 (5 m, the far plane) where no tile or table is "
      "seen; segmentation as uint8, 0 table or background, k+1 the tile placed k-th (the new tile has the "
@@ -70,9 +76,14 @@ LABELS = (
      "`floor` the slot's floor (from 0); `tiles` how many tiles the scene shows, the new tile included (so "
      "`poses` has `tiles` rows)."),
     ("split", "The scene's split (see Composition); also the Hugging Face split it is in (README.md, data/)."),
-    ("keep_probability", "The chance the placement had of becoming a scene: 1, or `keep` for a sampled one "
-     "(placements near their statics edge are all kept when `keep_near_edge_mm` is set); weight by its inverse "
-     "to undo the sampling."),
+    ("keep_probability", "The chance the placement had of becoming a scene, decided by the statics margin of its "
+     "release before it was settled (never by its outcome): 1 within `keep_near_edge_mm` of the edge or below "
+     "`keep_margin_below_mm` when set, else `keep` (a preview: `previews.keep`); weight a row by its inverse to "
+     "undo the selection."),
+    ("played", "True for the placement the game played; false for a preview: a legal slot the player did not "
+     "choose at that position, released by a hand of its own (seeded by game, placement and slot, the match's "
+     "noise) and settled by the game's referee on a copy of the position, the game going on as played. A "
+     "preview's `scene` adds its slot to the name; `index` and `move` are its position's."),
 )
 
 
@@ -129,6 +140,8 @@ def _composition(info: dict[str, Any]) -> list[str]:
         "|---|---:|---:|---:|---:|---|",
     ]
     for name, s in info["splits"].items():
+        if name == "test_hand" and not settings.get("unseen_hand"):
+            continue  # not asked
         floors = ", ".join(str(f) for f in s["floors"]) or "-"
         lines.append(f"| {name} | {s['scenes']} | {s['games']} | {s['fell']} | {_share(s['fell'], s['scenes'])} "
                      f"| {floors} |")
@@ -148,9 +161,18 @@ def _composition(info: dict[str, Any]) -> list[str]:
         f"Scenes whose new tile is on floor {settings['taller_from_floor']} or higher (floors count from 0) are held "
         "out by height, as ShapeStacks holds out stack heights: a test game's form `taller`, so no tower there grew "
         "from one that train or validation show; a train or validation game's are in `train_taller` and "
-        "`validation_taller`, to add to train and validation when training on every height.",
+        "`validation_taller`, to add to train and validation when training on every height." + _unseen(settings),
         "",
     ]
+
+
+def _unseen(settings: dict[str, Any]) -> str:
+    unseen = settings.get("unseen_hand")
+    if not unseen:
+        return ""
+    return (f" A share {unseen['share']} of the games (by another hash of the seed) were played at the hand "
+            f"`{unseen['hand']}`, which no other game is played at: every scene of theirs, at every height, is in "
+            "`test_hand` (the `options` column names each game's hand).")
 
 
 def _collection(spec: dict[str, Any], settings: dict[str, Any], meta: dict[str, Any],
@@ -176,12 +198,21 @@ def _collection(spec: dict[str, Any], settings: dict[str, Any], meta: dict[str, 
 
 
 def _kept(settings: dict[str, Any]) -> str:
-    near = settings.get("keep_near_edge_mm")
+    near, below = settings.get("keep_near_edge_mm"), settings.get("keep_margin_below_mm")
+    previews = settings.get("previews") or {}
     every = f"{settings['keep']:.0%}"
-    if near is None or settings["keep"] >= 1.0:
-        return every
-    return (f"every new tile released within {near} mm of its statics edge, {every} of the others (weight a row by "
-            "1 / keep_probability to undo the selection)")
+    bands = [f"within {near} mm of its statics edge" if near is not None else "",
+             f"with a statics margin below {below} mm" if below is not None else ""]
+    told = " or ".join(b for b in bands if b)
+    text = every if not told or (settings["keep"] >= 1.0 and not previews.get("enabled")) else (
+        f"every new tile released {told}, {every} of the others")
+    floors = settings.get("keep_by_floor") or []
+    if floors:
+        text += f" (times {', '.join(map(str, floors))} on floors 0 to {len(floors) - 1})"
+    if previews.get("enabled"):
+        text += (f"; previews (the legal slots not played, judged but not played) kept by the same rule, "
+                 f"{previews.get('keep', 1.0):.0%} of those outside it")
+    return text + (" (weight a row by 1 / keep_probability to undo the selection)" if told else "")
 
 
 def _aim(cams: dict[str, Any]) -> str:
@@ -217,7 +248,10 @@ def _labels_use_and_limits(settings: dict[str, Any]) -> list[str]:
         f"(here: {settings.get('labels', {}).get('second_engine') or 'none'}). The statics judge and the fall "
         "odds are models (the odds' curve was fitted to PyBullet), not independent opinions.",
         "- Towers are those the spec's bots build: their heights and kinds of placement follow the bots, "
-        "and a game ends at its first fall, so falls are the last scene of a game.",
+        "and a game ends at its first fall, so a played fall is the last played scene of a game"
+        + ("; previews add falls at every position." if (settings.get("previews") or {}).get("enabled") else ".")
+        + " The statics margin of the release separates falls from towers that stand almost perfectly; scenes "
+        "are hard for a model that must read it from pixels, not for one given the margin.",
         "- Colours and lighting: "
         + (", ".join(k.replace("random_", "random ") for k, v in settings.get("appearance", {}).items() if v)
            or "fixed (no randomisation)")

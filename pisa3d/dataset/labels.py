@@ -5,8 +5,8 @@ before the move (``prior``) and the tile's release pose:
   pose (the statics judge, statics.py);
 - the fall odds of the move's slot under the match's hand (fall_odds.py, the estimator the hints
   use: statics over sampled hands through the response curves fitted to PyBullet);
-- for a seeded subset of scenes, the observed fall rate: the same placement released by N fresh
-  draws of the match's hand and settled by the game's engine;
+- for a seeded subset of scenes, and every scene of the splits named, the observed fall rate: the
+  same placement released by N fresh draws of the match's hand and settled by the game's engine;
 - a second engine's verdict on exactly the release the game's engine judged (same start states,
   same release pose, same target, same fall thresholds).
 
@@ -64,15 +64,18 @@ def fall_odds_of(prior: TowerState, move: PlaceMove, samples: int) -> float:
     return float(slot_odds(prior, [move.slot], aimed, sampled, sigmas)[0])
 
 
-def chosen_for_hands(seed: int, index: int, share: float) -> bool:
-    """Whether placement ``index`` of game ``seed`` gets an observed fall rate."""
-    return share > 0.0 and (share >= 1.0 or float(make_rng(seed, Stream.OBSERVED_CHOICE, index).random()) < share)
+def chosen_for_hands(seed: int, key: int | tuple[int, ...], share: float) -> bool:
+    """Whether the scene ``key`` of game ``seed`` (a played placement's index; a preview's index and
+    number) gets an observed fall rate by the seeded share."""
+    key = (key,) if isinstance(key, int) else key
+    return share > 0.0 and (share >= 1.0 or float(make_rng(seed, Stream.OBSERVED_CHOICE, *key).random()) < share)
 
 
-def observed_falls(prior: TowerState, move: PlaceMove, seed: int, index: int, hands: int) -> int:
+def observed_falls(prior: TowerState, move: PlaceMove, seed: int, key: int | tuple[int, ...], hands: int) -> int:
     """How many of ``hands`` fresh draws of the match's hand bring the tower down when the tile
     is released for ``move`` (the game's release and settle, ``TowerState.preview``)."""
-    return sum(prior.preview(move, hand=make_rng(seed, Stream.OBSERVED_HANDS, index, k)).fell for k in range(hands))
+    key = (key,) if isinstance(key, int) else key
+    return sum(prior.preview(move, hand=make_rng(seed, Stream.OBSERVED_HANDS, *key, k)).fell for k in range(hands))
 
 
 def second_verdict(prior: TowerState, release: np.ndarray, target: np.ndarray, engine: str) -> SecondVerdict:
@@ -85,9 +88,12 @@ def second_verdict(prior: TowerState, release: np.ndarray, target: np.ndarray, e
 
 
 def scene_labels(prior: TowerState, move: PlaceMove, release: np.ndarray, target: np.ndarray, seed: int,
-                 index: int, settings: DatasetSettings, seconds: dict[str, float]) -> dict[str, Any]:
-    """Every extra label of one scene as row columns; adds each part's seconds to ``seconds``
-    (``statics``: the margins and the fall odds; ``hands``: the observed fall rates; ``second_engine``)."""
+                 key: int | tuple[int, ...], settings: DatasetSettings, seconds: dict[str, float],
+                 split: str | None = None) -> dict[str, Any]:
+    """Every extra label of one scene (``key``: see ``chosen_for_hands``; ``split``: the scene's,
+    every scene of ``labels.observed_splits`` is observed) as row columns; adds each part's seconds
+    to ``seconds`` (``statics``: the margins and the fall odds; ``hands``: the observed fall rates;
+    ``second_engine``)."""
     labels = settings.labels
     start = time.perf_counter()
     tiles, levels = margins(prior, move, release)
@@ -98,8 +104,8 @@ def scene_labels(prior: TowerState, move: PlaceMove, release: np.ndarray, target
                            "observed_hands": None, "observed_falls": None, "observed_fall_rate": None,
                            "second_engine": None, "second_engine_version": None, "second_fell": None,
                            "second_max_displacement_mm": None, "second_max_rotation_deg": None}
-    if chosen_for_hands(seed, index, labels.observed_share):
-        falls = observed_falls(prior, move, seed, index, labels.observed_hands)
+    if split in labels.observed_splits or chosen_for_hands(seed, key, labels.observed_share):
+        falls = observed_falls(prior, move, seed, key, labels.observed_hands)
         row.update(observed_hands=labels.observed_hands, observed_falls=falls,
                    observed_fall_rate=falls / labels.observed_hands)
     after_hands = time.perf_counter()

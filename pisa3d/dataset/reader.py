@@ -7,6 +7,7 @@ numpy arrays (no deep-learning library needed).
         scene["depth"]          # (cameras, H, W) float32, metres from the camera plane
         scene["segmentation"]   # (cameras, H, W) uint8: 0 table/background, k+1 the k-th tile
         scene["poses"]          # (tiles, 7) x y z qx qy qz qw; the new tile last
+        scene["linear_velocities"], scene["angular_velocities"]   # (tiles, 3) m/s, rad/s (world frame)
         scene["fell"], scene["static_margin_mm"], ...
 """
 
@@ -66,6 +67,9 @@ def decode_scene(row: dict[str, Any]) -> dict[str, Any]:
     for name in ("poses", "settled_poses"):
         if row.get(name) is not None:
             out[name] = np.asarray(row[name], dtype=np.float64).reshape(-1, 7)
+    for name in ("linear_velocities", "angular_velocities"):
+        if row.get(name) is not None:
+            out[name] = np.asarray(row[name], dtype=np.float64).reshape(-1, 3)
     if row.get("target_pose") is not None:
         out["target_pose"] = np.asarray(row["target_pose"], dtype=np.float64)
     for name in IMAGE_COLUMNS:

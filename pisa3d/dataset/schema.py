@@ -10,14 +10,15 @@ SCENES = "scenes"
 _f64 = pa.float64()
 SCENE_SCHEMA = pa.schema([
     ("scene", pa.string()), ("key", pa.string()), ("cell", pa.string()), ("seed", pa.int64()),
-    ("split", pa.string()), ("index", pa.int64()), ("keep_probability", _f64), ("move", pa.int64()),
-    ("player", pa.int64()),
+    ("split", pa.string()), ("index", pa.int64()), ("played", pa.bool_()), ("keep_probability", _f64),
+    ("move", pa.int64()), ("player", pa.int64()),
     ("agent", pa.string()), ("tile", pa.int64()), ("slot", pa.string()), ("kind", pa.string()),
     ("floor", pa.int64()), ("tiles", pa.int64()),
     ("fell", pa.bool_()), ("max_displacement_mm", _f64), ("max_rotation_deg", _f64), ("worst_tile", pa.int64()),
     ("steps", pa.int64()), ("height_mm", _f64), ("static_margin_mm", _f64), ("target_margin_mm", _f64),
     ("hand_offset_mm", _f64), ("hand_turn_deg", _f64),
     ("poses", pa.list_(pa.list_(_f64, 7))), ("target_pose", pa.list_(_f64, 7)),
+    ("linear_velocities", pa.list_(pa.list_(_f64, 3))), ("angular_velocities", pa.list_(pa.list_(_f64, 3))),
     ("settled_poses", pa.list_(pa.list_(_f64, 7))),
     ("tile_margins_mm", pa.list_(_f64)), ("level_margins_mm", pa.list_(_f64)), ("fall_odds", _f64),
     ("observed_hands", pa.int64()), ("observed_falls", pa.int64()), ("observed_fall_rate", _f64),

@@ -8,10 +8,17 @@
     [dataset]
     keep = 1.0                 # share of placements kept as scenes (seeded per placement)
     keep_near_edge_mm = 0.5    # optional: a new tile within 0.5 mm of its statics edge is always kept
+    keep_margin_below_mm = 0.5 # optional: ... and one whose statics margin is below 0.5 mm (statics: it falls)
+    keep_by_floor = [0.1, 0.5] # optional: outside those bands, floor 0 keeps keep x 0.1, floor 1 keep x 0.5
+    unseen_hand = {hand = "casual", share = 0.1}   # optional: games (by seed) at a hand for test_hand only
     resolution = [224, 224]    # width, height in pixels
     channels = ["rgb", "depth", "segmentation"]
     taller_from_floor = 3      # new tile on this floor or above: held out by height (see split_of)
     split = {train = 0.8, validation = 0.1, test = 0.1}   # games, by a hash of the seed
+
+    [dataset.previews]         # optional: the slots not played, judged on a copy of the position
+    enabled = false
+    keep = 1.0                 # previews outside the bands above kept (seeded per slot)
 
     [dataset.cameras]          # a ring around the tower
     framing = "tower"          # or "fixed": the same distance and aim for every scene
@@ -24,6 +31,7 @@
     [dataset.labels]
     fall_odds_samples = 48     # hands the fall-odds estimator draws (fall_odds.py's default)
     observed_share = 0.05      # share of scenes (seeded) whose fall rate over fresh hands is observed
+    observed_splits = []       # every scene of these splits is observed too, e.g. ["test", "taller"]
     observed_hands = 16        # hands simulated per such scene
     second_engine = "mujoco"   # a second engine's verdict on the same release (omit: none)
 
@@ -34,6 +42,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
@@ -51,7 +60,7 @@ from ..experiments.spec import (
 )
 
 CHANNELS = ("rgb", "depth", "segmentation")
-SPLITS = ("train", "validation", "test", "taller", "train_taller", "validation_taller")
+SPLITS = ("train", "validation", "test", "taller", "train_taller", "validation_taller", "test_hand")
 
 
 class _Strict(BaseModel):
@@ -87,6 +96,7 @@ class SplitShares(_Strict):
 class LabelSettings(_Strict):
     fall_odds_samples: int = Field(default=48, ge=1, le=4096)  # hands the fall-odds estimator draws
     observed_share: float = Field(default=0.0, ge=0.0, le=1.0)  # scenes (seeded) given an observed fall rate
+    observed_splits: list[str] = Field(default_factory=list)  # every scene of these splits is observed too
     observed_hands: int = Field(default=16, ge=1, le=1024)  # fresh hands simulated per such scene
     second_engine: str | None = None  # e.g. "mujoco": its verdict on the same release
 
@@ -97,7 +107,37 @@ class LabelSettings(_Strict):
 
             if self.second_engine not in engine_names():
                 raise ValueError(f"second_engine {self.second_engine!r}: choose from {engine_names()}")
+        unknown = [s for s in self.observed_splits if s not in SPLITS]
+        if unknown:
+            raise ValueError(f"observed_splits {unknown}: choose from {list(SPLITS)}")
         return self
+
+
+class UnseenHand(_Strict):
+    """A hand training never sees: a share of the games (by a hash of the seed) are played at it,
+    and every scene of those games forms the split ``test_hand``."""
+
+    hand: str
+    share: float = Field(default=0.1, gt=0.0, lt=1.0)
+
+    @model_validator(mode="after")
+    def _named(self) -> UnseenHand:
+        from ..games.tower.rules.options import named_hands
+
+        if self.hand not in named_hands():
+            raise ValueError(f"unseen_hand.hand {self.hand!r}: choose from {list(named_hands())}")
+        return self
+
+
+class PreviewSettings(_Strict):
+    """Placements judged but not played: at every position of a game, each legal slot the player
+    did not choose is released by a seeded hand (the match's noise) and settled by the referee on
+    a copy of the position, the game going on as played. A game ends at its first fall, so played
+    placements alone hold few falls; previews add the placements the players avoided. They are
+    kept by the dataset's statics bands like played ones, the rest with probability ``keep``."""
+
+    enabled: bool = False
+    keep: float = Field(default=1.0, ge=0.0, le=1.0)  # previews outside the bands kept (seeded)
 
 
 class AppearanceSettings(_Strict):
@@ -108,6 +148,10 @@ class AppearanceSettings(_Strict):
 class DatasetSettings(_Strict):
     keep: float = Field(default=1.0, gt=0.0, le=1.0)
     keep_near_edge_mm: float | None = Field(default=None, gt=0.0, le=100.0)  # margins this close to 0: always kept
+    keep_margin_below_mm: float | None = Field(default=None, ge=-100.0, le=100.0)  # margins below: always kept
+    keep_by_floor: list[float] = Field(default_factory=list, max_length=500)  # floor f's others: keep times [f]
+    previews: PreviewSettings = Field(default_factory=PreviewSettings)
+    unseen_hand: UnseenHand | None = None
     resolution: list[int] = Field(default_factory=lambda: [224, 224], min_length=2, max_length=2)
     channels: list[str] = Field(default_factory=lambda: list(CHANNELS), min_length=1)
     taller_from_floor: int = Field(default=3, ge=1, le=500)
@@ -123,10 +167,41 @@ class DatasetSettings(_Strict):
             raise ValueError(f"unknown channel(s) {unknown}; choose from {list(CHANNELS)}")
         if len(set(self.channels)) != len(self.channels):
             raise ValueError("a channel is named twice")
+        if any(not 0.0 < f <= 1.0 for f in self.keep_by_floor):
+            raise ValueError("keep_by_floor: each factor above 0 and at most 1")
         width, height = self.resolution
         if not (16 <= width <= 2048 and 16 <= height <= 2048):
             raise ValueError(f"resolution {width}x{height}: each side 16 to 2048 pixels")
         return self
+
+
+def _unit(salt: str, seed: int) -> float:
+    """A number in [0, 1) from a hash of ``seed``: the same on every machine and in every release."""
+    return int.from_bytes(hashlib.sha256(f"{salt}:{seed}".encode()).digest()[:8], "big") / 2**64
+
+
+def plays_unseen_hand(seed: int, settings: DatasetSettings) -> bool:
+    """Whether game ``seed`` is played at the spec's unseen hand (a hash of the seed apart from the
+    split's, so the other games split as they would without it)."""
+    unseen = settings.unseen_hand
+    return unseen is not None and _unit("pisa3d-dataset-unseen-hand", seed) < unseen.share
+
+
+def split_of(seed: int, floor: int, settings: DatasetSettings) -> str:
+    """The scene's split. A game goes to train / validation / test by a hash of its seed (its scenes
+    stay together, and a seed lands in the same split in every release). Scenes from floor
+    ``taller_from_floor`` up are held out by height: a test game's form ``taller``, so no tower in
+    ``taller`` grew from one that train or validation show; a train or validation game's go to
+    ``train_taller`` / ``validation_taller``, for training on every height when the hold-out is not
+    wanted. With ``unseen_hand``, every scene of a game played at that hand is in ``test_hand``."""
+    if plays_unseen_hand(seed, settings):
+        return "test_hand"
+    u = _unit("pisa3d-dataset-split", seed)
+    shares = settings.split
+    game = "train" if u < shares.train else "validation" if u < shares.train + shares.validation else "test"
+    if floor < settings.taller_from_floor:
+        return game
+    return "taller" if game == "test" else f"{game}_taller"
 
 
 def as_stored(dataset: Mapping[str, Any]) -> dict[str, Any]:
@@ -158,6 +233,7 @@ def validate_dataset_spec(raw: Mapping[str, Any], source: str = "spec") -> Datas
         raise OptionsError(f"{source}: [dataset] {problems}. Allowed keys: "
                            f"{', '.join(DatasetSettings.model_fields)}") from None
     refuse_fixed_and_swept(raw, source)
+    _refuse_hand_clash(raw, source)
     try:
         spec = DatasetSpec.model_validate(raw)
     except ValidationError as exc:
@@ -167,6 +243,25 @@ def validate_dataset_spec(raw: Mapping[str, Any], source: str = "spec") -> Datas
     spec.seed_values()
     spec.grid()
     return spec
+
+
+def _refuse_hand_clash(raw: Mapping[str, Any], source: str) -> None:
+    """An unseen hand is a test only if no other game plays it, and it is a hand only if no noise
+    option overrides the named hands' sigmas."""
+    unseen = (raw.get("dataset") or {}).get("unseen_hand")
+    if not isinstance(unseen, Mapping):
+        return
+    given = {**(raw.get("options") or {}), **(raw.get("sweep") or {})}
+    noise = [k for k in given if k.startswith("noise_")]
+    if noise:
+        raise OptionsError(f"{source}: [dataset] unseen_hand is a named hand, but {', '.join(noise)} set the noise "
+                           "of every game; use options.hand instead")
+    from ..games.tower.rules.options import default_hand
+
+    hands = given.get("hand", default_hand())
+    if unseen.get("hand") in (hands if isinstance(hands, list) else [hands]):
+        raise OptionsError(f"{source}: [dataset] unseen_hand {unseen.get('hand')!r} is the hand of the training "
+                           "games too; choose another")
 
 
 def apply_dataset_overrides(raw: Mapping[str, Any], assignments: Sequence[str]) -> dict[str, Any]:

@@ -12,7 +12,6 @@ The directory is an experiment directory whose detail table is ``scenes`` instea
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Mapping
@@ -31,9 +30,9 @@ from ..games import get_game
 from ..games.tower.rules.setup import build_setup
 from .reader import read_scenes
 from .render import Appearance, Matrices, SceneRenderer, depth_to_png, encode_png, random_appearance
-from .scenes import PlayedGame, Scene, play_scenes
+from .scenes import PlayedGame, Scene, at_unseen_hand, play_scenes
 from .schema import IMAGE_COLUMNS, SCENE_SCHEMA, SCENES
-from .spec import DatasetSettings, DatasetSpec, as_stored
+from .spec import DatasetSettings, DatasetSpec, as_stored, split_of  # split_of: read here by older callers
 
 _renderers: dict[str, SceneRenderer] = {}  # per process: one renderer per drawing set-up
 
@@ -53,21 +52,6 @@ def scene_appearance(seed: int, index: int, tiles: int, settings: DatasetSetting
     return random_appearance(rng, tiles, look.random_colours, look.random_lighting)
 
 
-def split_of(seed: int, floor: int, settings: DatasetSettings) -> str:
-    """The scene's split. A game goes to train / validation / test by a hash of its seed (its scenes
-    stay together, and a seed lands in the same split in every release). Scenes from floor
-    ``taller_from_floor`` up are held out by height: a test game's form ``taller``, so no tower in
-    ``taller`` grew from one that train or validation show; a train or validation game's go to
-    ``train_taller`` / ``validation_taller``, for training on every height when the hold-out is not wanted."""
-    digest = hashlib.sha256(f"pisa3d-dataset-split:{seed}".encode()).digest()
-    u = int.from_bytes(digest[:8], "big") / 2**64
-    shares = settings.split
-    game = "train" if u < shares.train else "validation" if u < shares.train + shares.validation else "test"
-    if floor < settings.taller_from_floor:
-        return game
-    return "taller" if game == "test" else f"{game}_taller"
-
-
 def _renderer(options: Mapping[str, Any], settings: DatasetSettings) -> SceneRenderer:
     tile = build_setup(get_game("tower").options(options)).tile_spec
     width, height = settings.resolution
@@ -81,13 +65,19 @@ def _rounded(poses: np.ndarray) -> list[list[float]]:
     return [[round(float(v), 9) for v in pose] for pose in np.asarray(poses).reshape(-1, 7)]
 
 
+def _exact(values: np.ndarray, width: int) -> list[list[float]]:
+    """The engine's float64s as they were: a re-settle from the row repeats the verdict bit for bit
+    (rounded to 1 nm, the settled poses of 1 scene in 5 moved by more than a micrometre)."""
+    return np.asarray(values, dtype=np.float64).reshape(-1, width).tolist()
+
+
 def scene_row(trial: Mapping[str, Any], played: PlayedGame, scene: Scene, settings: DatasetSettings,
               images: Mapping[str, list[bytes] | None], matrices: Matrices) -> dict[str, Any]:
     d = scene.placed
     return {
-        "scene": f"{trial['key']}-{scene.index:03d}", "key": trial["key"], "cell": trial["cell"],
+        "scene": f"{trial['key']}-{scene.name}", "key": trial["key"], "cell": trial["cell"],
         "seed": trial["seed"], "split": split_of(trial["seed"], scene.floor, settings), "index": scene.index,
-        "keep_probability": scene.keep_probability,
+        "played": scene.played, "keep_probability": scene.keep_probability,
         "move": scene.move, "player": scene.player, "agent": played.game["agents"][scene.player],
         "tile": scene.tile, "slot": scene.slot, "kind": scene.kind, "floor": scene.floor,
         "tiles": len(scene.poses), "fell": bool(d["fell"]), "max_displacement_mm": d["max_displacement_mm"],
@@ -95,7 +85,9 @@ def scene_row(trial: Mapping[str, Any], played: PlayedGame, scene: Scene, settin
         "height_mm": d["height_mm"], "static_margin_mm": d.get("static_margin_mm"),
         "target_margin_mm": d.get("target_margin_mm"), "hand_offset_mm": d.get("hand_offset_mm"),
         "hand_turn_deg": d.get("hand_turn_deg"),
-        "poses": _rounded(scene.poses), "target_pose": _rounded(scene.target)[0],
+        "poses": _exact(scene.poses, 7), "target_pose": _exact(scene.target, 7)[0],
+        "linear_velocities": _exact(scene.velocities[:, :3], 3),
+        "angular_velocities": _exact(scene.velocities[:, 3:], 3),
         "settled_poses": _rounded(scene.settled), **scene.labels,
         "camera_views": [view for view, _ in matrices], "camera_projections": [proj for _, proj in matrices],
         "params": json.dumps(trial["params"], sort_keys=True), "options": json.dumps(trial["options"], sort_keys=True),
@@ -107,6 +99,7 @@ def build_trial(trial: Mapping[str, Any], records_dir: str | None = None) -> dic
     """A worker's task (experiments.runners.Task): play one trial, draw and encode its scenes.
     ``trial["dataset"]`` holds the settings. Rows carry the seconds of each part (benchmarks)."""
     settings = DatasetSettings.model_validate(trial["dataset"])
+    trial = at_unseen_hand(trial, settings)  # its rows name the hand it was played at
     played = play_scenes(trial, settings)
     renderer = _renderer(trial["options"], settings)
     seconds = {**played.seconds, "render": 0.0, "encode": 0.0}
