@@ -197,3 +197,15 @@ def test_the_command_prints_one_table_with_intervals_then_the_feature_table(smal
     code, played, _ = run_main(["dataset", "baseline", str(small), "--as-played", "--seed", "5"], monkeypatch, capsys)
     assert code == 0 and "each scene weighted by 1 / keep_probability (the games as played)" in played
     assert "(seed 5)" in played and played != stdout
+
+
+def test_the_logistic_model_s_rows_join_the_one_table_with_intervals(small: Path, monkeypatch, capsys):
+    pytest.importorskip("sklearn")
+    code, stdout, stderr = run_main(["dataset", "baseline", str(small), "--model", "logistic", "--size", "4"],
+                                    monkeypatch, capsys)
+    assert code == 0, stderr
+    table = stdout.split("\n\n")[0]
+    assert table.count("| classifier |") == 1
+    lines = [line for line in table.splitlines() if line.startswith("| logistic regression on depth + masks")]
+    assert lines and all(line.split(" | ")[5].count("(") == 1 for line in lines)  # accuracy (low-high)
+    assert "| logistic regression on depth + masks (trained on train) | train | " in table
