@@ -555,12 +555,17 @@ def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
     groups += [(kind, data["kind"] == kind) for kind in ("played", "preview", "middle") if (data["kind"] == kind).any()]
     groups += [("walls", wall), ("ceilings", ~wall)]
     groups += [(support, data["support"] == support) for support in SUPPORTS]
+    tables = sorted(set(data["table"].tolist()))
+    groups += [(table, data["table"] == table) for table in tables]
     for name, sel in groups:
         print(f"  {name:12} {int(sel.sum()):5} verdicts, {int(fell[sel].sum()):4} falls, mean odds "
               f"{odds[sel].mean():.3f}: {summary(odds[sel], fell[sel])}")
     for hand in HANDS:
         sel = data["hand"] == hand
         print(f"\n{hand}:\n" + "\n".join(calibration_table(odds[sel], fell[sel], games[sel])))
+    for table in tables:  # a way of playing the odds miss is named even where every hand passes
+        sel = data["table"] == table
+        print(f"\ntable {table}:\n" + "\n".join(calibration_table(odds[sel], fell[sel], games[sel])))
     print("\nfalls by the statics margin of the pose the hand let go at:\n" + "\n".join(released_table(data)))
 
 
