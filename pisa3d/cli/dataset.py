@@ -192,6 +192,41 @@ def baseline(
     training split; then the second engine's disagreement with examples.
 
     Example: pisa3d dataset baseline datasets/towers_random --model cnn --epochs 20 --out runs/cnn"""
+    chosen = _models(models, learned)
+    protocol = "every height" if every_height else "held-out heights"
+    cnn = _cnn_setup(directory, size, rgb, epochs, minutes, seed, protocol, out, force) if "cnn" in chosen else None
+    if cnn is None:
+        _refuse_cnn_options({"--rgb": rgb, "--epochs": epochs is not None, "--minutes": minutes is not None,
+                             "--out": out is not None, "--force": force})
+    _run_baselines(directory, chosen, cnn, size, protocol, as_played, seed or 0)
+
+
+def _refuse_cnn_options(given: dict[str, bool]) -> None:
+    extra = [name for name, on in given.items() if on]
+    if extra:
+        raise OptionsError(f"{extra[0]} is for --model cnn")
+
+
+def _cnn_setup(directory: Path, size: int | None, rgb: bool, epochs: int | None, minutes: float | None,
+               seed: int | None, protocol: str, out: Path | None, force: bool) -> tuple[Any, Path]:
+    """The CNN's settings and its curve folder, every mistake refused before any work starts."""
+    from ..dataset.cnn import CnnSettings, require_jax
+    from ..dataset.reader import check_dataset_dir
+
+    check_dataset_dir(directory)
+    settings = CnnSettings(size=size or 32, rgb=rgb, epochs=epochs or 30, minutes=minutes, seed=seed or 0,
+                           protocol=protocol)
+    settings.check()
+    require_jax()
+    if out is None:
+        out = Path("baselines") / Path(directory).resolve().name
+        make_default_folder(out, "baselines")
+    check_output_dir(out, "--out", force)
+    return settings, out
+
+
+def _run_baselines(directory: Path, chosen: list[str], cnn: tuple[Any, Path] | None, size: int | None,
+                   protocol: str, as_played: bool, seed: int) -> None:
     from ..dataset.baseline import (
         baseline_table,
         engines_agreement,
@@ -203,46 +238,23 @@ def baseline(
     )
     from ..dataset.intervals import DRAWS, weighting_note
 
-    chosen = _models(models, learned)
-    protocol = "every height" if every_height else "held-out heights"
-    if "cnn" not in chosen:
-        given = {"--rgb": rgb, "--epochs": epochs is not None, "--minutes": minutes is not None,
-                 "--out": out is not None, "--force": force}
-        extra = [name for name, on in given.items() if on]
-        if extra:
-            raise OptionsError(f"{extra[0]} is for --model cnn")
-    if "cnn" in chosen:
-        from ..dataset.cnn import CnnSettings, require_jax
-        from ..dataset.reader import check_dataset_dir
-
-        check_dataset_dir(directory)
-        cnn_settings = CnnSettings(size=size or 32, rgb=rgb, epochs=epochs or 30, minutes=minutes, seed=seed or 0,
-                                   protocol=protocol)
-        cnn_settings.check()
-        require_jax()
-        if out is None:
-            out = Path("baselines") / Path(directory).resolve().name
-            make_default_folder(out, "baselines")
-        check_output_dir(out, "--out", force)
-    seed = seed or 0
     results = margin_baseline(directory, as_played, seed) + odds_baseline(directory, as_played, seed)
     if "logistic" in chosen:
         from ..dataset.learned import learned_baseline
 
         results += learned_baseline(directory, size=size or 24, protocol=protocol, as_played=as_played, seed=seed)
     run = None
-    if "cnn" in chosen:
-        run = _train_cnn(directory, cnn_settings)
+    if cnn is not None:
+        run = _train_cnn(directory, cnn[0])
         results += (prediction_rows(directory, run.rows[0]["classifier"], run.predictions, as_played, seed)
                     if as_played else run.rows)
     features = feature_baseline(directory, protocol=protocol, as_played=as_played, seed=seed)
     weighting = weighting_note(as_played, _weighted(results))
-    how = (f"Accuracy at the classifier's threshold and ROC AUC of its score, {weighting}; in brackets"
-           f" the 95% interval from {DRAWS} draws of whole games with replacement (seed {seed}); '-': the split lacks "
-           "falls or stands, or more than 5% of the draws do.")
     typer.echo(baseline_table(results))
     typer.echo("")
-    typer.echo(how)
+    typer.echo(f"Accuracy at the classifier's threshold and ROC AUC of its score, {weighting}; in brackets"
+               f" the 95% interval from {DRAWS} draws of whole games with replacement (seed {seed}); '-': the split "
+               "lacks falls or stands, or more than 5% of the draws do.")
     typer.echo("")
     trained_on = " + ".join(features[0]["trained_on"])
     typer.echo(f"One feature alone: each value's fall rate on {trained_on} is the score of every scene with that "
@@ -250,15 +262,19 @@ def baseline(
     typer.echo("")
     typer.echo(baseline_table(features))
     if run is not None:
-        from ..dataset.cnn import write_curve
-
-        out.mkdir(exist_ok=True)
-        csv_path, png_path = write_curve(run, out)
-        typer.echo("")
-        typer.echo(run.summary())
-        typer.echo(f"Training curve written to {csv_path} and {png_path}")
+        _write_cnn_curve(run, cnn[1])
     typer.echo("")
     typer.echo(engines_table(engines_agreement(directory)))
+
+
+def _write_cnn_curve(run: Any, out: Path) -> None:
+    from ..dataset.cnn import write_curve
+
+    out.mkdir(exist_ok=True)
+    csv_path, png_path = write_curve(run, out)
+    typer.echo("")
+    typer.echo(run.summary())
+    typer.echo(f"Training curve written to {csv_path} and {png_path}")
 
 
 def _weighted(rows: list[dict[str, Any]]) -> bool:

@@ -22,7 +22,7 @@ import numpy as np
 
 from .schema import SCENE_SCHEMA
 
-DRAWS = 1000
+DRAWS = 1_000  # bootstrap resamples of whole games
 CONFIDENCE = 0.95
 CHUNK = 100
 

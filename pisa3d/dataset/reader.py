@@ -117,8 +117,11 @@ def summary(root: Path | str) -> dict[str, Any]:
                                        "observed_hands", "second_engine", "second_engine_version", "second_fell"])
     rows = table.to_pylist()
     judged = [r for r in rows if r["second_fell"] is not None]
+    settings = as_stored(spec["dataset"])
     splits: dict[str, dict[str, Any]] = {}
     for name in SPLITS:
+        if name == "test_hand" and not settings.get("unseen_hand"):
+            continue  # a spec that holds no hand out has no such split to report
         mine = [r for r in rows if r["split"] == name]
         splits[name] = {"scenes": len(mine), "fell": sum(r["fell"] for r in mine),
                         "games": len({r["key"] for r in mine}),
@@ -132,4 +135,4 @@ def summary(root: Path | str) -> dict[str, Any]:
             "observed": sum(r["observed_hands"] is not None for r in rows),
             "second_judged": len(judged), "second_disagree": sum(r["second_fell"] != r["fell"] for r in judged),
             "second_engines": sorted({(r["second_engine"], r["second_engine_version"]) for r in judged}, key=str),
-            "parts": len(committed_parts(root)), "settings": as_stored(spec["dataset"])}
+            "parts": len(committed_parts(root)), "settings": settings}

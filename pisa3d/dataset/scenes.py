@@ -29,6 +29,7 @@ from ..games.tower.play.state import TowerState
 from ..games.tower.referee.judges import EngineJudge
 from ..games.tower.rules.moves import PlaceMove
 from ..games.tower.rules.structure import Slot
+from ..games.tower.rules.units import MM_PER_M
 from .labels import scene_labels
 from .spec import DatasetSettings, plays_unseen_hand, split_of
 
@@ -137,7 +138,7 @@ def previews(prior: TowerState, played: PlaceMove, seed: int, index: int,
         _, target = prior.intended_pose(slot, prior.face_of(player), move.rotation)
         release = judge.release(prior.states, target, make_rng(seed, Stream.DATASET_PREVIEW, index, k, 1))
         margin = prior.static_margin(slot, release)
-        margin_mm = round(float(margin) * 1000.0, 3) if np.isfinite(margin) else None
+        margin_mm = round(float(margin) * MM_PER_M, 3) if np.isfinite(margin) else None
         probability = keep_probability(margin_mm, settings, played=False, floor=slot.floor)
         if not kept(seed, index, probability, k):
             continue
