@@ -8,6 +8,7 @@ import numpy as np
 
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
+from pisa3d.games.tower.presentation.framing import release_bounds
 from pisa3d.games.tower.presentation.replay import load_tower_replay
 from pisa3d.viewer.camera import move_bounds, play_bounds, tower_bounds
 from pisa3d.web.messages import record_positions
@@ -33,6 +34,22 @@ def test_a_tile_below_the_table_never_enters_the_framing_box():
         for index, (page_low, page_high) in enumerate(boxes):  # the page frames the viewer's box
             low, high = move_bounds(replay, index - 1)
             assert np.allclose(page_low, low) and np.allclose(page_high, high)
+
+
+def test_a_tile_thrown_off_the_table_is_left_out_of_its_whole_flight():
+    """Past the table's edge a falling tile is above the top for a while; the move's box leaves it
+    out of every frame, as it leaves it out once it is below (seed 4 of tests/viewer/framing.py
+    shrank the tower to a quarter of the picture's height before this rule)."""
+    side = 0.06
+    before = np.array([[0.0, 0.0, 0.03, 0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.09, 0.0, 0.0, 0.0, 1.0]])
+    flight = []
+    for x, z in ((0.0, 0.15), (-0.25, 0.10), (-0.40, 0.02), (-0.45, -0.50)):  # the new tile flies off
+        frame = np.vstack([before, [x, 0.0, z, 0.0, 0.0, 0.0, 1.0]])
+        flight.append(frame)
+    low, high = release_bounds(before, flight, side)
+    assert np.allclose(low, tower_bounds([before], side)[0]) and np.allclose(high, tower_bounds([before], side)[1])
+    landed = [*flight[:-1], np.vstack([before, [-0.25, 0.0, 0.002, 0.0, 0.0, 0.0, 1.0]])]  # stays on the table
+    assert release_bounds(before, landed, side)[0][0] == -0.40 - side / 2  # then its whole flight is framed
 
 
 def test_the_live_page_s_box_widens_the_move_s_box_to_every_ghost_and_no_further():

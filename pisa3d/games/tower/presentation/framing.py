@@ -53,8 +53,16 @@ def move_bounds(replay: TowerReplay, index: int) -> Bounds:
 
 def release_bounds(before: np.ndarray, release: Iterable[np.ndarray], side: float) -> Bounds:
     """``move_bounds`` from its parts: the tiles' poses before a move and its release's frames
-    (none for a move that released nothing). The live page's server frames each move by it."""
-    return tower_bounds([before, *release], side)
+    (none for a move that released nothing). The live page's server frames each move by it.
+    A tile the move throws off the table (its centre below the top in the last frame) is left
+    out of every frame: flying past the table's edge it is still above the top for a while, and
+    framing it there would shrink the tower as much as framing it below."""
+    frames = [np.asarray(f, dtype=float) for f in release]
+    if not frames:
+        return tower_bounds([before], side)
+    on_table = frames[-1][:, 2] >= 0.0  # tiles in placement order, the new tile last
+    before = np.asarray(before, dtype=float).reshape(-1, 7)
+    return tower_bounds([before[on_table[:len(before)]], *(f[on_table] for f in frames)], side)
 
 
 def play_bounds(move_box: Bounds, ghosts: Sequence[Sequence[float]], side: float) -> Bounds:
