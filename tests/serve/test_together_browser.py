@@ -221,7 +221,9 @@ def test_two_people_join_open_seats_chat_play_and_rematch_together(browser: Any,
     bob.wait_for_url(lambda url: match_id not in url and "token=" in url)
     rematch = match_of(ann)
     assert match_of(bob) == rematch and token_of_page(ann) != token_of_page(bob)
-    assert (body_data(ann)["seat"], body_data(bob)["seat"]) == ("0", "1")  # the same seats as before
+    # the same seats as before (the page marks its seat once the rematch's first state has come)
+    expect(ann.locator("body")).to_have_attribute("data-seat", "0")
+    expect(bob.locator("body")).to_have_attribute("data-seat", "1")
     for page, name in ((ann, "Ann"), (bob, "Bob")):
         expect(page.locator("#turn")).not_to_have_text("waiting for players")
         expect(page.locator("#my-name")).to_have_text(name)  # the names come along: not asked again
