@@ -39,8 +39,8 @@ def first_steps_turn(create_oriented: bool, steps: int = 3) -> list[float]:
 
 
 def test_a_batched_wall_turns_in_its_first_step_as_if_it_lay_flat() -> None:
-    """The batched creation (the referee's before 0.6.0): half the turn in step 1 (a flat tile's inertia about z is twice a
-    wall's), exact from step 2 on."""
+    """The batched creation (the referee's before 0.6.0): half the turn in step 1 (a flat tile's
+    inertia about z is twice a wall's), exact from step 2 on."""
     turn = first_steps_turn(False)
     assert turn[0] == pytest.approx(0.5, abs=0.01)
     assert np.diff([0.0, *turn])[1:] == pytest.approx([1.0, 1.0], abs=0.01)

@@ -4,7 +4,8 @@ the statics judge and the bots provably changes no game (the lead's studies run 
 What is pinned per game (tests/tower/bot_regression.json, written with ``python -m
 tests.tower.bot_regression --slow`` by the unchanged code at commit 8f9b9ae, whose tower code is
 that of e32b8e4, again when the settle rule changed, when the game stopped calling BLAS and when
-the hand began to let go over 0.1 s, and when the referee began to create each tile at its own pose (0.6.0): its ``_comment`` says how; since the BLAS change the games do
+the hand began to let go over 0.1 s, and when the referee began to create each tile at its own
+pose (0.6.0): its ``_comment`` says how; since the BLAS change the games do
 not depend on the CPU's vector extensions, tests/tower/test_machine_independence.py):
 the moves; every raw margin the game computed for its placed events (``placement_margin``, as
 exact float hex); the ``static_margin_mm`` and ``target_margin_mm`` of each placed event, as stored
