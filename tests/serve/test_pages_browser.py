@@ -146,8 +146,11 @@ def test_the_server_killed_mid_game_comes_back_and_the_page_goes_on(browser: Any
     created = server.post("/api/matches", CARDS_VS_BOTS)
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(server.url + created["seats"][0]["url"])
-    # The score sheet, opened by the person, stays open through the redraws of later states.
+    # The score sheet, opened by the person once the game is drawn, stays open through the
+    # redraws of later states.
+    assert wait_my_turn(page)
     page.locator(".sheet-box summary").click()
+    expect(page.locator(".sheet-box")).to_have_attribute("open", "")
     for _ in range(8):
         assert wait_my_turn(page)
         click_a_move(page)
