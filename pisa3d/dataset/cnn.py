@@ -24,11 +24,9 @@ import numpy as np
 
 from ..core.errors import OptionsError
 from ..core.files import written_aside
-from .intervals import scored_row
-from .learned import TRAIN_SPLITS
-from .learned import _shrink as shrink
+from .intervals import scored_row, weight_columns
+from .learned import TRAIN_SPLITS, shrink
 from .reader import decode_scene, read_scenes
-from .schema import SCENE_SCHEMA
 from .spec import SPLITS
 
 if TYPE_CHECKING:  # cnn_train imports jax, which is optional
@@ -103,8 +101,8 @@ def load_images(root: Path, size: int, rgb: bool, progress: Callable[[int, int],
                 should_stop: Callable[[], bool] = lambda: False) -> dict[str, SplitImages]:
     """Every committed scene's planes, labels, game and weight, by split."""
     wanted = ["scene", "key", "split", "fell", "tiles", "depth", "segmentation", *(["rgb"] if rgb else [])]
-    has_weight = "weight" in SCENE_SCHEMA.names
-    table = read_scenes(root, columns=wanted + (["weight"] if has_weight else []))
+    weight = weight_columns()  # the build's own weight column, where its schema has one
+    table = read_scenes(root, columns=wanted + weight)
     out: dict[str, SplitImages] = {}
     done = 0
     for batch in table.to_batches(max_chunksize=64):
@@ -115,7 +113,8 @@ def load_images(root: Path, size: int, rgb: bool, progress: Callable[[int, int],
             split.scenes.append(row["scene"])
             split.games.append(row["key"])
             split.fell.append(bool(row["fell"]))
-            split.weights.append(1.0 if row.get("weight") is None else float(row["weight"]))
+            stored = row.get(weight[0]) if weight else None
+            split.weights.append(1.0 if stored is None else float(stored))
             split.planes.append(scene_planes(decode_scene(row), size, rgb))
         done += batch.num_rows
         if progress is not None:

@@ -41,7 +41,7 @@ def _sklearn() -> Any:
     return make_pipeline, StandardScaler, LogisticRegression
 
 
-def _shrink(image: np.ndarray, size: int) -> np.ndarray:
+def shrink(image: np.ndarray, size: int) -> np.ndarray:
     return np.asarray(Image.fromarray(image.astype(np.float32), mode="F").resize((size, size), Image.Resampling.BOX))
 
 
@@ -51,7 +51,7 @@ def scene_features(scene: dict[str, Any], size: int) -> np.ndarray:
         raise OptionsError(f"scene {scene['scene']}: the learned baseline needs the depth and segmentation channels")
     planes = []
     for depth, mask in zip(scene["depth"], scene["segmentation"], strict=True):
-        planes += [_shrink(depth, size), _shrink(mask == scene["tiles"], size), _shrink(mask > 0, size)]
+        planes += [shrink(depth, size), shrink(mask == scene["tiles"], size), shrink(mask > 0, size)]
     return np.concatenate([p.ravel() for p in planes]).astype(np.float32)
 
 
