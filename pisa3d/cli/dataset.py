@@ -204,7 +204,7 @@ def baseline(
 def _refuse_cnn_options(given: dict[str, bool]) -> None:
     extra = [name for name, on in given.items() if on]
     if extra:
-        raise OptionsError(f"{extra[0]} is for --model cnn")
+        raise OptionsError(f"{extra[0]} is for --model cnn: add --model cnn, or leave {extra[0]} out")
 
 
 def _cnn_setup(directory: Path, size: int | None, rgb: bool, epochs: int | None, minutes: float | None,
