@@ -38,6 +38,12 @@ class Stream(IntEnum):
     """A dataset scene's random colours and light (placement index)."""
     DATASET_PREVIEW = 27
     """A dataset's previewed placements: the hand that releases each, and whether it is kept (placement index, slot)."""
+    STUDY_IPE = 28
+    """pisa3d/study/ipe.py: the noisy-simulation observer's position noise (scene digest, sample)."""
+    STUDY_PARTICIPANTS = 29
+    """pisa3d/study/simulate.py: a model participant's response times and ``random`` answers (participant index)."""
+    STUDY_REPORT = 30
+    """pisa3d/study/report.py: the bootstrap and split-half draws (group number)."""
     FALL_ODDS_PREVIEW = 77
     """pisa3d/games/tower/odds/collect.py: which slot the referee previews, and its hand (placement number)."""
     BENCHMARK_MOVES = 99
