@@ -15,6 +15,7 @@ from .once import OnceCommand
 from .play import play_app
 from .replay import replay_app
 from .serve import serve as serve_command
+from .study import study_app
 from .usage import RootGroup
 from .view import view as view_command
 
@@ -31,6 +32,7 @@ app.add_typer(play_app, name="play")
 app.add_typer(replay_app, name="replay")
 app.add_typer(experiment_app, name="experiment")
 app.add_typer(dataset_app, name="dataset")
+app.add_typer(study_app, name="study")
 app.command("export", cls=OnceCommand)(export_command)
 app.command("view", cls=OnceCommand)(view_command)
 app.command("serve", cls=OnceCommand)(serve_command)
