@@ -1,0 +1,197 @@
+"""A study's participants and their responses on disk (docs/study.md), under the study folder:
+
+- ``participants/<p>.json``: who a participant is: the SHA-256 of their token (never the token), the
+  seed of their trial order, their observer tag (a model participant's, else null), when they came.
+  Written once, aside and renamed, so no half record ever carries the name.
+- ``responses/<p>.jsonl``: what they did, one JSON line per event (start, consent, response,
+  finish), each appended, flushed and fsynced before the server says it was saved: a server
+  killed at any moment keeps every acknowledged line. A line cut short by the kill is the event
+  being written, never acknowledged: it is left out when read.
+
+A participant's state (consented, answered, finished) is read from their lines alone, so the lines
+are the one truth. Withdrawal deletes the record first (the token stops working at once), then the
+lines; a response file without a record is a withdrawal cut short, or a creation cut short before
+its token was handed out, and is never read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import secrets
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import PisaError
+from ..core.files import written_aside
+
+PARTICIPANTS = "participants"
+RESPONSES = "responses"
+PARTICIPANT_ID = re.compile(r"^p-[0-9a-f]{16}$")
+"""A participant id: also a file name, so nothing else is ever taken as one."""
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Participant:
+    participant: str
+    token_sha256: str
+    order_seed: int
+    """Drawn from ``secrets`` at creation: the participant's shuffle of the main and catch trials."""
+    observer: str | None
+    created: str
+
+
+@dataclass
+class Progress:
+    """What a participant's lines say they have done."""
+
+    consented: bool = False
+    answered: dict[str, Any] = field(default_factory=dict)
+    """Trial id -> the rating given."""
+    finished: bool = False
+
+
+class ParticipantStore:
+    """The participants of one study folder."""
+
+    def __init__(self, root: Path, make: bool = True) -> None:
+        """``make``: make the two folders (the server); a reader leaves the study as it is."""
+        self.root = Path(root)
+        self.records = self.root / PARTICIPANTS
+        self.lines = self.root / RESPONSES
+        if not make:
+            return
+        try:
+            for folder in (self.records, self.lines):
+                folder.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise PisaError(f"{self.root}: cannot keep participants there ({exc.strerror or exc})") from None
+
+    def _record_path(self, participant: str) -> Path:
+        if not PARTICIPANT_ID.match(participant):
+            raise PisaError(f"{participant[:40]!r} is not a participant id")
+        return self.records / f"{participant}.json"
+
+    def lines_path(self, participant: str) -> Path:
+        self._record_path(participant)  # checks the id
+        return self.lines / f"{participant}.jsonl"
+
+    def ids(self) -> list[str]:
+        """Every participant with a record (withdrawn ones have none)."""
+        return sorted(p.stem for p in self.records.glob("p-*.json") if PARTICIPANT_ID.match(p.stem))
+
+    def create(self, observer: str | None, start: dict[str, Any]) -> tuple[Participant, str]:
+        """A new participant and their token: the id and the token are drawn from ``secrets`` apart
+        (neither says anything of the other). ``start`` (the study's hash and texts' digests) goes
+        into their first line, written before the record, so a recorded participant has it."""
+        while True:
+            participant = f"p-{secrets.token_hex(8)}"
+            if not self._record_path(participant).exists() and not self.lines_path(participant).exists():
+                break
+        token = secrets.token_urlsafe(24)
+        record = Participant(participant, token_digest(token), secrets.randbits(63), observer, now())
+        self.append(participant, {"event": "start", "participant": participant, "observer": observer, **start,
+                                  "time": record.created})
+        with written_aside(self._record_path(participant), "participant record") as tmp:
+            tmp.write_text(json.dumps(asdict(record), indent=1), encoding="utf-8")
+        _sync_folder(self.records)
+        return record, token
+
+    def load(self, participant: str) -> Participant:
+        path = self._record_path(participant)
+        try:
+            return Participant(**json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError) as exc:
+            raise PisaError(f"{path}: unreadable participant record ({exc})") from None
+
+    def append(self, participant: str, event: dict[str, Any]) -> None:
+        """One event as one line, on the disk (flushed and fsynced) when this returns."""
+        path = self.lines_path(participant)
+        new = not path.exists()
+        line = json.dumps(event, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
+        with path.open("a", encoding="utf-8") as out:
+            out.write(line)
+            out.flush()
+            os.fsync(out.fileno())
+        if new:
+            _sync_folder(self.lines)
+
+    def events(self, participant: str) -> list[dict[str, Any]]:
+        return read_lines(self.lines_path(participant))
+
+    def progress(self, participant: str) -> Progress:
+        return progress_of(self.events(participant))
+
+    def withdraw(self, participant: str) -> None:
+        """The record goes first (the token stops working), then every line."""
+        self._record_path(participant).unlink(missing_ok=True)
+        _sync_folder(self.records)
+        self.lines_path(participant).unlink(missing_ok=True)
+        _sync_folder(self.lines)
+
+
+def _sync_folder(folder: Path) -> None:
+    """A created, renamed or deleted name is on the disk once its folder is synced."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_lines(path: Path) -> list[dict[str, Any]]:
+    """The events of a response file; the last piece, when it has no newline, is an event cut short
+    by a kill (never acknowledged) and left out, and so is any line that is not a JSON object."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    events = []
+    for line in text.split("\n")[:-1]:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    return events
+
+
+def progress_of(events: list[dict[str, Any]]) -> Progress:
+    progress = Progress()
+    for event in events:
+        kind = event.get("event")
+        if kind == "consent":
+            progress.consented = True
+        elif kind == "response" and isinstance(event.get("trial"), str):
+            progress.answered[event["trial"]] = event.get("rating")
+        elif kind == "finish":
+            progress.finished = True
+    return progress
+
+
+def read_responses(study_dir: Path) -> list[dict[str, Any]]:
+    """Every response event of every participant still in the study (withdrawn ones are gone), in
+    participant then answer order, each with its ``participant`` and ``observer``."""
+    store = ParticipantStore(study_dir, make=False)
+    if not store.records.is_dir():
+        return []
+    responses = []
+    for participant in store.ids():
+        observer = store.load(participant).observer
+        for event in store.events(participant):
+            if event.get("event") == "response":
+                responses.append({**event, "participant": participant, "observer": observer})
+    return responses
