@@ -60,6 +60,12 @@ def build(
     study = load_study(root)
     typer.echo(f"study {study.public['study_id']}: {len(study.trial_ids())} trials ({size} main, {practice} "
                f"practice, {catch} catch) in {root}")
+    fell = sum(study.answer(t)["fell"] for t in study.trial_ids("main"))
+    typer.echo(f"main trials: {fell} fell, {size - fell} stood (the referee's verdicts, kept in answers.json)")
+    plain = sum(tile["white"] is None for t in study.public["trials"] for tile in t["scene"]["tiles"])
+    if plain:
+        typer.echo(f"note: {plain} tiles have no known faces (the dataset dropped the placements that put them "
+                   "there); the page draws them plain")
     typer.echo(f"next: edit {root / 'consent.md'} and {root / 'instructions.md'}, then `pisa3d study serve {root}`")
 
 

@@ -266,3 +266,13 @@ def test_a_study_needs_falls_and_stands(study_dataset):
     rows = [r for r in _rows(study_dataset).values() if not r["fell"]]
     with pytest.raises(OptionsError, match="no eligible scene fell"):
         choose_trials(rows, size=4, practice=0, catch=0, seed=0, where="here")
+
+
+def test_a_tile_whose_placement_the_dataset_dropped_has_no_faces():
+    """keep < 1 drops played scenes: the tiles they placed are unknown, never guessed."""
+    from pisa3d.study.build import _tile_ids
+
+    row = {"key": "g", "index": 3, "tile": 9, "poses": [[0.0] * 7] * 4}
+    assert _tile_ids(row, {"g": {0: 4, 2: 7}}) == [4, None, 7, 9]
+    assert _tile_ids(row, {"g": {0: 4, 1: 5, 2: 7}}) == [4, 5, 7, 9]
+    assert _tile_ids({**row, "index": 5}, {"g": {0: 4, 1: 5, 2: 7}}) == [None, None, None, 9]

@@ -33,6 +33,8 @@ def test_build_through_the_command_line(study_dataset, tmp_path):
     study = load_study(out)
     assert f"study {study.public['study_id']}: 10 trials (6 main, 2 practice, 2 catch) in {out}" in done.stdout
     assert f"pisa3d study serve {out}" in done.stdout
+    fell = sum(study.answer(t)["fell"] for t in study.trial_ids("main"))
+    assert f"main trials: {fell} fell, {6 - fell} stood" in done.stdout and "no known faces" not in done.stdout
     assert study.settings["view"] == "fixed" and study.settings["ask_direction"] is True
     assert study.settings["seed"] == 3
     assert (out / "consent.md").read_text().startswith("# Consent to take part")
