@@ -117,15 +117,20 @@ class ParticipantStore:
             raise PisaError(f"{path}: unreadable participant record ({exc})") from None
 
     def append(self, participant: str, event: dict[str, Any]) -> None:
-        """One event as one line, on the disk (flushed and fsynced) when this returns."""
+        """One event as one line, on the disk (fsynced) when this returns. A line a kill cut short is
+        ended first, so the new line starts a line of its own (the cut one is left out when read)."""
         path = self.lines_path(participant)
-        new = not path.exists()
-        line = json.dumps(event, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
-        with path.open("a", encoding="utf-8") as out:
-            out.write(line)
-            out.flush()
-            os.fsync(out.fileno())
-        if new:
+        line = json.dumps(event, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                line = b"\n" + line
+            os.write(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if size == 0:
             _sync_folder(self.lines)
 
     def events(self, participant: str) -> list[dict[str, Any]]:

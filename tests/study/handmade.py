@@ -113,6 +113,12 @@ class StudyServer:
                 self.kill()
         return int(self.process.returncode)
 
+    def __enter__(self) -> StudyServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.kill()
+
     def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
         """(status, JSON answer) of one request; errors are answers too."""
         headers = {"Content-Type": "application/json"}
@@ -143,13 +149,16 @@ def current_step(page: Any, timeout: float = 30_000) -> tuple[Any, str]:
 
 
 def answer_by_keyboard(page: Any, rating_of: Any = lambda k: k % 7 + 1, stop_after: int | None = None,
-                       direction_key: str | None = None) -> list[tuple[str, int]]:
+                       direction_key: str | None = None, on_step: Any = None) -> list[tuple[str, int]]:
     """Go through the study page by keyboard alone: Enter on every page, ``rating_of(k)``'s digit then
     Enter on the k-th trial (an arrow first when ``direction_key``), until the end page (or after
-    ``stop_after`` answered trials). Returns the (trial, rating) answered, in order."""
+    ``stop_after`` answered trials); ``on_step(name, text)`` sees each step's text as it is shown.
+    Returns the (trial, rating) answered, in order."""
     answered: list[tuple[str, int]] = []
     while True:
         handle, name = current_step(page)
+        if on_step is not None:
+            on_step(name, handle.inner_text())
         if name == "end" or (stop_after is not None and len(answered) >= stop_after):
             return answered
         page.wait_for_timeout(300)  # a page's keys wake after 250 ms

@@ -239,3 +239,21 @@ def test_the_real_server_serves_the_page_and_stops_on_ctrl_c(study: Path) -> Non
     finally:
         assert server.stop() == 0
     assert "Traceback" not in server.output()
+
+
+def test_a_line_cut_short_by_a_kill_is_left_out_and_the_next_one_kept(study: Path) -> None:
+    """A server killed mid-write leaves a partial last line, never acknowledged: reading leaves it out,
+    and the next answer (after a restart) starts a line of its own."""
+    with client_of(study) as client:
+        participant, auth = join(client)
+        client.post("/api/consent", json={"agree": True}, headers=auth)
+        assert respond(client, auth, "t-003", rating=2).status_code == 200
+    path = study / "responses" / f"{participant}.jsonl"
+    with path.open("a") as out:
+        out.write('{"event":"response","trial":"t-004","rat')
+    assert [e["trial"] for e in read_responses(study)] == ["t-003"]
+    with client_of(study) as restarted:
+        session = restarted.get("/api/session", headers=auth).json()
+        assert session["consented"] and session["answered"] == ["t-003"]
+        assert respond(restarted, auth, "t-004", rating=6).status_code == 200
+    assert [(e["trial"], e["rating"]) for e in read_responses(study)] == [("t-003", 2), ("t-004", 6)]

@@ -1,0 +1,93 @@
+"""``pisa3d study export DIR --out page.html``: the study as one offline page, for labs that host
+studies elsewhere (a course page, their own server, a laptop in a testing room).
+
+The page is the served study page (``assets/web/study/``: the same jsPsych timeline, plugins and
+tower scene) with another backend: it keeps the session in the browser and, at the end, saves the
+participant's events (the lines the server would write) to a downloaded JSON file. Its data and JS
+modules (``pisa3d.web.modules``: jsPsych's and three.js's bundles, the tower scene, the study's
+modules) travel inside it as one gzipped payload, as in the replay page of ``pisa3d export --html``;
+it fetches nothing and sends nothing. Of the labels it carries only the practice trials' outcomes,
+which their feedback shows: never a main or catch trial's.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from ..assets import asset_path
+from ..core.errors import PisaError
+from ..core.files import written_aside
+from ..web.modules import bundle_json
+from .files import TEXT_FILES, Study, load_study
+
+ENTRY = "study/offline.js"
+PAGE_SETTINGS = ("scale", "scale_labels", "ask_direction", "view", "orbit_seconds")
+_PLACEHOLDER = re.compile(r"__PISA_([A-Z_]+)__")
+
+
+def offline_data(study: Study) -> dict[str, Any]:
+    """What the page holds: the public trials in the build's order, the page's settings, the texts
+    and their digests, and the practice trials' outcomes (``practice_fell``)."""
+    raw = {name: (study.root / name).read_bytes() for name in TEXT_FILES}
+    practice = study.trial_ids("practice")
+    settings = study.public["settings"]
+    return {
+        "study_id": study.public["study_id"],
+        "hash": study.public["hash"],
+        "settings": {key: settings[key] for key in PAGE_SETTINGS if key in settings},
+        "tile": study.public["tile"],
+        "trials": [{"trial": t["trial"], "kind": t["kind"], "scene": t["scene"]} for t in study.public["trials"]],
+        "consent_md": raw["consent.md"].decode("utf-8"),
+        "instructions_md": raw["instructions.md"].decode("utf-8"),
+        "texts_sha256": {name: hashlib.sha256(data).hexdigest() for name, data in raw.items()},
+        "practice_fell": {trial: bool(study.answers["trials"][trial]["fell"]) for trial in practice},
+    }
+
+
+def _payload(data: dict[str, Any]) -> str:
+    payload = {"data": data, "modules": bundle_json([ENTRY])}
+    text = json.dumps(payload, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    return base64.b64encode(gzip.compress(text, compresslevel=9, mtime=0)).decode("ascii")
+
+
+def render_offline(study: Study) -> str:
+    """The page's text."""
+    web = asset_path("web")
+    parts = {
+        "TITLE": html.escape(f"Will it fall? (study {study.public['study_id']})"),
+        "STYLE": "\n".join((web / name).read_text(encoding="utf-8") for name in ("jspsych.bundle.css",
+                                                                                   "study/study.css")),
+        "PAYLOAD": _payload(offline_data(study)),
+        "LOADER": (web / "study" / "offline-loader.js").read_text(encoding="utf-8"),
+    }
+    for name, element in (("STYLE", "</style"), ("LOADER", "</script")):
+        if element in parts[name].lower():  # would end the inline element early
+            raise PisaError(f"web asset for {name} contains {element!r} and cannot be inlined")
+    template = (web / "study" / "offline.html").read_text(encoding="utf-8")
+    return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], template)  # one pass: inlined text is never replaced
+
+
+def export_offline(dir: Path, out: Path) -> Path:
+    """Write the study in ``dir`` as one offline page at ``out`` (written aside and renamed)."""
+    study = load_study(dir)
+    page = render_offline(study)
+    out = Path(out)
+    with written_aside(out, "offline study page") as tmp:
+        tmp.write_text(page, encoding="utf-8")
+    return out
+
+
+def page_data(page: str) -> dict[str, Any]:
+    """The data an offline page carries, read back from its text (for tests and checks)."""
+    found = re.search(r'<script id="pisa-payload" type="application/octet-stream">([A-Za-z0-9+/=]*)</script>', page)
+    if found is None:
+        raise PisaError("this is not a pisa3d offline study page: it has no payload")
+    data: dict[str, Any] = json.loads(gzip.decompress(base64.b64decode(found.group(1))))["data"]
+    return data
