@@ -64,7 +64,7 @@ def test_a_study_is_done_by_keyboard_alone_and_every_answer_is_on_disk(browser: 
 
 
 def test_at_a_phone_size_the_study_is_done_by_touch(browser: Any, tmp_path: Path) -> None:
-    root = write_study(tmp_path / "study")
+    root = write_study(tmp_path / "study", ask_direction=True)
     with StudyServer(root) as server:
         page = new_page(browser, 390, 844, has_touch=True, is_mobile=True)
         errors = watch(page)
@@ -80,10 +80,13 @@ def test_at_a_phone_size_the_study_is_done_by_touch(browser: Any, tmp_path: Path
         assert trial.locator("button.next").bounding_box()["y"] < 844  # the whole trial fits the screen
         assert trial.locator("button.next").is_disabled()
         trial.locator("button.rating", has_text="3").tap()
+        assert trial.locator("button.next").is_disabled()  # which way, too
+        trial.locator("button.direction", has_text="W").tap()
         trial.locator("button.next").tap()
         page.locator("[data-page=feedback]").wait_for()
         page.screenshot(path=str(tmp_path / "phone.png"))
-    assert [(e["trial"], e["rating"]) for e in only_lines(root) if e["event"] == "response"] == [("t-001", 3)]
+    assert [(e["trial"], e["rating"], e["direction"]) for e in only_lines(root)
+            if e["event"] == "response"] == [("t-001", 3, "W")]
     assert errors == []
 
 
@@ -99,10 +102,15 @@ def test_withdrawing_from_the_bar_deletes_the_answers(browser: Any, tmp_path: Pa
         page.locator("[data-page=withdrawn]").wait_for()
         assert list((root / "responses").iterdir()) == [] and list((root / "participants").iterdir()) == []
         assert page.evaluate("() => localStorage.getItem('pisa3d-study')") is None
+        other = new_page(browser, 1280, 800)  # someone else, who does not agree: nothing is kept of them
+        other.goto(server.url + "/")
+        other.locator("[data-page=consent] button", has_text="I do not agree").click()
+        other.locator("[data-page=declined]").wait_for()
+        assert list((root / "responses").iterdir()) == [] and list((root / "participants").iterdir()) == []
 
 
 def test_the_offline_page_runs_without_a_server_and_saves_a_file(browser: Any, tmp_path: Path) -> None:
-    root = write_study(tmp_path / "study")
+    root = write_study(tmp_path / "study", ask_direction=True)
     out = export_offline(root, tmp_path / "offline.html")
     data = page_data(out.read_text(encoding="utf-8"))
     assert data["practice_fell"] == {"t-001": False, "t-002": True}  # the only labels it holds
@@ -111,7 +119,7 @@ def test_the_offline_page_runs_without_a_server_and_saves_a_file(browser: Any, t
     errors = watch(page)
     page.goto(out.as_uri())
     with page.expect_download() as download:
-        answered = answer_by_keyboard(page)
+        answered = answer_by_keyboard(page, direction_key="ArrowDown")
     saved = json.loads(Path(download.value.path()).read_text())
     assert download.value.suggested_filename == f"pisa3d-study-{data['study_id']}-{saved['participant']}.json"
     assert saved["format"] == "pisa3d-study-responses/1" and saved["study_hash"] == data["hash"]
@@ -119,6 +127,7 @@ def test_the_offline_page_runs_without_a_server_and_saves_a_file(browser: Any, t
     assert [e["event"] for e in events] == ["start", "consent"] + ["response"] * 6 + ["finish"]
     assert [(e["trial"], e["rating"]) for e in events[2:8]] == answered
     assert {e["trial"] for e in events[2:8]} == {f"t-00{k}" for k in range(1, 7)}
+    assert {e["direction"] for e in events[2:8]} == {"S"}
     assert events[0]["texts_sha256"] == data["texts_sha256"]
     assert current_step(page)[1] == "end"
     assert [e for e in errors if "file://" not in e] == []

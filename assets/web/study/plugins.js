@@ -124,7 +124,9 @@ function ratingRow(settings, onPick) {
 
 function directionRow(onPick) {
   const row = el("div", "direction-row");
-  row.appendChild(el("span", "direction-ask", "Which way? (arrow keys)"));
+  const ask = el("span", "direction-ask", "Which way would it fall? ");
+  ask.appendChild(el("span", "study-keys-inline", "(arrow keys)"));
+  row.appendChild(ask);
   const buttons = Object.entries(DIRECTION_NAMES).map(([d, name]) => {
     const b = el("button", "direction", d);
     b.type = "button";

@@ -11,6 +11,44 @@ const LOOK = [0.8, -1.1, 0.5]; // the game's own view direction (tower_scene.js 
 const RIM_WIDTH = 0.06; // of the tile side
 const FRAME_MS = 33; // an orbit is drawn at about 30 frames a second: a software renderer keeps up
 
+// The compass of "which way?" (N = +y, E = +x, as the study's labels count them): four letters on the
+// table round the tower, always facing the camera, so they read from every side of an orbit.
+function compassLetters(THREE, side, world) {
+  const letters = {};
+  for (const letter of ["N", "E", "S", "W"]) {
+    const canvas = document.createElement("canvas");
+    canvas.width = canvas.height = 64;
+    const g = canvas.getContext("2d");
+    g.fillStyle = "rgba(20, 22, 26, 0.75)";
+    g.beginPath();
+    g.arc(32, 32, 30, 0, 2 * Math.PI);
+    g.fill();
+    g.fillStyle = "#ffd27a";
+    g.font = "bold 40px sans-serif";
+    g.textAlign = "center";
+    g.textBaseline = "middle";
+    g.fillText(letter, 32, 34);
+    const sprite = new THREE.Sprite(new THREE.SpriteMaterial({ map: new THREE.CanvasTexture(canvas) }));
+    sprite.scale.set(0.45 * side, 0.45 * side, 1);
+    world.add(sprite);
+    letters[letter] = sprite;
+  }
+  return letters;
+}
+
+// Put the letters just outside the frame box's footprint; the box grown to hold them.
+function placeCompass(letters, lo, hi, side) {
+  const cx = (lo[0] + hi[0]) / 2, cy = (lo[1] + hi[1]) / 2;
+  const rx = (hi[0] - lo[0]) / 2 + 0.5 * side, ry = (hi[1] - lo[1]) / 2 + 0.5 * side;
+  const z = lo[2] + 0.25 * side;
+  letters.N.position.set(cx, cy + ry, z);
+  letters.S.position.set(cx, cy - ry, z);
+  letters.E.position.set(cx + rx, cy, z);
+  letters.W.position.set(cx - rx, cy, z);
+  const pad = 0.25 * side;
+  return [[cx - rx - pad, cy - ry - pad, lo[2]], [cx + rx + pad, cy + ry + pad, hi[2]]];
+}
+
 export class TowerView {
   constructor(tile, settings) {
     this.extents = (tile && tile.extents) || [0.06, 0.06, 0.004];
@@ -35,6 +73,7 @@ export class TowerView {
     this.rim = new THREE.Mesh(rimGeometry(side, thickness, RIM_WIDTH * side),
       new THREE.MeshBasicMaterial({ color: 0xff9a1a }));
     this.scene.world.add(this.rim);
+    if (this.settings.ask_direction) this.compass = compassLetters(THREE, side, this.scene.world);
   }
 
   // Draw a trial's scene: {tiles: [{pose, white, black}], new_tile, frame: [lo, hi]}.
@@ -51,7 +90,8 @@ export class TowerView {
     const p = scene.tiles[scene.new_tile].pose;
     this.rim.position.set(p[0], p[1], p[2]);
     this.rim.quaternion.set(p[3], p[4], p[5], p[6]);
-    const [lo, hi] = scene.frame;
+    let [lo, hi] = scene.frame;
+    if (this.compass) [lo, hi] = placeCompass(this.compass, lo, hi, side);
     // the table under the tower is part of the picture: frame from the table up
     this.box = [lo, [hi[0], hi[1], Math.max(hi[2], lo[2] + side)]];
     this.stage.dataset.trialShown = String(Date.now());
