@@ -7,12 +7,16 @@ reader and depth limit. Every input is bounded and checked, and refused with one
 is allowed. A participant acts only through their token (``Authorization: Bearer``), whose SHA-256
 alone is kept; nothing served to one participant names another, and no label of a main or catch
 trial is served before that participant's ``/api/finish`` (a practice trial's, after its answer).
+
+A response line's ``order`` is the trial's place (from 0) in the participant's own order, the
+order ``GET /api/session`` lists and the page shows: practice first, then main and catch shuffled.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import random
 import re
 import socket
@@ -34,6 +38,8 @@ from ..serve import limits
 from ..serve.guard import Audience, Guard
 from .files import load_study
 from .responses import Participant, ParticipantStore, Progress, now, token_digest
+
+log = logging.getLogger("pisa3d.study")
 
 MAX_BODY_BYTES = 4096
 """A study request body: the largest the API takes (a response) is about 100 bytes."""
@@ -299,6 +305,10 @@ def _endpoint(desk: StudyDesk, action: str, *, token: bool = True, body: bool = 
             return JSONResponse({"error": str(exc)}, status_code=exc.status)
         except PisaError as exc:
             return JSONResponse({"error": str(exc)}, status_code=500)
+        except OSError as exc:  # a full or failing disk: nothing was acknowledged, the page may retry
+            log.error("study server: cannot save (%s)", exc)
+            return JSONResponse({"error": f"the server could not save this ({exc.strerror or exc}); try again"},
+                                status_code=503)
         except ClientDisconnect:
             return Response(status_code=400)
 

@@ -257,3 +257,18 @@ def test_a_line_cut_short_by_a_kill_is_left_out_and_the_next_one_kept(study: Pat
         assert session["consented"] and session["answered"] == ["t-003"]
         assert respond(restarted, auth, "t-004", rating=6).status_code == 200
     assert [(e["trial"], e["rating"]) for e in read_responses(study)] == [("t-003", 2), ("t-004", 6)]
+
+
+def test_a_failing_disk_is_said_and_nothing_is_taken_as_answered(study: Path, client: TestClient,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    _, auth = join(client)
+    client.post("/api/consent", json={"agree": True}, headers=auth)
+    store = client.app.state.desk.store  # type: ignore[attr-defined]
+
+    def full(*args: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(store, "append", full)
+        assert "No space left on device" in error_of(respond(client, auth, "t-003"), 503)
+    assert respond(client, auth, "t-003").status_code == 200  # the page's retry goes through
