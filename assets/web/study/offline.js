@@ -92,8 +92,12 @@ export function offlineBackend(data, storage = window.localStorage) {
       return { done: true, debrief: null, saved_as: fileName() };
     },
     async withdraw() {
+      const saved = state && state.events.some((e) => e.event === "finish");
       storage.removeItem(key);
       state = null;
+      if (saved) return { note: "This page's copy of your answers was deleted. Delete the file it saved too, " +
+        "or tell the people who run the study that you have withdrawn." };
+      return {};
     },
     saveAgain: download,
     // a testing room's laptop: the next person starts afresh (this one's file is saved already)

@@ -169,7 +169,7 @@ function withdrawButton(backend, state) {
   button.addEventListener("click", async () => {
     if (!window.confirm("Withdraw from the study? Your answers so far will be deleted.")) return;
     try {
-      await backend.withdraw();
+      state.note = ((await backend.withdraw()) || {}).note;
     } catch (error) {
       window.alert(`The withdrawal did not go through: ${error.message}`);
       return;
@@ -187,7 +187,7 @@ function ending(root, state) {
   const box = document.createElement("div");
   box.className = "study-text";
   if (state.ended === "declined") text(box, "You did not take part.", "Nothing was kept. You can close this page.");
-  else text(box, "You have withdrawn.", "Your answers were deleted. You can close this page.");
+  else text(box, "You have withdrawn.", state.note || "Your answers were deleted. You can close this page.");
   page.appendChild(box);
   root.replaceChildren(page);
 }
