@@ -20,6 +20,7 @@ import logging
 import random
 import re
 import socket
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,8 @@ log = logging.getLogger("pisa3d.study")
 
 MAX_BODY_BYTES = 4096
 """A study request body: the largest the API takes (a response) is about 100 bytes."""
+NEW_PER_WINDOW = 30
+NEW_WINDOW_SECONDS = 60.0
 MAX_RT_MS = 3_600_000
 MAX_TOKEN_CHARS = 100
 DIRECTIONS = ("N", "E", "S", "W")
@@ -116,6 +119,8 @@ class StudyDesk:
         self.by_digest = {self.store.load(p).token_sha256: p for p in self.store.ids()}
         self.seats: dict[str, Seat] = {}
         self.creating = asyncio.Lock()
+        self.recent: dict[str, list[float]] = {}
+        """Address -> when its last new participants were made (pacing)."""
 
     # --- who is asking
     async def seat(self, authorization: str | None) -> Seat:
@@ -136,14 +141,28 @@ class StudyDesk:
         return self.seats[participant]
 
     # --- the endpoints
-    async def create(self, body: Any) -> dict[str, Any]:
+    async def create(self, address: str, body: Any) -> dict[str, Any]:
         observer = self._observer(body)
+        if observer is None:
+            self._pace(address)
         async with self.creating:
             if len(self.by_digest) >= self.max_participants:
                 raise Full(f"this study takes at most {self.max_participants} participants, and has them")
             record, token = await asyncio.to_thread(self.store.create, observer, self.start_line)
             self.by_digest[record.token_sha256] = record.participant
         return {"participant": record.participant, "token": token}
+
+    def _pace(self, address: str) -> None:
+        """At most NEW_PER_WINDOW people from one address in NEW_WINDOW_SECONDS (a lab's room behind
+        one address still gets a participant every few seconds); model observers are not paced."""
+        clock = time.monotonic()
+        if len(self.recent) > 4096:  # forget addresses that have been quiet for a window
+            self.recent = {a: times for a, times in self.recent.items() if clock - times[-1] < NEW_WINDOW_SECONDS}
+        times = [t for t in self.recent.get(address, []) if clock - t < NEW_WINDOW_SECONDS]
+        if len(times) >= NEW_PER_WINDOW:
+            raise Full(f"at most {NEW_PER_WINDOW} new participants a minute come from one address; "
+                       f"try again in {NEW_WINDOW_SECONDS - (clock - times[0]):.0f} s")
+        self.recent[address] = [*times, clock]
 
     def _observer(self, body: Any) -> str | None:
         _keys(body, required=(), allowed=("observer",), what="a new participant")
@@ -285,13 +304,15 @@ async def read_body(request: Request) -> Any:
         raise StudyError(str(exc)) from None
 
 
-def _endpoint(desk: StudyDesk, action: str, *, token: bool = True, body: bool = True) -> Any:
-    """A route calling ``desk.<action>`` with the token's seat and the body as they apply; a refusal
-    is one JSON error line with its status, never a traceback."""
+def _endpoint(desk: StudyDesk, action: str, *, token: bool = True, body: bool = True, address: bool = False) -> Any:
+    """A route calling ``desk.<action>`` with the client's address, the token's seat and the body as
+    they apply; a refusal is one JSON error line with its status, never a traceback."""
 
     async def endpoint(request: Request) -> Response:
         try:
             args: list[Any] = []
+            if address:
+                args.append(request.client.host if request.client else "")
             if token:
                 args.append(await desk.seat(request.headers.get("authorization")))
             if body:
@@ -326,7 +347,7 @@ def create_study_app(root: Path, *, host: str = "127.0.0.1", port: int | None = 
 
     routes = [
         Route("/", page),
-        Route("/api/participants", _endpoint(desk, "create", token=False), methods=["POST"]),
+        Route("/api/participants", _endpoint(desk, "create", token=False, address=True), methods=["POST"]),
         Route("/api/session", _endpoint(desk, "session", body=False), methods=["GET"]),
         Route("/api/consent", _endpoint(desk, "consent"), methods=["POST"]),
         Route("/api/responses", _endpoint(desk, "respond"), methods=["POST"]),

@@ -15,7 +15,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from pisa3d.study.responses import read_lines, read_responses
-from pisa3d.study.server import MAX_BODY_BYTES, create_study_app, trial_order
+from pisa3d.study.server import MAX_BODY_BYTES, NEW_PER_WINDOW, create_study_app, trial_order
 from tests.study.handmade import StudyServer, write_study
 
 
@@ -272,3 +272,11 @@ def test_a_failing_disk_is_said_and_nothing_is_taken_as_answered(study: Path, cl
         patch.setattr(store, "append", full)
         assert "No space left on device" in error_of(respond(client, auth, "t-003"), 503)
     assert respond(client, auth, "t-003").status_code == 200  # the page's retry goes through
+
+
+def test_new_people_from_one_address_are_paced_but_model_observers_are_not(study: Path) -> None:
+    with client_of(study, allow_observers=True) as client:
+        for _ in range(NEW_PER_WINDOW):
+            join(client)
+        assert "a minute" in error_of(client.post("/api/participants", json={}), 429)
+        join(client, {"observer": "random"})
