@@ -74,6 +74,12 @@ export class TowerView {
       new THREE.MeshBasicMaterial({ color: 0xff9a1a }));
     this.scene.world.add(this.rim);
     if (this.settings.ask_direction) this.compass = compassLetters(THREE, side, this.scene.world);
+    // a fixed view is framed again when the stage changes size (a phone turned); an orbit frames every step
+    if (window.ResizeObserver) {
+      new ResizeObserver(() => {
+        if (this.box && !this.turning) requestAnimationFrame(() => this.look(LOOK));
+      }).observe(this.stage);
+    }
   }
 
   // Draw a trial's scene: {tiles: [{pose, white, black}], new_tile, frame: [lo, hi]}.
