@@ -19,6 +19,7 @@ import csv
 import json
 import math
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,10 +131,11 @@ def fit_sigma(group: Group, shares: dict[float, np.ndarray]) -> SigmaFit | None:
 def _ipe_table(study_dir: Path, entries: dict[str, dict[str, Any]], trials: Sequence[str], grid: Sequence[float],
                samples: int, progress: bool) -> dict[float, np.ndarray]:
     """p_sigma per scene (in ``trials``' order) for each sigma of the grid, from the cache or run."""
+    from rich.console import Console
     from rich.progress import Progress
 
     table: dict[float, np.ndarray] = {}
-    with Progress(disable=not progress, transient=True) as bar:
+    with Progress(console=Console(stderr=True), disable=not progress, transient=True) as bar:
         task = bar.add_task("IPE runs", total=len(grid) * len(trials))
         for sigma in grid:
             shares = ipe_shares(study_dir, entries, sigma, samples, lambda: bar.advance(task))
@@ -168,9 +170,11 @@ def catch_accuracy(responses: Sequence[dict[str, Any]], entries: dict[str, dict[
 
 
 def write_report(dir: Path, out: Path | None = None, *, resamples: int = 2000, seed: int = 0,
-                 sigmas: Sequence[float] | None = None, samples: int = DEFAULT_SAMPLES, progress: bool = False) -> Path:
+                 sigmas: Sequence[float] | None = None, samples: int = DEFAULT_SAMPLES,
+                 progress: bool | None = None) -> Path:
     """Write report.md, per_scene.csv, summary.json and the figures into ``out`` (default
-    DIR/report/); the IPE runs of the sigma grid are cached in DIR/model/. Returns report.md's path."""
+    DIR/report/); the IPE runs of the sigma grid are cached in DIR/model/ (``progress``: a bar on
+    stderr while they run; default: when stderr is a terminal). Returns report.md's path."""
     study = load_study(dir)
     out = Path(out) if out is not None else study.root / "report"
     if out.exists() and not out.is_dir():
@@ -181,7 +185,8 @@ def write_report(dir: Path, out: Path | None = None, *, resamples: int = 2000, s
     groups = groups_of(responses, trials)
     lines = label_lines([entries[t] for t in trials])
     grid = sigma_grid(study.root, groups, samples, sigmas)
-    ipe = _ipe_table(study.root, entries, trials, grid, samples, progress) if groups else {}
+    shown = sys.stderr.isatty() if progress is None else progress
+    ipe = _ipe_table(study.root, entries, trials, grid, samples, shown) if groups else {}
     summaries = [_group_summary(g, lines, ipe, resamples, make_rng(seed, Stream.STUDY_REPORT, k))
                  for k, g in enumerate(groups)]
     out.mkdir(parents=True, exist_ok=True)

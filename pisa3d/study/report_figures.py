@@ -73,7 +73,7 @@ def _axis_label(name: str) -> str:
 def profile_figure(path: Path, fits: Mapping[str, Any]) -> None:
     """Each group's log likelihood of sigma, less its maximum (0 at the fitted sigma)."""
     plt = _pyplot()
-    figure, ax = plt.subplots(figsize=(6.4, 4.0))
+    figure, ax = plt.subplots(figsize=(7.0, 4.8))
     grid = sorted({sigma for fit in fits.values() for sigma in fit.sigmas})
     place = {sigma: k for k, sigma in enumerate(grid)}  # the grid is roughly geometric, and holds 0: evenly spaced
     for name, fit in fits.items():
@@ -83,11 +83,15 @@ def profile_figure(path: Path, fits: Mapping[str, Any]) -> None:
     ax.axhline(-1.92, color="grey", lw=0.8, ls="--")  # chi-square(1) 95%: sigmas above it are not rejected
     ax.set_xticks(range(len(grid)), [f"{s:g}" for s in grid])
     ax.set_xlabel("IPE position noise sigma (mm; the grid's values, evenly spaced)")
-    ax.set_ylabel("log likelihood - max")
-    ax.set_ylim(bottom=max(ax.get_ylim()[0], -60.0))
+    lowest = min(min(f.log_likelihood for f in fit.fits) - max(f.log_likelihood for f in fit.fits)
+                 for fit in fits.values())
+    # symlog: a model's own group drops by hundreds, people's profiles by a few units; both readable
+    ax.set_yscale("symlog", linthresh=2.0)
+    ax.set_ylim(min(lowest * 1.3, -3.0), 0.5)
+    ax.set_ylabel("log likelihood - its maximum (symlog)")
     ax.set_title("Profile likelihood of the noisy-simulation observer's sigma", fontsize=10)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)

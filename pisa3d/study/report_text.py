@@ -17,6 +17,12 @@ def _estimate(e: dict[str, float | None] | None) -> str:
     return f"{_number(e['value'])} [{_number(e['low'])}, {_number(e['high'])}]"
 
 
+def _split_half(e: dict[str, float | None] | None) -> str:
+    if e is None or e["value"] is None:
+        return "n/a (fewer than 2 participants)"
+    return f"{_number(e['value'])} (middle 95% of the random splits: {_number(e['low'])} to {_number(e['high'])})"
+
+
 def _people_line(summary: dict[str, Any]) -> str:
     groups = summary["groups"]
     if not groups:
@@ -34,14 +40,16 @@ def _group_section(name: str, group: dict[str, Any], figure: str | None) -> list
     lines = [f"## {title}", "",
              f"{group['participants']} participants, {group['responses']} responses to main trials. "
              "Split-half reliability (Spearman-Brown, the ceiling for any model): "
-             f"{_estimate(group['split_half'])}.", "",
+             f"{_split_half(group['split_half'])}.", "",
              "| model line | Pearson r [95%] | Spearman rho [95%] |", "|---|---|---|"]
     for line, pair in group["correlations"].items():
         lines.append(f"| {line} | {_estimate(pair['pearson'])} | {_estimate(pair['spearman'])} |")
     fit = group["sigma_fit"]
     if fit is not None:
         lines += ["", f"IPE sigma fitted by maximum likelihood: **{fit['sigma_mm']:g} mm** "
-                      f"(rating = {fit['a']:.2f} + {fit['b']:.2f} p, s = {fit['s']:.2f}). Profile:", "",
+                      f"(rating = {fit['a']:.2f} + {fit['b']:.2f} p, s = {fit['s']:.2f})"
+                      + ("; the slope is not positive, so no sigma describes these ratings" if fit["b"] <= 0 else "")
+                      + ". Profile:", "",
                   "| sigma (mm) | log likelihood |", "|---|---|"]
         lines += [f"| {p['sigma_mm']:g} | {p['log_likelihood']:.1f} |" for p in fit["profile"]]
     if figure:
