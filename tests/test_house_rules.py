@@ -161,8 +161,8 @@ def test_demos_write_only_through_out_path() -> None:
     ]
     assert literal_paths == []
     users = [p.name for p in demos if "out_path(" in p.read_text(encoding="utf-8") and p.name != "demo_out.py"]
-    assert users == ["export_video.py", "export_web.py", "play_live.py", "play_tower.py", "tower_page_pictures.py",
-                     "watch_record.py"], users
+    assert users == ["export_video.py", "export_web.py", "play_live.py", "play_tower.py", "study.py",
+                     "tower_page_pictures.py", "watch_record.py"], users
 
 
 def test_the_demo_folder_is_ignored_by_git() -> None:
