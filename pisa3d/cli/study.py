@@ -164,8 +164,8 @@ def export(
     force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
 ) -> None:
     """The study as one offline page, for labs that host studies elsewhere: it runs without a
-    server and saves a participant's responses to a downloaded JSON file. It holds the answers a
-    page needs for feedback, so give it to participants, not to anyone who should not see labels.
+    server and saves a participant's responses to a downloaded JSON file. Of the labels it holds
+    only the practice trials' outcomes (their feedback); the end shows no debrief.
 
     Example: pisa3d study export studies/pilot --out pilot.html
     """
