@@ -11,6 +11,9 @@ participants matches the ``odds`` line exactly.
   beyond it; 4 (can't tell) where statics has no answer.
 - ``ipe:sigma=<mm>[,samples=<n>]``: the noisy-simulation observer (ipe.py), ``1 + round(6 * share)``
   of ``n`` imagined towers that fall (default 10 samples).
+
+Every observer but ``random`` is one model: all its participants give the same answers (a
+group's split-half reliability is 1), which is what lets the report check itself against them.
 """
 
 from __future__ import annotations
