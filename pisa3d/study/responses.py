@@ -4,9 +4,11 @@
   seed of their trial order, their observer tag (a model participant's, else null), when they came.
   Written once, aside and renamed, so no half record ever carries the name.
 - ``responses/<p>.jsonl``: what they did, one JSON line per event (start, consent, response,
-  finish), each appended, flushed and fsynced before the server says it was saved: a server
+  finish), each appended, fsynced before the server says it was saved: a server
   killed at any moment keeps every acknowledged line. A line cut short by the kill is the event
   being written, never acknowledged: it is left out when read.
+- ``offline/``: the files the offline page (``pisa3d study export``) saved, one per participant,
+  put there by the lab; ``read_responses`` reads them with the server's.
 
 A participant's state (consented, answered, finished) is read from their lines alone, so the lines
 are the one truth. Withdrawal deletes the record first (the token stops working at once), then the
@@ -31,6 +33,10 @@ from ..core.files import written_aside
 
 PARTICIPANTS = "participants"
 RESPONSES = "responses"
+OFFLINE = "offline"
+"""Where a lab puts the files the offline page saved (``pisa3d study export``): read with the rest."""
+OFFLINE_FORMAT = "pisa3d-study-responses/1"
+MAX_OFFLINE_BYTES = 4 * 1024 * 1024
 PARTICIPANT_ID = re.compile(r"^p-[0-9a-f]{16}$")
 """A participant id: also a file name, so nothing else is ever taken as one."""
 
@@ -189,14 +195,67 @@ def progress_of(events: list[dict[str, Any]]) -> Progress:
 
 def read_responses(study_dir: Path) -> list[dict[str, Any]]:
     """Every response event of every participant still in the study (withdrawn ones are gone), in
-    participant then answer order, each with its ``participant`` and ``observer``."""
+    participant then answer order, each with its ``participant`` and ``observer``; then those of
+    the offline page's files a lab put in ``offline/`` (read_offline)."""
     store = ParticipantStore(study_dir, make=False)
-    if not store.records.is_dir():
-        return []
     responses = []
-    for participant in store.ids():
+    for participant in store.ids() if store.records.is_dir() else []:
         observer = store.load(participant).observer
         for event in store.events(participant):
             if event.get("event") == "response":
                 responses.append({**event, "participant": participant, "observer": observer})
+    served = {r["participant"] for r in responses}
+    for response in read_offline(study_dir):
+        if response["participant"] in served:
+            raise PisaError(f"{Path(study_dir) / OFFLINE}: participant {response['participant']} also took part "
+                            "through the server; keep one of the two")
+        responses.append(response)
     return responses
+
+
+def read_offline(study_dir: Path) -> list[dict[str, Any]]:
+    """The response events of each file in ``DIR/offline/`` (``*.json``, as the offline page saved
+    them), checked: this study's hash, a participant id, each trial of the study answered at most
+    once with a rating on its scale. A file that is not so is refused in one line naming it."""
+    folder = Path(study_dir) / OFFLINE
+    if not folder.is_dir():
+        return []
+    public = json.loads((Path(study_dir) / "study.json").read_text(encoding="utf-8"))
+    kinds = {t["trial"]: t["kind"] for t in public["trials"]}
+    low, high = public["settings"]["scale"]
+    responses: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for path in sorted(folder.glob("*.json")):
+        doc = _offline_file(path, public["hash"])
+        if doc["participant"] in seen:
+            raise PisaError(f"{path}: participant {doc['participant']} is in two files; keep one")
+        seen.add(doc["participant"])
+        answered: set[str] = set()
+        for event in doc["events"]:
+            if not isinstance(event, dict) or event.get("event") != "response":
+                continue
+            trial, rating = event.get("trial"), event.get("rating")
+            if trial not in kinds or trial in answered or type(rating) is not int or not low <= rating <= high:
+                raise PisaError(f"{path}: a response to {str(trial)[:20]!r} with rating {str(rating)[:20]!r} is "
+                                f"not one the page makes (a trial of this study, once, rated {low}-{high})")
+            answered.add(trial)
+            responses.append({**event, "kind": kinds[trial], "participant": doc["participant"], "observer": None})
+    return responses
+
+
+def _offline_file(path: Path, study_hash: str) -> dict[str, Any]:
+    try:
+        if path.stat().st_size > MAX_OFFLINE_BYTES:
+            raise PisaError(f"{path}: larger than {MAX_OFFLINE_BYTES // 2**20} MB; not a file the offline page saves")
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise PisaError(f"{path}: cannot be read as JSON ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("format") != OFFLINE_FORMAT:
+        raise PisaError(f"{path}: not a file the offline study page saved (format {OFFLINE_FORMAT})")
+    if doc.get("study_hash") != study_hash:
+        raise PisaError(f"{path}: saved by another study ({str(doc.get('study_hash'))[:20]}...), not this one")
+    if not isinstance(doc.get("participant"), str) or not PARTICIPANT_ID.match(doc["participant"]):
+        raise PisaError(f"{path}: participant must be an id such as p-0123456789abcdef")
+    if not isinstance(doc.get("events"), list):
+        raise PisaError(f"{path}: events must be a list")
+    return doc

@@ -129,6 +129,10 @@ def test_the_offline_page_runs_without_a_server_and_saves_a_file(browser: Any, t
     assert {e["trial"] for e in events[2:8]} == {f"t-00{k}" for k in range(1, 7)}
     assert {e["direction"] for e in events[2:8]} == {"S"}
     assert events[0]["texts_sha256"] == data["texts_sha256"]
+    (root / "offline").mkdir()  # the lab collects the file into the study: the report reads it with the rest
+    Path(download.value.path()).rename(root / "offline" / download.value.suggested_filename)
+    assert [(r["trial"], r["rating"], r["participant"]) for r in read_responses(root)] == [
+        (trial, rating, saved["participant"]) for trial, rating in answered]
     assert current_step(page)[1] == "end"
     page.once("dialog", lambda dialog: dialog.accept())
     page.locator("#withdraw").click()  # after the file was saved: the page says to delete it too

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from pisa3d.core.errors import PisaError
 from pisa3d.study.responses import read_lines, read_responses
 from pisa3d.study.server import MAX_BODY_BYTES, NEW_PER_WINDOW, create_study_app, trial_order
 from tests.study.handmade import StudyServer, write_study
@@ -280,3 +281,31 @@ def test_new_people_from_one_address_are_paced_but_model_observers_are_not(study
             join(client)
         assert "a minute" in error_of(client.post("/api/participants", json={}), 429)
         join(client, {"observer": "random"})
+
+
+def test_files_of_the_offline_page_are_read_with_the_servers_and_checked(study: Path, client: TestClient) -> None:
+    participant, auth = join(client)
+    client.post("/api/consent", json={"agree": True}, headers=auth)
+    respond(client, auth, "t-003", rating=2)
+    public = json.loads((study / "study.json").read_text())
+    folder = study / "offline"
+    folder.mkdir()
+    saved = {"format": "pisa3d-study-responses/1", "study_id": public["study_id"], "study_hash": public["hash"],
+             "participant": "p-00000000000000aa", "observer": None,
+             "events": [{"event": "start"}, {"event": "consent"},
+                        {"event": "response", "trial": "t-004", "kind": "main", "rating": 7, "direction": None,
+                         "rt_ms": 800, "order": 2}, {"event": "finish"}]}
+    (folder / "a.json").write_text(json.dumps(saved))
+    assert [(r["participant"], r["trial"], r["rating"], r["observer"]) for r in read_responses(study)] == [
+        (participant, "t-003", 2, None), ("p-00000000000000aa", "t-004", 7, None)]
+    for change, message in (({"study_hash": "sha256:00"}, "another study"), ({"format": "x"}, "not a file"),
+                            ({"participant": "../x"}, "participant must be"),
+                            ({"events": [{"event": "response", "trial": "t-004", "rating": 9}]}, "rated 1-7"),
+                            ({"events": [{"event": "response", "trial": "t-004", "rating": 1}] * 2}, "once")):
+        (folder / "a.json").write_text(json.dumps({**saved, **change}))
+        with pytest.raises(PisaError, match=message):
+            read_responses(study)
+    (folder / "a.json").write_text(json.dumps(saved))
+    (folder / "b.json").write_text(json.dumps(saved))
+    with pytest.raises(PisaError, match="two files"):
+        read_responses(study)
