@@ -170,6 +170,7 @@ class PyBulletEngine:
             numSubSteps=0,
             numSolverIterations=p.solver_iterations,
             solverResidualThreshold=p.solver_residual_threshold,
+            warmStartingFactor=p.warm_starting_factor,
             # Sorted broadphase pairs: the solver order does not depend on body creation history.
             deterministicOverlappingPairs=1,
             physicsClientId=self._client,

@@ -35,6 +35,9 @@ class PyBulletParams(EngineParams):
     # orientation, then a pose per tile; Bullet keeps the identity's world inertia until the first
     # step ends, so that step turns every wall as if it were lying flat (docs/tower-physics.md).
     create_oriented: bool
+    # The share of each contact's impulse from the step before that starts the solver's sweeps
+    # (PyBullet sets 0.1, Bullet's own default is 0.85): what carries convergence from step to step on a tall stack.
+    warm_starting_factor: float
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -45,5 +48,8 @@ class PyBulletParams(EngineParams):
                              angular_damping=self.angular_damping, rolling_friction=self.rolling_friction,
                              spinning_friction=self.spinning_friction,
                              solver_residual_threshold=self.solver_residual_threshold)
+        factor = self.warm_starting_factor
+        if not isinstance(factor, int | float) or not 0.0 <= factor <= 1.0:
+            raise OptionsError(f"{self.NAME}.warm_starting_factor must be between 0 and 1, got {factor!r}")
         if not isinstance(self.create_oriented, bool):
             raise OptionsError(f"{self.NAME}.create_oriented must be true or false, got {self.create_oriented!r}")

@@ -61,3 +61,9 @@ def test_a_bad_shared_value_is_named_alike_for_every_engine(params: type[EngineP
 def test_unknown_parameters_are_listed_with_the_allowed_ones(params: type[EngineParams]) -> None:
     with pytest.raises(OptionsError, match=rf"unknown {params.NAME} parameter\(s\) \['max_tim'\]; allowed: .*max_time"):
         params(max_tim=1.0)
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5, float("nan"), "high"])
+def test_a_warm_starting_factor_outside_0_to_1_is_refused_with_its_range(value: object) -> None:
+    with pytest.raises(OptionsError, match=r"^pybullet\.warm_starting_factor must be between 0 and 1"):
+        PyBulletParams.from_data({"warm_starting_factor": value})

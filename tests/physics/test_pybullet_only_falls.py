@@ -48,11 +48,15 @@ def test_the_scenes_are_there_and_statics_says_each_stands() -> None:
 
 
 # The shipped referee (create_oriented on since 0.6.0: each tile body created at its own pose, so
-# the first step uses each tile's true inertia) holds 30205/32. The other two still fall: 30123/5 is
+# the first step uses each tile's true inertia) holds 30205/32. The others still fall: 30123/5 is
 # a wall rocking off the far face of the wall below after landing tilted (rigid bodies keep the
 # turn: "Damping the landing, measured"), 30201/29 the earlier tile's rocking pair, which rebuilt
-# from the previous settle's states tips even from rest (docs/tower-physics.md).
-STILL_FALL = {"pybullet_only_fall_casual_random_30123_5", "pybullet_only_fall_careful_careful_30201_29"}
+# from the previous settle's states tips even from rest; the three of the watch at 0.6.0 (seeds
+# 40004, 40006, 40008) are knife-edge solver cases that more iterations or warm starting hold one
+# by one but no setting holds all (docs/tower-physics.md, "Warm starting, measured").
+STILL_FALL = {"pybullet_only_fall_casual_random_30123_5", "pybullet_only_fall_careful_careful_30201_29",
+              "pybullet_only_fall_careful_mixed_40004_20", "pybullet_only_fall_careful_mixed_40008_14",
+              "pybullet_only_fall_careful_random_40006_36"}
 
 
 @pytest.mark.slow
@@ -83,3 +87,13 @@ def test_mujoco_holds_each_scene_with_its_own_release(path: Path) -> None:
     assert scene["static_margin_mm"]["mujoco"] >= WATCH_MM, "statics must say MuJoCo's release stands"
     fell, mm, deg = settle("mujoco", scene)
     assert not fell, f"{path.stem}: MuJoCo topples it too ({mm:.2f} mm, {deg:.2f} deg)"
+
+
+@pytest.mark.slow
+def test_warm_starting_holds_a_knife_edge_scene_the_shipped_factor_topples() -> None:
+    """The premise of "Warm starting, measured": PyBullet's own factor (0.1, the shipped value)
+    topples 40006/36, Bullet's default 0.85 holds it, and the verdict follows the parameter."""
+    scene = load(FIXTURES / "pybullet_only_fall_careful_random_40006_36.json")
+    shipped, mm, _ = settle("pybullet", scene, {"warm_starting_factor": 0.1})
+    held, held_mm, _ = settle("pybullet", scene, {"warm_starting_factor": 0.85})
+    assert shipped and not held, f"0.1 fell={shipped} ({mm:.2f} mm), 0.85 fell={held} ({held_mm:.2f} mm)"
