@@ -130,12 +130,19 @@ class StudyDesk:
         if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN_CHARS:
             raise Unauthorized("this needs your participant token: send Authorization: Bearer <token>, as given by "
                                "POST /api/participants")
-        participant = self.by_digest.get(token_digest(token))
+        digest = token_digest(token)
+        participant = self.by_digest.get(digest)
+        gone = Unauthorized("this token is not a participant's (withdrawn, or never given)")
         if participant is None:
-            raise Unauthorized("this token is not a participant's (withdrawn, or never given)")
+            raise gone
         if participant not in self.seats:
-            record = await asyncio.to_thread(self.store.load, participant)
-            progress = await asyncio.to_thread(self.store.progress, participant)
+            try:
+                record = await asyncio.to_thread(self.store.load, participant)
+                progress = await asyncio.to_thread(self.store.progress, participant)
+            except PisaError:
+                raise gone from None  # withdrawn while this was read
+            if self.by_digest.get(digest) != participant:
+                raise gone  # withdrawn while this was read: no seat comes back for them
             self.seats.setdefault(participant, Seat(record, progress, trial_order(self.public, record.order_seed),
                                                     asyncio.Lock()))
         return self.seats[participant]

@@ -309,3 +309,38 @@ def test_files_of_the_offline_page_are_read_with_the_servers_and_checked(study: 
     (folder / "b.json").write_text(json.dumps(saved))
     with pytest.raises(PisaError, match="two files"):
         read_responses(study)
+
+
+def _race(server: StudyServer, token: str, trials: list[str]) -> None:
+    """Each answer and the withdrawal sent at once, from threads of their own."""
+    import threading
+
+    start = threading.Barrier(len(trials) + 1)
+
+    def send(path: str, body: dict[str, Any]) -> None:
+        start.wait()
+        server.call("POST", path, body, token=token)
+
+    threads = [threading.Thread(target=send, args=("/api/responses", {"trial": t, "rating": 3, "rt_ms": 1}))
+               for t in trials]
+    threads.append(threading.Thread(target=send, args=("/api/withdraw", {})))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+
+
+def test_a_withdrawal_racing_answers_leaves_nothing_of_the_participant(tmp_path: Path) -> None:
+    """Answers sent at the moment of a withdrawal, on the real server: whatever order they land in,
+    no file of the participant is left and their token is refused afterwards."""
+    root = write_study(tmp_path / "race", main=12)
+    server = StudyServer(root).start()
+    try:
+        for _ in range(4):
+            _, created = server.call("POST", "/api/participants", {})
+            server.call("POST", "/api/consent", {"agree": True}, token=created["token"])
+            _race(server, created["token"], [f"t-{k:03d}" for k in range(3, 11)])
+            assert server.call("GET", "/api/session", token=created["token"])[0] == 401
+            assert list((root / "responses").iterdir()) == [] and list((root / "participants").iterdir()) == []
+    finally:
+        server.kill()
