@@ -32,6 +32,7 @@ from ..assets import asset_path
 from ..core.errors import OptionsError
 from .files import (
     FORMAT,
+    OFFLINE,
     PARTICIPANTS,
     RESPONSES,
     STUDY_FILE,
@@ -119,9 +120,9 @@ def _check_out(dataset: Path, out: Path, force: bool) -> None:
         raise OptionsError(f"--out {out}: the folder is not empty; add --force to rebuild the study there")
     if out.is_dir() and any(out.iterdir()) and not (out / STUDY_FILE).is_file():
         raise OptionsError(f"--out {out}: a folder that holds files but no study; choose a new or empty folder")
-    for folder in (RESPONSES, PARTICIPANTS):
+    for folder in (RESPONSES, PARTICIPANTS, OFFLINE):
         if (out / folder).is_dir() and any((out / folder).iterdir()):
-            raise OptionsError(f"--out {out}: the study there already has {folder}; a rebuild would orphan them: "
+            raise OptionsError(f"--out {out}: the study there already holds {folder}/; a rebuild would orphan them: "
                                "choose a new folder")
 
 

@@ -6,6 +6,7 @@
     DIR/instructions.md
     DIR/participants/     the server's: one record per participant
     DIR/responses/        the server's: one JSONL file per participant
+    DIR/offline/          the files the offline page saved, collected by the lab
 
 The hash ties the two JSON files together: sha256 of the canonical JSON of the trials, the
 answers and the settings. A study edited by hand after the build (a label changed, a trial
@@ -34,6 +35,7 @@ INSTRUCTIONS_FILE = "instructions.md"
 TEXT_FILES = (CONSENT_FILE, INSTRUCTIONS_FILE)
 RESPONSES = "responses"
 PARTICIPANTS = "participants"
+OFFLINE = "offline"  # the offline page's saved responses, put there by the lab
 KINDS = ("practice", "main", "catch")
 TRIAL_ID = re.compile(r"^t-\d{3,}$")
 PATTERN = re.compile(r"^[01]{4}$")

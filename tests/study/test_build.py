@@ -4,6 +4,7 @@ that holds no label, determinism, and every refusal in one line."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -217,7 +218,12 @@ def test_a_rebuild_keeps_edited_texts_and_refuses_a_study_with_responses(study_d
     assert not [p for p in study_copy.iterdir() if p.name.endswith(".part.json") or ".part" in p.name]
     (study_copy / "responses").mkdir()
     (study_copy / "responses" / "p-0123456789abcdef.jsonl").write_text("{}\n")
-    with pytest.raises(OptionsError, match="already has responses; a rebuild would orphan them"):
+    with pytest.raises(OptionsError, match="already holds responses/; a rebuild would orphan them"):
+        build_study(study_dataset, study_copy, seed=2, force=True, **STUDY_SIZE)
+    shutil.rmtree(study_copy / "responses")
+    (study_copy / "offline").mkdir()
+    (study_copy / "offline" / "p-1.json").write_text("{}")
+    with pytest.raises(OptionsError, match="already holds offline/; a rebuild would orphan them"):
         build_study(study_dataset, study_copy, seed=2, force=True, **STUDY_SIZE)
 
 
