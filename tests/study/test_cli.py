@@ -74,8 +74,8 @@ def test_mistakes_end_in_one_line(study_dataset, built_study, tmp_path):
 
 def test_simulate_names_the_observers_allowed(built_study):
     refused = _pisa3d("study", "simulate", str(built_study), "--observer", "oracle")
-    _one_line(refused, "--observer 'oracle': choose from random, odds, statics, ipe:sigma=<mm>")
-    _one_line(_pisa3d("study", "simulate", str(built_study), "--observer", "ipe:sigma=-1"), "--observer")
+    _one_line(refused, "--observer 'oracle': choose from random, odds, statics or ipe:sigma=<mm>")
+    _one_line(_pisa3d("study", "simulate", str(built_study), "--observer", "ipe:sigma=99"), "(sigma 0-50 mm")
 
 
 def test_outputs_refuse_the_studys_own_files(built_study, tmp_path):
