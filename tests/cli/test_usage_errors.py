@@ -19,7 +19,7 @@ MISTAKES = {
     "unknown game": (["play", "chess"],
                      "pisa3d play: no game 'chess'; the games are cards, tower, gimignano; see 'pisa3d play -h'"),
     "unknown command": (["frob"], "pisa3d: no command 'frob'; the commands are export, view, serve, play, replay, "
-                                  "experiment, dataset; see 'pisa3d -h'"),
+                                  "experiment, dataset, study; see 'pisa3d -h'"),
     "typo'd command": (["replay", "verfy"], "pisa3d replay: no command 'verfy' (did you mean verify?); the commands "
                                             "are show, verify; see 'pisa3d replay -h'"),
     "unknown option": (["play", "cards", "--bogus"], "pisa3d play cards: no option --bogus; the options are "
