@@ -78,6 +78,9 @@ def serve(
     port: int = typer.Option(DEFAULT_PORT, "--port", min=1, max=65535, help="Port to listen on."),
     max_participants: int = typer.Option(2000, "--max-participants", min=1, max=1_000_000,
                                          help="Participants the study takes; one more is refused."),
+    allow_observers: bool = typer.Option(False, "--allow-observers",
+                                         help="Also take model participants, tagged with their observer, from "
+                                              "`pisa3d study simulate --url`; the report keeps them apart."),
 ) -> None:
     """Serve the study to people: consent, instructions, practice, then the trials in an order of
     each participant's own; every answer saved (fsynced) as it is given; Ctrl-C stops.
@@ -92,7 +95,8 @@ def serve(
     except ImportError as exc:
         raise PisaError(f"pisa3d study serve needs the serve extra: pip install 'pisa3d[serve]' "
                         f"({exc.name} is missing)") from None
-    serve_study(directory, host=host, port=port, max_participants=max_participants)
+    serve_study(directory, host=host, port=port, max_participants=max_participants,
+                allow_observers=allow_observers)
 
 
 @study_app.command("simulate", cls=OnceCommand,
@@ -102,7 +106,7 @@ def simulate(
     observer: str = typer.Option(..., "--observer", help=f"The model that answers: {OBSERVERS}."),
     participants: int = typer.Option(10, "--participants", "-n", min=1, max=10_000,
                                      help="How many model participants take the study."),
-    url: str | None = typer.Option(None, "--url", help="A running study server (started with observers allowed) "
+    url: str | None = typer.Option(None, "--url", help="A running study server (started with --allow-observers) "
                                    "to answer through; default: start one on a free local port for the run."),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed of the random observer's answers."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress line."),

@@ -226,3 +226,9 @@ def _check_answers(answers: dict[str, Any], public: dict[str, Any], path: Path) 
     if expected != public["hash"]:
         raise _fail(path.with_name(STUDY_FILE), "hash", f"does not match the trials, answers and settings "
                     f"({expected}): the study was edited after its build; build it again")
+
+
+def served_kind(kind: str) -> str:
+    """What the page is told of a trial: practice or not. A catch trial is served as any other, so
+    that knowing it is a check cannot change how it is answered."""
+    return "practice" if kind == "practice" else "trial"

@@ -25,7 +25,7 @@ from ..assets import asset_path
 from ..core.errors import PisaError
 from ..core.files import written_aside
 from ..web.modules import bundle_json
-from .files import TEXT_FILES, Study, load_study
+from .files import TEXT_FILES, Study, load_study, served_kind
 
 ENTRY = "study/offline.js"
 PAGE_SETTINGS = ("scale", "scale_labels", "ask_direction", "view", "orbit_seconds")
@@ -43,7 +43,8 @@ def offline_data(study: Study) -> dict[str, Any]:
         "hash": study.public["hash"],
         "settings": {key: settings[key] for key in PAGE_SETTINGS if key in settings},
         "tile": study.public["tile"],
-        "trials": [{"trial": t["trial"], "kind": t["kind"], "scene": t["scene"]} for t in study.public["trials"]],
+        "trials": [{"trial": t["trial"], "kind": served_kind(t["kind"]), "scene": t["scene"]}
+                   for t in study.public["trials"]],
         "consent_md": raw["consent.md"].decode("utf-8"),
         "instructions_md": raw["instructions.md"].decode("utf-8"),
         "texts_sha256": {name: hashlib.sha256(data).hexdigest() for name, data in raw.items()},

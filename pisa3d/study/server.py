@@ -37,7 +37,7 @@ from ..assets import asset_path
 from ..core.errors import PisaError
 from ..serve import limits
 from ..serve.guard import Audience, Guard
-from .files import load_study
+from .files import load_study, served_kind
 from .responses import Participant, ParticipantStore, Progress, now, token_digest
 
 log = logging.getLogger("pisa3d.study")
@@ -195,7 +195,7 @@ class StudyDesk:
             "instructions_md": self.texts["instructions.md"],
             "settings": {key: settings[key] for key in PAGE_SETTINGS if key in settings},
             "tile": self.public["tile"],
-            "trials": [{"trial": t["trial"], "kind": t["kind"], "scene": t["scene"]} for t in seat.order],
+            "trials": [{"trial": t["trial"], "kind": served_kind(t["kind"]), "scene": t["scene"]} for t in seat.order],
             "answered": [t["trial"] for t in seat.order if t["trial"] in seat.progress.answered],
         }
 

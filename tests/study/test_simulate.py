@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pisa3d.core.errors import OptionsError
+from pisa3d.core.errors import OptionsError, PisaError
 from pisa3d.study.files import load_study
 from pisa3d.study.observers import odds_answer
 from pisa3d.study.responses import read_lines, read_responses
@@ -69,3 +69,16 @@ def test_an_unknown_observer_is_refused_before_anyone_takes_part(study_copy: Pat
     with pytest.raises(OptionsError, match="unknown observer 'oracle'"):
         simulate(study_copy, "oracle", 1, progress=False)
     assert read_responses(study_copy) == []
+
+
+def test_a_served_study_takes_model_participants_only_with_allow_observers(study_copy: Path) -> None:
+    """`pisa3d study serve` (a real process) refuses tagged participants unless told to take them,
+    and the refusal reaches simulate's caller as the server's one line."""
+    from tests.study.handmade import StudyServer
+
+    with StudyServer(study_copy) as server, pytest.raises(PisaError, match="observer"):
+        simulate(study_copy, "odds", 1, url=server.url, progress=False)
+    assert read_responses(study_copy) == []
+    with StudyServer(study_copy, "--allow-observers") as server:
+        made = simulate(study_copy, "odds", 1, url=server.url, progress=False)
+    assert {(r["participant"], r["observer"]) for r in read_responses(study_copy)} == {(made[0], "odds")}
