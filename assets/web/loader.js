@@ -1,8 +1,8 @@
-// Starts an exported replay page, which fetches nothing: its data and its JS modules travel inside
-// it as one gzipped payload (#pisa-payload, written by pisa3d/export/html.py; the modules in load
-// order, by pisa3d/web/modules.py). Each module becomes a blob URL, dependencies first, with its
-// relative imports pointed at the blobs already made; then the replay (replay.js) starts with the
-// game's renderer.
+// Starts an offline page (an exported replay, an offline study), which fetches nothing: its data
+// and its JS modules travel inside it as one gzipped payload (#pisa-payload, written by
+// pisa3d/web/offline_page.py; the modules in load order, by pisa3d/web/modules.py). Each module
+// becomes a blob URL, dependencies first, with its relative imports pointed at the blobs already
+// made; then the payload's entry module starts: start(data, load), load(path) importing another.
 (function () {
   "use strict";
   async function unpack() {
@@ -25,13 +25,12 @@
   }
 
   unpack()
-    .then(async ({ data, modules }) => {
+    .then(async ({ data, modules, entry }) => {
       const urls = moduleUrls(modules.modules);
-      const [replay, renderer] = await Promise.all([import(urls["replay.js"]), import(urls[data.renderer])]);
-      replay.startReplay(data, renderer.default);
+      await (await import(urls[entry])).start(data, (path) => import(urls[path]));
     })
     .catch((error) => {
-      document.getElementById("stage").textContent = `This page could not start: ${error.message}`;
+      document.querySelector("main").textContent = `This page could not start: ${error.message}`;
       throw error;
     });
 })();

@@ -15,6 +15,11 @@ import { $, el } from "./dom.js";
 
 const PAUSE_S = 0.8; // between moves while playing, at speed 1
 
+// The offline page's entry (assets/web/loader.js): the replay drawn by the game's renderer module.
+export async function start(data, load) {
+  startReplay(data, (await load(data.renderer)).default);
+}
+
 export function startReplay(data, createRenderer) {
   const numMoves = data.moves.length;
   const speed = () => Number($("speed").value) || 1;

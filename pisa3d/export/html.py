@@ -10,44 +10,26 @@ and the style sheets. It fetches nothing, so it opens from a double click with n
 
 from __future__ import annotations
 
-import base64
-import gzip
 import html
 import importlib
-import json
-import re
 from pathlib import Path
 from typing import Any
 
 from ..assets import asset_path
-from ..core.errors import PisaError
 from ..core.files import written_aside
 from ..core.game import Game
 from ..core.presentation import presenter_of
 from ..core.record import GameRecord
 from ..games import get_game
 from ..web.messages import record_positions
-from ..web.modules import bundle_json
+from ..web.offline_page import fill, payload, read_payload
 
-_PLACEHOLDER = re.compile(r"__PISA_([A-Z_]+)__")
 _PAGE = "replay.js"
 
 
-def _payload(data: dict[str, Any]) -> str:
-    """The page data and its modules as base64 of gzipped JSON: nothing in it can end its
-    <script> element early, and the same record always gives the same text (no time stamp)."""
-    payload = {"data": data, "modules": bundle_json([_PAGE, data["renderer"]])}
-    text = json.dumps(payload, separators=(",", ":"), allow_nan=False).encode("utf-8")
-    return base64.b64encode(gzip.compress(text, compresslevel=9, mtime=0)).decode("ascii")
-
-
 def page_payload(page: str) -> dict[str, Any]:
-    """What a page written here carries (``data`` and ``modules``), read back from its text."""
-    found = re.search(r'<script id="pisa-payload" type="application/octet-stream">([A-Za-z0-9+/=]*)</script>', page)
-    if found is None:
-        raise PisaError("this is not a pisa3d replay page: it has no payload")
-    payload: dict[str, Any] = json.loads(gzip.decompress(base64.b64decode(found.group(1))))
-    return payload
+    """What a page written here carries (``data``, ``modules``, ``entry``), read back from its text."""
+    return read_payload(page, "replay page")
 
 
 def renderer_module(game: Game) -> str:
@@ -119,18 +101,9 @@ def _style(data: dict[str, Any]) -> str:
 
 def render_page_data(data: dict[str, Any]) -> str:
     """The page for prepared page data (see page_data)."""
-    parts = {
-        "TITLE": html.escape(data["title"]),
-        "STYLE": _style(data),
-        "PAYLOAD": _payload(data),
-        "LOADER": asset_path("web", "loader.js").read_text(encoding="utf-8"),
-    }
-    for name, element in (("STYLE", "</style"), ("LOADER", "</script")):
-        if element in parts[name].lower():  # would end the inline element early
-            raise PisaError(f"web asset for {name} contains {element!r} and cannot be inlined")
-    template = asset_path("web", "replay.html").read_text(encoding="utf-8")
-    # One pass over the template only, so nothing inside the inlined text is ever replaced.
-    return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], template)
+    parts = {"TITLE": html.escape(data["title"]), "STYLE": _style(data),
+             "PAYLOAD": payload(data, _PAGE, [data["renderer"]])}
+    return fill(asset_path("web", "replay.html").read_text(encoding="utf-8"), parts)
 
 
 def write_page(record: GameRecord, path: str | Path) -> Path:

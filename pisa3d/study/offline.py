@@ -12,24 +12,18 @@ which their feedback shows: never a main or catch trial's.
 
 from __future__ import annotations
 
-import base64
-import gzip
 import hashlib
 import html
-import json
-import re
 from pathlib import Path
 from typing import Any
 
 from ..assets import asset_path
-from ..core.errors import PisaError
 from ..core.files import written_aside
-from ..web.modules import bundle_json
+from ..web.offline_page import fill, payload, read_payload
 from .files import TEXT_FILES, Study, load_study, served_kind
 
 ENTRY = "study/offline.js"
 PAGE_SETTINGS = ("scale", "scale_labels", "ask_direction", "view", "orbit_seconds")
-_PLACEHOLDER = re.compile(r"__PISA_([A-Z_]+)__")
 
 
 def offline_data(study: Study) -> dict[str, Any]:
@@ -52,27 +46,13 @@ def offline_data(study: Study) -> dict[str, Any]:
     }
 
 
-def _payload(data: dict[str, Any]) -> str:
-    payload = {"data": data, "modules": bundle_json([ENTRY])}
-    text = json.dumps(payload, separators=(",", ":"), allow_nan=False).encode("utf-8")
-    return base64.b64encode(gzip.compress(text, compresslevel=9, mtime=0)).decode("ascii")
-
-
 def render_offline(study: Study) -> str:
     """The page's text."""
     web = asset_path("web")
-    parts = {
-        "TITLE": html.escape(f"Will it fall? (study {study.public['study_id']})"),
-        "STYLE": "\n".join((web / name).read_text(encoding="utf-8") for name in ("jspsych.bundle.css",
-                                                                                   "study/study.css")),
-        "PAYLOAD": _payload(offline_data(study)),
-        "LOADER": (web / "study" / "offline-loader.js").read_text(encoding="utf-8"),
-    }
-    for name, element in (("STYLE", "</style"), ("LOADER", "</script")):
-        if element in parts[name].lower():  # would end the inline element early
-            raise PisaError(f"web asset for {name} contains {element!r} and cannot be inlined")
-    template = (web / "study" / "offline.html").read_text(encoding="utf-8")
-    return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], template)  # one pass: inlined text is never replaced
+    styles = "\n".join((web / name).read_text(encoding="utf-8") for name in ("jspsych.bundle.css", "study/study.css"))
+    parts = {"TITLE": html.escape(f"Will it fall? (study {study.public['study_id']})"), "STYLE": styles,
+             "PAYLOAD": payload(offline_data(study), ENTRY)}
+    return fill((web / "study" / "offline.html").read_text(encoding="utf-8"), parts)
 
 
 def export_offline(dir: Path, out: Path) -> Path:
@@ -87,8 +67,5 @@ def export_offline(dir: Path, out: Path) -> Path:
 
 def page_data(page: str) -> dict[str, Any]:
     """The data an offline page carries, read back from its text (for tests and checks)."""
-    found = re.search(r'<script id="pisa-payload" type="application/octet-stream">([A-Za-z0-9+/=]*)</script>', page)
-    if found is None:
-        raise PisaError("this is not a pisa3d offline study page: it has no payload")
-    data: dict[str, Any] = json.loads(gzip.decompress(base64.b64decode(found.group(1))))["data"]
+    data: dict[str, Any] = read_payload(page, "offline study page")["data"]
     return data

@@ -109,7 +109,8 @@ export function offlineBackend(data, storage = window.localStorage) {
   };
 }
 
-export function startOffline(data) {
+// The offline page's entry (assets/web/loader.js).
+export function start(data) {
   const root = document.getElementById("study");
   startStudy(root, offlineBackend(data)).catch((error) => failed(root, error));
 }
