@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pisa3d.study.files import save_study, study_hash, study_id
+from tests.serve.helpers import RealServer
 
 SIDE, THICKNESS = 0.06, 0.004
 
@@ -55,27 +55,14 @@ def write_study(root: Path, practice: int = 2, main: int = 3, catch: int = 1, as
     return save_study(root, public, {"hash": digest, "trials": answers}, texts)
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class StudyServer:
+class StudyServer(RealServer):
     """``pisa3d study serve DIR`` in a subprocess of its own session on a free port: started, waited
-    for, killed with SIGKILL (a power cut) or stopped with Ctrl-C, and started again."""
+    for, killed with SIGKILL (a power cut) or stopped with Ctrl-C, and started again (the log, the
+    kill and the Ctrl-C are ``pisa3d serve``'s test server's)."""
 
     def __init__(self, root: Path, *extra: str) -> None:
-        self.root, self.extra = root, extra
-        self.port = free_port()
-        self.log = root.parent / f"{root.name}-study-{self.port}.log"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        super().__init__(root, *extra)
+        self.root = root
 
     def start(self, timeout: float = 60) -> StudyServer:
         command = [sys.executable, "-m", "pisa3d", "study", "serve", str(self.root), "--port", str(self.port),
@@ -93,31 +80,13 @@ class StudyServer:
             time.sleep(0.1)
         raise RuntimeError(f"pisa3d study serve did not answer within {timeout} s: {self.output()[-2000:]}")
 
-    def output(self) -> str:
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(10)
-
-    def stop(self) -> int:
-        """Ctrl-C; the exit status."""
+    def exit_status_after_ctrl_c(self) -> int:
+        self.stop()
         assert self.process is not None
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.kill()
         return int(self.process.returncode)
 
     def __enter__(self) -> StudyServer:
         return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.kill()
 
     def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
         """(status, JSON answer) of one request; errors are answers too."""

@@ -238,7 +238,7 @@ def test_the_real_server_serves_the_page_and_stops_on_ctrl_c(study: Path) -> Non
                                       token=created["token"])
         assert status == 400 and "1 to 7" in refused["error"]
     finally:
-        assert server.stop() == 0
+        assert server.exit_status_after_ctrl_c() == 0
     assert "Traceback" not in server.output()
 
 
