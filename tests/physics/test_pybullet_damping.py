@@ -39,10 +39,17 @@ def test_the_values_reach_every_tile_and_the_table_and_are_on_record() -> None:
         assert engine.describe()["params"]["rolling_friction"] == 1.5e-4
 
 
+# The three scenes "Damping the landing, measured" tried every candidate on. Of the solver cases
+# captured later, rolling friction holds 40008/14 but not 40004/20 or 40006/36 ("Warm starting,
+# measured"), so it is no mend for those either.
+MEASURED = [p for p in SCENES if p.stem.rsplit("_", 2)[-2] in ("30123", "30205", "30201")]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("path", SCENES, ids=[p.stem for p in SCENES])
+@pytest.mark.parametrize("path", MEASURED, ids=[p.stem for p in MEASURED])
 def test_rolling_friction_of_015_mm_holds_every_scene(path: Path) -> None:
     """The only candidate that holds all three scenes, the rocking wall included; it also moves
     every wall's statics flip 10% beyond the exact limit, so it is not the referee's (the doc)."""
+    assert len(MEASURED) == 3, "the three scenes the candidates were measured on"
     fell, mm, deg = settle("pybullet", load(path), {"rolling_friction": 1.5e-4})
     assert not fell, f"{path.stem}: topples with rolling friction 0.15 mm ({mm:.2f} mm, {deg:.2f} deg)"
