@@ -87,9 +87,9 @@ def serve(
 
     Example: pisa3d study serve studies/pilot --port 8765   (then open http://localhost:8765/)
     """
-    from ..study.files import check_study_dir
+    from ..study.files import load_study
 
-    check_study_dir(directory)
+    load_study(directory)
     try:
         from ..study.server import serve_study
     except ImportError as exc:
@@ -116,9 +116,9 @@ def simulate(
 
     Example: pisa3d study simulate studies/pilot --observer ipe:sigma=2 -n 20
     """
-    from ..study.files import check_study_dir
+    from ..study.files import load_study
 
-    check_study_dir(directory)
+    load_study(directory)
     check_observer(observer)
     from ..study.simulate import simulate as run
 
@@ -143,9 +143,9 @@ def report(
 
     Example: pisa3d study report studies/pilot   (writes studies/pilot/report/report.md)
     """
-    from ..study.files import check_study_dir
+    from ..study.files import load_study
 
-    check_study_dir(directory)
+    load_study(directory)
     if out is not None:
         _refuse_own_input(out, directory)
         check_output_dir(out, "--out", force)
@@ -173,9 +173,9 @@ def export(
 
     Example: pisa3d study export studies/pilot --out pilot.html
     """
-    from ..study.files import ANSWERS_FILE, STUDY_FILE, check_study_dir
+    from ..study.files import ANSWERS_FILE, STUDY_FILE, load_study
 
-    check_study_dir(directory)
+    load_study(directory)
     check_output_file(out, "--out", force, inputs=[("the study's file", directory / STUDY_FILE),
                                                    ("the study's answers", directory / ANSWERS_FILE)])
     from ..study.offline import export_offline

@@ -9,7 +9,6 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -25,6 +24,7 @@ from ..core.errors import PisaError
 from . import limits, work
 from .catalog import games_catalog
 from .guard import Audience, Guard
+from .limits import TooLarge, read_body_json
 from .master import (
     CLOSE_TOO_BIG,
     Conflict,
@@ -63,29 +63,11 @@ class ServerConfig:
     allow_hosts: list[str] = field(default_factory=list)
 
 
-class TooLarge(PisaError):
-    """A body over the limit (413)."""
-
-
 STATUS = {UnknownMatch: 404, Forbidden: 403, Conflict: 409, TooManyMatches: 429, TooLarge: 413}
 
 
 def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
-
-
-async def read_json(request: Request) -> Any:
-    """The request's JSON body, refused before more than the limit is read (413) and when it is not
-    JSON or nests too deep (400)."""
-    declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > limits.MAX_MESSAGE_BYTES):
-        raise TooLarge(f"the request is {declared[:20]} bytes; at most {limits.MAX_MESSAGE_BYTES} are accepted")
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limits.MAX_MESSAGE_BYTES:
-            raise TooLarge(f"the request is over {limits.MAX_MESSAGE_BYTES} bytes, the most accepted")
-    return limits.parse_json(bytes(body))
 
 
 def _guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
@@ -116,16 +98,16 @@ class _Handlers:
         return JSONResponse({"matches": self.master.summaries(open_only)})
 
     async def new_match(self, request: Request) -> Response:
-        return JSONResponse(await self.master.create(await read_json(request)), status_code=201)
+        return JSONResponse(await self.master.create(await read_body_json(request)), status_code=201)
 
     async def one_match(self, request: Request) -> Response:
         return JSONResponse(self.master.summary(request.path_params["match_id"]))
 
     async def join(self, request: Request) -> Response:
-        return JSONResponse(await self.master.join(request.path_params["match_id"], await read_json(request)))
+        return JSONResponse(await self.master.join(request.path_params["match_id"], await read_body_json(request)))
 
     async def rematch(self, request: Request) -> Response:
-        return JSONResponse(await self.master.rematch(request.path_params["match_id"], await read_json(request)))
+        return JSONResponse(await self.master.rematch(request.path_params["match_id"], await read_body_json(request)))
 
     async def match_record(self, request: Request) -> Response:
         record = await self.master.record(request.path_params["match_id"])

@@ -4,10 +4,13 @@ and the one JSON reader for their messages and request bodies."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import PisaError
 from ..core.record import nesting_depth
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
 
 MAX_MESSAGE_BYTES = 64 * 1024
 """A request body or a socket message."""
@@ -47,3 +50,21 @@ def parse_json(data: str | bytes) -> Any:
         return json.loads(raw or b"null")
     except (ValueError, RecursionError) as exc:
         raise BadMessage(f"not JSON ({str(exc)[:120]})") from None
+
+
+class TooLarge(PisaError):
+    """A request body over its limit (413)."""
+
+
+async def read_body_json(request: Request, max_bytes: int = MAX_MESSAGE_BYTES, empty: bytes = b"") -> Any:
+    """A request's JSON body, refused before more than ``max_bytes`` are read (TooLarge) and when it
+    is not JSON or nests too deep (BadMessage); an empty body reads as ``empty``."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > max_bytes):
+        raise TooLarge(f"the request is {declared[:20]} bytes; at most {max_bytes} are accepted")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > max_bytes:
+            raise TooLarge(f"the request is over {max_bytes} bytes, the most accepted")
+    return parse_json(bytes(body) or empty)

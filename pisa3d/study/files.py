@@ -113,11 +113,6 @@ def save_study(root: Path, public: dict[str, Any], answers: dict[str, Any], text
 
 
 def load_study(root: Path | str) -> Study:
-    """The study in ``root``, checked (check_study_dir)."""
-    return check_study_dir(root)
-
-
-def check_study_dir(root: Path | str) -> Study:
     """Read and check a study directory; OptionsError in one line naming the file and what is wrong."""
     root = Path(root)
     if not root.is_dir():

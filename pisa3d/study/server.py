@@ -295,18 +295,12 @@ def _keys(body: Any, *, required: tuple[str, ...], allowed: tuple[str, ...], wha
 
 
 async def read_body(request: Request) -> Any:
-    """The request's JSON, refused while reading past MAX_BODY_BYTES (413), or when it is not JSON or
-    nests deeper than ``serve``'s limit (400)."""
-    declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
-        raise TooLarge(f"the request is {declared[:20]} bytes; at most {MAX_BODY_BYTES} are accepted")
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY_BYTES:
-            raise TooLarge(f"the request is over {MAX_BODY_BYTES} bytes, the most accepted")
+    """The request's JSON (``{}`` when empty) through ``serve``'s reader, with the study's smaller
+    bound: 413 past MAX_BODY_BYTES, 400 when it is not JSON or nests too deep."""
     try:
-        return limits.parse_json(bytes(body) or b"{}")
+        return await limits.read_body_json(request, MAX_BODY_BYTES, empty=b"{}")
+    except limits.TooLarge as exc:
+        raise TooLarge(str(exc)) from None
     except limits.BadMessage as exc:
         raise StudyError(str(exc)) from None
 
