@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import errno
 import os
-import socket
 from pathlib import Path
 
 import typer
 
 from ..core.errors import PisaError
 from ..serve.limits import DEFAULT_BOT_SECONDS, DEFAULT_IDLE_HOURS, MAX_MESSAGE_BYTES
+from ..serve.listen import check_port
 
 LOCAL = "127.0.0.1"
 
@@ -61,7 +60,7 @@ def serve(
         raise PisaError("pisa3d serve needs the serve extra: pip install 'pisa3d[serve]' "
                         f"({exc.name} is missing)") from None
     folder = data if data is not None else default_data_dir()
-    _check_port(host, port)
+    check_port(host, port)
     try:
         app = create_app(ServerConfig(folder, max_matches=max_matches, workers=workers, bot_delay=bot_delay,
                                       bot_seconds=bot_seconds, idle_hours=idle_hours, host=host, port=port,
@@ -78,16 +77,3 @@ def serve(
     # gives open sockets 2 s to close; the master then ends every worker, thinking or not.
     uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=MAX_MESSAGE_BYTES + 1024,
                 timeout_graceful_shutdown=2, proxy_headers=public_url is not None)
-
-
-def _check_port(host: str, port: int) -> None:
-    """Say plainly why the server cannot listen, before anything starts."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                raise PisaError(f"port {port} on {host} is in use; choose another with --port") from None
-            raise PisaError(f"cannot listen on {host}:{port} ({exc.strerror or exc})") from None

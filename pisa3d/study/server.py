@@ -19,7 +19,6 @@ import hashlib
 import logging
 import random
 import re
-import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +36,7 @@ from ..assets import asset_path
 from ..core.errors import PisaError
 from ..serve import limits
 from ..serve.guard import Audience, Guard
+from ..serve.listen import check_port
 from .files import load_study, served_kind
 from .responses import Participant, ParticipantStore, Progress, now, token_digest
 
@@ -367,7 +367,7 @@ def serve_study(dir: Path, *, host: str = "127.0.0.1", port: int = 8765, allow_o
     """Serve the study in ``dir`` until Ctrl-C (which lets requests under way end, then stops)."""
     import uvicorn
 
-    _check_free(host, port)
+    check_port(host, port)
     app = create_study_app(Path(dir), host=host, port=port, allow_observers=allow_observers,
                            max_participants=max_participants)
     desk: StudyDesk = app.state.desk
@@ -377,13 +377,3 @@ def serve_study(dir: Path, *, host: str = "127.0.0.1", port: int = 8765, allow_o
     if host not in ("127.0.0.1", "localhost", "::1"):
         print(f"pisa3d study serve: listening on {host}: anyone who reaches it can take part", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
-
-
-def _check_free(host: str, port: int) -> None:
-    """Say plainly, before starting, that the port is taken or the address cannot be used."""
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError as exc:
-            raise PisaError(f"cannot listen on {host}:{port} ({exc.strerror or exc}); choose another --port") from None

@@ -88,3 +88,14 @@ def test_outputs_refuse_the_studys_own_files(built_study, tmp_path):
     _one_line(_pisa3d("study", "report", str(built_study), "--out", str(tmp_path / "file")), "not a folder")
     assert sorted(p.name for p in Path(built_study).iterdir()) == sorted(
         ["answers.json", "consent.md", "instructions.md", "study.json"])
+
+
+def test_serve_on_a_port_in_use_is_one_line_before_anything_starts(built_study):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = _pisa3d("study", "serve", str(built_study), "--port", str(port))
+    _one_line(done, f"port {port} on 127.0.0.1 is in use; choose another with --port")
