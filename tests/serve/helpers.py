@@ -49,6 +49,13 @@ def next_state(ws: Any) -> dict[str, Any]:
             return message
 
 
+def next_of(ws: Any, kind: str) -> dict[str, Any]:
+    """The next message of type ``kind``, skipping whatever comes first (a bot's move may send states)."""
+    while (message := ws.receive_json())["type"] != kind:
+        pass
+    return message  # type: ignore[no-any-return]
+
+
 def play_out(ws: Any, first: dict[str, Any], pick: int = 0, max_moves: int = 2000) -> tuple[dict[str, Any], int]:
     """Answer every turn of the socket's seat with its ``pick``-th legal move until the end;
     (the last state message, moves sent). Stays under the rate limit."""

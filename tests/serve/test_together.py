@@ -10,7 +10,7 @@ from typing import Any
 
 from pisa3d.core.record import load_record
 from pisa3d.serve.limits import MAX_CHAT_CHARS, MAX_CHATS_PER_WINDOW
-from tests.serve.helpers import create, next_state, play_out, served, token_of
+from tests.serve.helpers import create, next_of, next_state, play_out, served, token_of
 
 
 def open_match(client: Any, seats: list[str], **options: Any) -> dict[str, Any]:
@@ -148,16 +148,16 @@ def test_chat_reaches_the_table_is_bounded_kept_and_never_in_the_record(tmp_path
             next_state(ann)
             next_state(watcher)
             ann.send_json({"type": "chat", "text": "  hello <b>all</b>  "})
-            heard = [chat_line(ws) for ws in (ann, watcher)]
+            heard = [next_of(ws, "chat") for ws in (ann, watcher)]
             assert all(h["from"] == "Ann" and h["seat"] == 0 and h["text"] == "hello <b>all</b>" for h in heard)
             watcher.send_json({"type": "chat", "text": "hi from the rail"})
-            assert chat_line(ann)["from"] == "spectator"
+            assert next_of(ann, "chat")["from"] == "spectator"
             for bad, says in [("x" * (MAX_CHAT_CHARS + 1), "at most"), ("   ", "1 to"), (5, "1 to")]:
                 watcher.send_json({"type": "chat", "text": bad})
-                assert says in next_error(watcher)["message"]
+                assert says in next_of(watcher, "error")["message"]
             for _ in range(MAX_CHATS_PER_WINDOW):
                 watcher.send_json({"type": "chat", "text": "again"})
-            assert "slow down" in next_error(watcher)["message"]
+            assert "slow down" in next_of(watcher, "error")["message"]
             with client.websocket_connect(f"/ws/{mid}") as late:
                 history = late.receive_json()
             assert history["type"] == "chat_history" and [m["text"] for m in history["messages"][:2]] == \
@@ -169,17 +169,6 @@ def test_chat_reaches_the_table_is_bounded_kept_and_never_in_the_record(tmp_path
     assert "hello" not in (tmp_path / mid / "record.json").read_text()
 
 
-def next_error(ws: Any) -> dict[str, Any]:
-    """The next error message: the bots' moves may send states first."""
-    while (message := ws.receive_json())["type"] != "error":
-        pass
-    return message  # type: ignore[no-any-return]
-
-
-def chat_line(ws: Any) -> dict[str, Any]:
-    while (message := ws.receive_json())["type"] != "chat":
-        pass
-    return message  # type: ignore[no-any-return]
 
 
 def state_where(ws: Any, wanted: Any) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import pytest
 from starlette.websockets import WebSocketDisconnect
 
 from pisa3d.serve.store import DAMAGED_JOURNAL, JOURNAL
-from tests.serve.helpers import RealServer, create, next_state, play_out, served, token_of
+from tests.serve.helpers import RealServer, create, next_of, next_state, play_out, served, token_of
 
 JSON = {"Content-Type": "application/json"}
 
@@ -85,12 +85,6 @@ def test_two_people_pressing_rematch_land_in_one_match_each_in_their_seat(tmp_pa
             second = client.post(f"/api/matches/{mid}/rematch", json={"token": token_of(match, 0)}).json()
     assert first["match_id"] == second["match_id"] and (first["seat"], second["seat"]) == (1, 0)
     assert client_status(tmp_path, first["match_id"]) == "playing"
-
-
-def next_of(ws, kind: str) -> dict:  # type: ignore[no-untyped-def]
-    while (message := ws.receive_json())["type"] != kind:
-        pass
-    return message  # type: ignore[no-any-return]
 
 
 def client_status(data: Path, match_id: str) -> str:
