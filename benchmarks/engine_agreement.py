@@ -38,7 +38,7 @@ import json
 import pickle
 import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -81,10 +81,23 @@ class Placement:
     placement: int = -1  # placements made before this one in its game (its hand draw's index)
     slot: str = ""
     pybullet_set: tuple[str, ...] = ()  # the --pybullet-set the game was played with
+    referee_fell: bool | None = None  # the game's verdict: PyBullet's, or MuJoCo's when the referee asked it
+    asked: bool = False  # the referee asked MuJoCo (PyBullet toppled a tile statics holds by 0.3 mm or more)
 
     @property
     def agree(self) -> bool:
         return self.outcomes["pybullet"].fell == self.outcomes["mujoco"].fell
+
+    @property
+    def referee_agrees(self) -> bool:
+        """The game's verdict is MuJoCo's own (with MuJoCo's own release)."""
+        return self.referee_fell == self.outcomes["mujoco"].fell
+
+    def referee_watched(self, margin_mm: float) -> bool:
+        """The referee topples it, MuJoCo (alone, with its own release) holds it, and statics gives
+        PyBullet's release at least ``margin_mm``."""
+        pb, mj = (self.outcomes[name] for name in ENGINES)
+        return bool(self.referee_fell) and not mj.fell and pb.static_margin_mm >= margin_mm
 
     @property
     def release_gap_mm(self) -> float:
@@ -170,13 +183,21 @@ def play_game(hand: str, table: str, seed: int, engines: dict, pybullet: dict[st
         if stop_at is not None and index == stop_at:
             return [row], scene(row, state, before, noisy, target, verdicts, engines)
         placed = state.apply(move)[0].data
-        offset = round(float(np.hypot(*(outcomes["pybullet"].release[:2] - target[:2]))) * MM, 4)
-        if placed["fell"] != outcomes["pybullet"].fell or placed["hand_offset_mm"] != offset:
-            raise RuntimeError(f"{hand} {table} seed {seed}: the game's release or verdict is not PyBullet's own")
-        out.append(row)
+        check_the_game_s_verdict(placed, outcomes["pybullet"], target, f"{hand} {table} seed {seed}")
+        out.append(replace(row, referee_fell=bool(placed["fell"]), asked="second_opinion" in placed))
     if stop_at is not None:
         raise SystemExit(f"{hand} {table} seed {seed} ended after {len(out)} placements: no placement {stop_at}")
     return out, None
+
+
+def check_the_game_s_verdict(placed: dict[str, Any], pybullet: Outcome, target: np.ndarray, game: str) -> None:
+    """The game released the tile where PyBullet did, and its verdict is PyBullet's, or MuJoCo's
+    where the referee asked it (only about a PyBullet fall that statics disputes)."""
+    offset = round(float(np.hypot(*(pybullet.release[:2] - target[:2]))) * MM, 4)
+    second = placed.get("second_opinion")
+    asked_rightly = second is None or (pybullet.fell and placed["fell"] == second["fell"])
+    if placed["hand_offset_mm"] != offset or not asked_rightly or (second is None and placed["fell"] != pybullet.fell):
+        raise RuntimeError(f"{game}: the game's release or verdict is not PyBullet's own (or MuJoCo's when asked)")
 
 
 def report(rows: list[Placement], watch_mm: float) -> None:
@@ -200,6 +221,12 @@ def report(rows: list[Placement], watch_mm: float) -> None:
         print(f"{hand}: {agree}/{len(mine)} agree ({agree / len(mine):.1%}); falls: pybullet {falls['pybullet']}, "
               f"mujoco {falls['mujoco']}; watched (a fall at a margin of {watch_mm:+.1f} mm or more): "
               f"{sum(bool(r.watched(watch_mm)) for r in mine)}")
+        judged = [r for r in mine if r.referee_fell is not None]
+        if judged:
+            agree = sum(r.referee_agrees for r in judged)
+            print(f"  the referee (PyBullet, asking MuJoCo about a fall statics disputes): {agree}/{len(judged)} "
+                  f"agree with MuJoCo alone ({agree / len(judged):.1%}); asked {sum(r.asked for r in judged)} "
+                  f"times; watched: {sum(r.referee_watched(watch_mm) for r in judged)}")
     gaps = [r.release_gap_mm for r in rows]
     print(f"release poses, mujoco vs pybullet: median {statistics.median(gaps):.4f} mm apart, "
           f"{sum(g > 0.1 for g in gaps)} of {len(gaps)} more than 0.1 mm, largest {max(gaps):.3f} mm")

@@ -22,7 +22,7 @@ from .settings import set_pairs
 SEED_HELP = "Seed of all randomness: the same seed, options and moves give the same game."
 HUMAN_HELP = "Seat a person at this seat (1-based) who plays in the terminal; repeatable."
 RECORD_HELP = "Write the game record here (JSON; gzip-compressed if the name ends in .gz)."
-SET_HELP = "Set a game option as key=value (repeatable); values are read as JSON where they parse."
+SET_HELP = "A game option, key=value (repeatable; values parse as JSON where they can)."
 # The play commands' help groups (typer's rich_help_panel); a game's extras pick among them or add one.
 PLAYERS_PANEL, GAME_PANEL, OUTPUT_PANEL = "Players", "Game", "Output"
 

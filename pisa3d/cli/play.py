@@ -135,7 +135,7 @@ def _shared_parameters(game: Game) -> list[inspect.Parameter]:
         inspect.Parameter("option", option, annotation=list[str], default=typer.Option(
             [], "--set", metavar="KEY=VALUE", rich_help_panel=GAME_PANEL,
             help=f"{SET_HELP} {game.id} options: {', '.join(game.options_model.model_fields)} "
-                 f"(a wrong name lists them with their defaults).")),
+                 f"(a wrong one lists them).")),
         inspect.Parameter("record", option, annotation=Path | None, default=typer.Option(
             None, "--record", "-r", metavar="FILE", parser=output_file("--record"), rich_help_panel=OUTPUT_PANEL,
             help=RECORD_HELP)),

@@ -13,7 +13,7 @@ referee on a copy of the position; the game goes on as played.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,8 +112,9 @@ class _FixedRelease:
     def release(self, states: np.ndarray, target: np.ndarray, hand: Any, noise_scale: float = 1.0) -> np.ndarray:
         return self.pose
 
-    def settle(self, states: np.ndarray, release: np.ndarray, target: np.ndarray, aftermath: bool = False) -> Any:
-        return self.engine.settle(states, release, target, aftermath)
+    def settle(self, states: np.ndarray, release: np.ndarray, target: np.ndarray, aftermath: bool = False,
+               margin: Callable[[], float] | None = None) -> Any:
+        return self.engine.settle(states, release, target, aftermath, margin)
 
 
 def previews(prior: TowerState, played: PlaceMove, seed: int, index: int,

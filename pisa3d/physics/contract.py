@@ -154,6 +154,9 @@ class Verdict:
     settled: bool  # False when max_time ran out before the tiles came to rest (a fall counts as settled)
     states: np.ndarray  # (N, 13) every tile's state at the verdict, the new tile last
     trajectory: Trajectory  # sampled poses from the release (plus the aftermath, when asked for)
+    # (engine, whether it fell) when a referee asked a second engine about this release; its verdict
+    # is this one when it held the tower (pisa3d.games.tower.referee.judges)
+    second_opinion: tuple[str, bool] | None = None
 
     @property
     def poses(self) -> np.ndarray:

@@ -92,6 +92,12 @@ def engine_names() -> list[str]:
     return sorted(_BACKENDS)
 
 
+def other_engine(name: str) -> str:
+    """The engine a second opinion on ``name``'s verdict comes from: MuJoCo for PyBullet and for any
+    other engine, PyBullet for MuJoCo."""
+    return "pybullet" if name == "mujoco" else "mujoco"
+
+
 def check_engine_name(name: str) -> str:
     if name not in _BACKENDS:
         raise OptionsError(f"unknown physics engine {name!r}; known engines: {', '.join(engine_names())}")

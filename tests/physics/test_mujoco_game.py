@@ -17,7 +17,7 @@ from pisa3d.core.match import play_match
 from pisa3d.core.record import load_record
 from pisa3d.core.replay import verify_record
 from pisa3d.games import get_game
-from pisa3d.physics import Trajectory, make_engine
+from pisa3d.physics import Trajectory, make_engine, other_engine
 from pisa3d.physics.mujoco_params import MujocoParams
 
 RUNNER = CliRunner()
@@ -60,4 +60,7 @@ def load_record_as(record, physics: str):
     other = copy.deepcopy(record)
     other.header["options"]["physics"] = physics
     other.header["options"]["physics_params"] = make_engine(physics).describe()["params"]
+    second = other_engine(physics)  # the second opinion comes from the other engine
+    other.header["options"]["second_physics"] = second
+    other.header["options"]["second_physics_params"] = make_engine(second).describe()["params"]
     return other

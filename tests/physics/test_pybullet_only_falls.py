@@ -4,9 +4,9 @@ more) and MuJoCo both say stands, captured from seeded games by
 tower's states, the hand's pose, each engine's release and the target; the file's "about" holds
 the command that captured it).
 
-A scene the referee still topples is a known failure, recorded as a strict xfail: when a referee
-change makes one stand, the test turns into a pass that fails the run until the xfail is removed
-(and the fall odds refitted, docs/tower-physics.md "PyBullet-only falls: evidence")."""
+The referee holds every scene: PyBullet alone still topples five of them, and for those the referee
+asks MuJoCo, whose verdict stands (docs/tower-physics.md, "The second opinion"). A scene PyBullet
+alone comes to hold, or one the referee topples, turns the run red."""
 
 from __future__ import annotations
 
@@ -17,6 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pisa3d.games.tower.referee.judges import EngineJudge
+from pisa3d.games.tower.rules.options import TowerOptions
+from pisa3d.games.tower.rules.setup import build_setup
 from pisa3d.physics import FallThresholds, TileSpec, make_engine
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -47,26 +50,34 @@ def test_the_scenes_are_there_and_statics_says_each_stands() -> None:
         assert min(margins.values()) >= WATCH_MM, f"{path.stem}: not a scene the watch lists ({margins})"
 
 
-# The shipped referee (create_oriented on since 0.6.0: each tile body created at its own pose, so
-# the first step uses each tile's true inertia) holds 30205/32. The others still fall: 30123/5 is
+# PyBullet alone (create_oriented on since 0.6.0: each tile body created at its own pose, so the
+# first step uses each tile's true inertia) holds 30205/32. The others it still topples: 30123/5 is
 # a wall rocking off the far face of the wall below after landing tilted (rigid bodies keep the
 # turn: "Damping the landing, measured"), 30201/29 the earlier tile's rocking pair, which rebuilt
 # from the previous settle's states tips even from rest; the three of the watch at 0.6.0 (seeds
 # 40004, 40006, 40008) are knife-edge solver cases that more iterations or warm starting hold one
-# by one but no setting holds all (docs/tower-physics.md, "Warm starting, measured").
-STILL_FALL = {"pybullet_only_fall_casual_random_30123_5", "pybullet_only_fall_careful_careful_30201_29",
-              "pybullet_only_fall_careful_mixed_40004_20", "pybullet_only_fall_careful_mixed_40008_14",
-              "pybullet_only_fall_careful_random_40006_36"}
+# by one but no setting holds all (docs/tower-physics.md, "Warm starting, measured"). The referee
+# holds them all since 0.8.0 by asking MuJoCo ("The second opinion").
+PYBULLET_TOPPLES = {"pybullet_only_fall_casual_random_30123_5", "pybullet_only_fall_careful_careful_30201_29",
+                    "pybullet_only_fall_careful_mixed_40004_20", "pybullet_only_fall_careful_mixed_40008_14",
+                    "pybullet_only_fall_careful_random_40006_36"}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", [
-    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="issue 41: PyBullet topples it although statics "
-                                            "gives the new tile +0.3 mm or more and MuJoCo holds the tower"))
-    if p.stem in STILL_FALL else p for p in SCENES], ids=[p.stem for p in SCENES])
-def test_pybullet_holds_a_tower_statics_and_mujoco_hold(path: Path) -> None:
-    fell, mm, deg = settle("pybullet", load(path))
-    assert not fell, f"{path.stem}: PyBullet topples it ({mm:.2f} mm, {deg:.2f} deg)"
+@pytest.mark.parametrize("path", SCENES, ids=[p.stem for p in SCENES])
+def test_the_referee_holds_a_tower_statics_and_mujoco_hold(path: Path) -> None:
+    """The game's referee (PyBullet, asking MuJoCo about a fall statics disputes) holds every scene;
+    where PyBullet alone topples it, that is the premise of the second opinion and is checked too."""
+    scene = load(path)
+    setup = build_setup(TowerOptions())
+    assert np.allclose(setup.tile_spec.half_extents, scene["tile"]["half_extents"]), "captured with the default tiles"
+    states, release = np.asarray(scene["states"]).reshape(-1, 13), np.asarray(scene["releases"]["pybullet"])
+    margin = scene["static_margin_mm"]["pybullet"] / 1000.0
+    verdict = EngineJudge(setup).settle(states, release, np.asarray(scene["target"]), margin=lambda: margin)
+    assert not verdict.fell, f"{path.stem}: the referee topples it ({verdict.max_displacement * 1000:.2f} mm)"
+    fell, mm, _ = settle("pybullet", scene)
+    assert fell == (path.stem in PYBULLET_TOPPLES), f"{path.stem}: PyBullet alone fell={fell} ({mm:.2f} mm)"
+    assert verdict.second_opinion == (("mujoco", False) if fell else None)
 
 
 @pytest.mark.slow

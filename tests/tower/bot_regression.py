@@ -48,7 +48,10 @@ COMMENT = ("Regression fixture (tests/tower/bot_regression.py), written with `py
            "decisions; the moves and margins of all 16 games were unchanged), and again when the ranking's margins "
            "were hashed to 12 digits too (numpy's AVX-512 kernels moved a look-ahead margin by 3 ulps on a Xeon; "
            "the moves, raw margins and event margins of all 16 games were unchanged), and again when the referee began "
-           "to create each tile body at its own pose (create_oriented, pisa3d 0.6.0: the games' physics changed). "
+           "to create each tile body at its own pose (create_oriented, pisa3d 0.6.0: the games' physics changed), "
+           "and again when the referee began to ask MuJoCo about a fall that statics disputes by 0.3 mm or more "
+           "(second_opinion_mm, pisa3d 0.8.0: every move, event margin and ranking of the 16 games stayed the same; "
+           "two games' raw margins gained the margins the referee reads before it asks). "
            "Every pinned value must stay "
            "identical, since speeding up the statics judge and the bots may not change any game.")
 

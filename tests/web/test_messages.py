@@ -50,7 +50,8 @@ def _differences(a: Any, b: Any, path: str = "") -> list[str]:
     velocity = re.fullmatch(r"\.view\.states\[\d+\]\[(\d+)\]", path)
     if numbers and velocity and int(velocity.group(1)) >= 7:  # the record keeps no velocities: a replay's tiles rest
         return [] if a == 0 and abs(b) < 0.01 else [f"{path}: {a!r} against {b!r}"]
-    same = abs(a - b) <= 1e-4 if numbers else a == b
+    tolerance = 0.1 if path.endswith("_mm") else 1e-4  # 0.1 mm, in the field's unit (metres unless named _mm)
+    same = abs(a - b) <= tolerance if numbers else a == b
     return [] if same else [f"{path}: {a!r} against {b!r}"]
 
 

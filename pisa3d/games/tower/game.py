@@ -36,6 +36,10 @@ LETTING_GO_SINCE = "0.4.0"
 """The first pisa3d whose hand lets go of a new tile over ``release_time`` (docs/tower-physics.md,
 "The hand lets go"); earlier records let go at once, so they re-play with ``release_time`` 0."""
 
+SECOND_OPINION_SINCE = "0.8.0"
+"""The first pisa3d whose referee asks a second engine about a fall that statics disputes
+(``second_opinion_mm``); earlier records let the engine alone decide, so they re-play without it."""
+
 
 def _older_than(version: str, than: str) -> bool:
     """Is release ``version`` (major.minor.patch) older than ``than``? Unreadable: not known older."""
@@ -70,6 +74,9 @@ class TowerGame(Game):
         if (_older_than(str(header.get("pisa3d_version", "")), LETTING_GO_SINCE) and isinstance(params, Mapping)
                 and "release_time" not in params):
             options["physics_params"] = {**params, "release_time": 0.0}
+        made_by = str(header.get("pisa3d_version", ""))
+        if _older_than(made_by, SECOND_OPINION_SINCE) and "second_opinion_mm" not in options:
+            options["second_opinion_mm"] = None  # the engine alone decided
         return options
 
     def divergence_note(self, header: Mapping[str, Any]) -> str | None:

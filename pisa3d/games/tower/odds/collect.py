@@ -184,8 +184,9 @@ def preview(state: TowerState, move: PlaceMove, hand: np.random.Generator) -> tu
     player = state.current_player
     _, target = state.intended_pose(move.slot, state.face_of(player), move.rotation)
     release = state.judge.release(state.states, target, hand)
-    verdict = state.judge.settle(state.states, release, target)
-    return bool(verdict.fell), MM_PER_M * float(state.static_margin(move.slot, release))
+    margin = float(state.static_margin(move.slot, release))
+    verdict = state.judge.settle(state.states, release, target, margin=lambda: margin)
+    return bool(verdict.fell), MM_PER_M * margin
 
 
 def play_games(out: Path, games: dict[str, int], first_seed: int, hands: list[str], backwards: bool = False,

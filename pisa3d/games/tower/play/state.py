@@ -35,10 +35,18 @@ from .refusals import where_it_fits
 
 RECORDED_PHYSICS = (
     "max_displacement_mm", "max_rotation_deg", "worst_tile", "steps", "height_mm",
-    "static_margin_mm", "target_margin_mm", "hand_offset_mm", "hand_turn_deg",
+    "static_margin_mm", "target_margin_mm", "hand_offset_mm", "hand_turn_deg", "second_opinion",
 )
 """Fields of a placed event that the simulation decides (the release is set clear of the tiles by
 the engine, the margins read settled poses); a rules-only replay copies them from the record."""
+
+
+def _second_opinion(verdict: Verdict) -> dict[str, Any]:
+    """The placed event's note of a second engine's verdict, when the referee asked one."""
+    if verdict.second_opinion is None:
+        return {}
+    engine, fell = verdict.second_opinion
+    return {"second_opinion": {"engine": engine, "fell": fell}}
 
 
 def _mm_or_none(metres: float) -> float | None:
@@ -267,9 +275,9 @@ class TowerState(State):
         nominal, target = self.intended_pose(move.slot, face, move.rotation)
         release = judge.release(self.states, target, self._hand(player))
         aftermath = self.setup.options.record_trajectories  # frames of the tower coming down, for replays
-        verdict = judge.settle(self.states, release, target, aftermath=aftermath)
-        standing = self.height()  # the tower before this tile: what stands if it brings it down
         aimed, released = (self.static_margin(move.slot, pose) for pose in (target, release))
+        verdict = judge.settle(self.states, release, target, aftermath=aftermath, margin=lambda: released)
+        standing = self.height()  # the tower before this tile: what stands if it brings it down
         self.stacks[player].pop(0)
         self._top_seen(player)
         bits = self.bits_for_tile(tile, face, move.rotation)
@@ -293,6 +301,7 @@ class TowerState(State):
             "height_mm": round((standing if verdict.fell else self.height()) * MM_PER_M, 3),
             "static_margin_mm": _mm_or_none(released), "target_margin_mm": _mm_or_none(aimed),
             "hand_offset_mm": round(hand_offset * MM_PER_M, 4), "hand_turn_deg": round(float(hand_turn), 4),
+            **_second_opinion(verdict),
         })]
         if self.setup.options.record_trajectories:
             self._extras = {"release": [round(float(v), 7) for v in release],
@@ -339,7 +348,7 @@ class TowerState(State):
             raise IllegalMoveError(f"cannot preview {move}: not a legal placement now")
         _, target = self.intended_pose(move.slot, self.face_of(player), move.rotation)
         release = self.judge.release(self.states, target, hand, noise_scale)
-        return self.judge.settle(self.states, release, target)
+        return self.judge.settle(self.states, release, target, margin=lambda: self.static_margin(move.slot, release))
 
     # --- reporting ------------------------------------------------------------------------------------
     def take_record_extras(self) -> dict[str, Any] | None:

@@ -52,6 +52,10 @@ def describe_placed(d: Mapping[str, Any], placed: Sequence[tuple[int, str]] | No
     # verdict it shows a reader which falls were foreseeable and which were the hand's.
     margin = d.get("static_margin_mm")
     statics = "" if margin is None else f", static margin {margin:+.2f} mm"
+    second = d.get("second_opinion")
+    if isinstance(second, Mapping):  # the first engine toppled a tile statics holds: the referee asked another
+        statics += (f" (the first engine toppled it, so {second.get('engine')} was asked: it "
+                    f"{'topples it too' if second.get('fell') else 'holds it'})")
     return (f"player {d['player'] + 1} puts tile {d['tile']} ({d['face']}) at {d['move']}: {verdict}{statics}, "
             f"height {d['height_mm']:.1f} mm")
 

@@ -5,11 +5,18 @@ alike): the engine's (``EngineJudge``), which settles each release in the proces
 for the game's physics (``pisa3d.physics.shared_engine``: verdicts are history-free, so nothing of
 the engine is kept in the state), or, for one move of a rules-only replay (``apply_recorded``),
 the record's (``RecordedJudge``), which simulates nothing.
+
+A fall needs two witnesses when statics disputes it: when the engine topples a tile that statics
+holds by at least the ``second_opinion_mm`` option, the other engine settles the same release and
+its verdict stands (docs/tower-physics.md, "The second opinion"). PyBullet's contact response
+topples some towers whose rigid tiles have forces that hold them (an equilibrium exists) and that
+MuJoCo holds; asking a second engine only then leaves every other verdict as the engine gave it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -19,6 +26,7 @@ from ....core.events import Event
 from ....core.rng import make_rng
 from ....physics import PhysicsEngine, Trajectory, Verdict, shared_engine
 from ..rules.setup import TowerSetup
+from ..rules.units import MM_PER_M
 from .hand import apply_hand_noise, lowered_release
 
 
@@ -29,8 +37,10 @@ class PlacementJudge(Protocol):
         its noise drawn from ``hand`` (None: a steady hand) with the sigmas times ``noise_scale``."""
         ...
 
-    def settle(self, states: np.ndarray, release: np.ndarray, target: np.ndarray, aftermath: bool = False) -> Verdict:
-        """What the tiles at ``states`` and the tile let go at ``release`` do."""
+    def settle(self, states: np.ndarray, release: np.ndarray, target: np.ndarray, aftermath: bool = False,
+               margin: Callable[[], float] | None = None) -> Verdict:
+        """What the tiles at ``states`` and the tile let go at ``release`` do; ``margin()`` gives the
+        statics margin (metres) of the release, asked for only when a fall may need a second opinion."""
         ...
 
 
@@ -58,8 +68,22 @@ class EngineJudge:
         noisy = apply_hand_noise(target, rng, sigma_pos, sigma_yaw, sigma_tilt)
         return lowered_release(self.engine, states, noisy, setup.clearance, setup.drop)
 
-    def settle(self, states: np.ndarray, release: np.ndarray, target: np.ndarray, aftermath: bool = False) -> Verdict:
-        return self.engine.settle(states, release, target, self.setup.thresholds, aftermath=aftermath)
+    def settle(self, states: np.ndarray, release: np.ndarray, target: np.ndarray, aftermath: bool = False,
+               margin: Callable[[], float] | None = None) -> Verdict:
+        setup = self.setup
+        verdict = self.engine.settle(states, release, target, setup.thresholds, aftermath=aftermath)
+        if not verdict.fell or margin is None or not self._disputed(margin()):
+            return verdict
+        options = setup.options
+        second = shared_engine(options.second_physics, setup.tile_spec, options.second_physics_params)
+        other = second.settle(states, release, target, setup.thresholds, aftermath=aftermath)
+        chosen = verdict if other.fell else other
+        return replace(chosen, second_opinion=(options.second_physics, bool(other.fell)))
+
+    def _disputed(self, margin: float) -> bool:
+        """Does statics hold the released tile by enough to ask a second engine about its fall?"""
+        threshold_mm = self.setup.options.second_opinion_mm
+        return threshold_mm is not None and np.isfinite(margin) and margin * MM_PER_M >= threshold_mm
 
 
 @dataclass(frozen=True)
@@ -75,7 +99,8 @@ class RecordedJudge:
                 noise_scale: float = 1.0) -> np.ndarray:
         return target
 
-    def settle(self, states: np.ndarray, release: np.ndarray, target: np.ndarray, aftermath: bool = False) -> Verdict:
+    def settle(self, states: np.ndarray, release: np.ndarray, target: np.ndarray, aftermath: bool = False,
+               margin: Callable[[], float] | None = None) -> Verdict:
         placed, extras = self.placed, self.extras
         if placed is None:
             raise RecordedOutcomeError("the rules place a tile here, but the record has no 'placed' event")

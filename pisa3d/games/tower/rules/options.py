@@ -17,7 +17,7 @@ from pydantic import Field, model_validator
 from ....assets import load_json_asset
 from ....core.errors import OptionsError
 from ....core.options import GameOptions
-from ....physics import DEFAULT_ENGINE, resolve_engine_params
+from ....physics import DEFAULT_ENGINE, other_engine, resolve_engine_params
 from .rule_reach import REACH_FLOOR, WALLS_PER_FLOOR, most_tiles_before_dead_end
 from .structure import RuleParams
 from .tiles import TILE_RANGES, read_tile_set_file, tile_set_from_json, tile_set_to_json
@@ -140,6 +140,14 @@ class TowerOptions(GameOptions):
     physics_params: dict[str, Any] = Field(
         default_factory=lambda: resolve_engine_params(DEFAULT_ENGINE),
         description="for experts: the engine's own settings by name (time step, contact softness...)")
+    second_opinion_mm: float | None = Field(
+        default_factory=lambda: _default("second_opinion_mm"), ge=0, le=10,
+        description="a fall of a tile that statics says stands by at least this many mm is judged again by "
+                    "second_physics, whose verdict stands; empty: the engine alone decides")
+    second_physics: str = Field(default="", description="the engine asked for that second opinion; "
+                                                        "empty: the other engine (mujoco for pybullet)")
+    second_physics_params: dict[str, Any] = Field(
+        default_factory=dict, description="for experts: the second engine's own settings by name")
     base_placements: int = Field(default_factory=lambda: _default("base_placements"), ge=1, le=WALLS_PER_FLOOR,
                                  description="how many of the first tiles must be walls on the ground floor")
     min_walls_for_ceiling: int = Field(default_factory=lambda: _default("min_walls_for_ceiling"), ge=0, le=4,
@@ -157,7 +165,8 @@ class TowerOptions(GameOptions):
     def allowed_values(cls) -> dict[str, list[Any]]:
         from ....physics import engine_names
 
-        return {**super().allowed_values(), "hand": list(named_hands()), "physics": engine_names()}
+        return {**super().allowed_values(), "hand": list(named_hands()), "physics": engine_names(),
+                "second_physics": engine_names()}
 
     @model_validator(mode="before")
     @classmethod
@@ -180,6 +189,7 @@ class TowerOptions(GameOptions):
             params = values.get("physics_params", {})
             if isinstance(params, dict):
                 values["physics_params"] = resolve_engine_params(engine, params)
+            _resolve_second_engine(values, engine)
         return values
 
     @model_validator(mode="after")
@@ -194,6 +204,21 @@ class TowerOptions(GameOptions):
                              f"tiles' edges, so every game would be a draw; allowed: rules that can put a wall on "
                              f"floor {REACH_FLOOR} (the defaults {defaults} do)")
         return self
+
+
+def _resolve_second_engine(values: dict[str, Any], engine: str) -> None:
+    """Name the second engine (the other one when empty) and fill in every parameter of it, so a
+    record replays its second opinions too."""
+    second = values.get("second_physics") or other_engine(engine)
+    if not isinstance(second, str):
+        return  # pydantic names the wrong type
+    if second == engine:
+        raise OptionsError(f"tower option 'second_physics': the second opinion must come from another engine than "
+                           f"physics={engine!r}; allowed: {other_engine(engine)!r} (or empty)")
+    values["second_physics"] = second
+    params = values.get("second_physics_params", {})
+    if isinstance(params, dict):
+        values["second_physics_params"] = resolve_engine_params(second, params)
 
 
 _RULE_KEYS = ("base_placements", "min_walls_for_ceiling", "min_walls_for_new_floor", "min_touched_tiles")
