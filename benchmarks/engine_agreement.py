@@ -28,7 +28,6 @@ release (negative: statics says the tile goes). The watch lists every placement 
 topples although statics gives that engine's release a margin of at least ``--watch-mm``
 (0.3 mm), with the command that replays it: the game's seed, hand and table, and the placement
 (the number of placements made before it in that game, the index of its hand's draw).
-Needs ``pisa3d[mujoco]``.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ still moving at the end). Flips: the factor of each statics limit where the verd
 goes into the table when dropped from each height. Speed: MuJoCo's verdict time with its skin
 against the same engine without it (skin_depth 0) on the same releases (the next tile of noise-free
 windmills of each size, with the rules' hand noise, set down as the game does): medians and their
-ratio, measured in the same run. Needs ``pisa3d[mujoco]``.
+ratio, measured in the same run.
 """
 
 from __future__ import annotations

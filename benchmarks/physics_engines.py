@@ -10,7 +10,7 @@ default engine; every placement's start states (every tile's pose and velocity b
 release pose and target are then settled by BOTH engines, so they judge exactly the same
 question. Disagreements are listed with how far each engine's verdict was from its fall threshold
 (largest displacement or rotation as a fraction of the threshold: 1.0 is the threshold itself).
-Needs ``pisa3d[mujoco]``. Timings: medians, both engines measured in the same run.
+Timings: medians, both engines measured in the same run.
 """
 
 from __future__ import annotations

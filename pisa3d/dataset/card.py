@@ -126,7 +126,8 @@ def render_card(root: Path, counts: dict[str, int]) -> str:
 # {info['name']}: tower stability scenes
 
 Pictures of a tower of tiles just as a new tile is let go, each labelled by whether the tower
-fell when PyBullet simulated the release, with depth, a mask per tile, every tile's pose, the
+fell when the game's referee simulated the release (PyBullet, asking MuJoCo where statics
+disputes a fall), with depth, a mask per tile, every tile's pose, the
 statics judge's margins and a fall-odds estimate. Made by `pisa3d dataset build` (the pisa3d
 package: a tower game whose bots play the games these scenes come from), drawn by PyBullet's
 software renderer, so the same spec gives the same pixels on any machine.

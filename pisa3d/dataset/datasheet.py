@@ -14,8 +14,12 @@ THRESHOLDS = ("the fall distance, 1.25 tile thicknesses (5 mm for the default 4 
               "10 degrees (the game's options `fall_distance_mm` / `fall_angle_deg` override them; "
               "docs/tower-physics.md, \"How a verdict is made\")")
 LABELS = (
-    ("fell", "PyBullet's verdict on the release (the game's own): the tower fell if a tile moved farther than "
+    ("fell", "The game's referee's verdict on the release: the tower fell if a tile moved farther than "
      + THRESHOLDS + " from its pose before the move (the new tile from its slot) before it settled."),
+    ("referee_engine", "Whose verdict `fell` and the figures below are: PyBullet's, or, where PyBullet toppled a "
+     "tile that the statics judge holds by `second_opinion_mm` (0.3 mm) or more and the referee asked MuJoCo, "
+     "MuJoCo's when it held the tower (a fall MuJoCo confirms stays PyBullet's; docs/tower-physics.md, "
+     "\"The second opinion\")."),
     ("max_displacement_mm, max_rotation_deg, worst_tile", "From the same simulation: the largest move and "
      "turn of any tile, and which tile (placement order) moved most. The simulation stops early: once any tile is "
      "3 times past a fall threshold (15 mm or 30 degrees for the default tile) the fall is declared, so for falls "
@@ -35,7 +39,7 @@ LABELS = (
     ("fall_odds", "The chance that the new tile brings the tower down under the match's hand, from the "
      "fall-odds estimator (pisa3d/games/tower/odds/fall_odds.py, the in-game hints' figure): the statics margin "
      "of `labels.fall_odds_samples` sampled hands through the response curve of its support (a wall on a "
-     "wall, or any other tile) fitted to PyBullet, averaged. "
+     "wall, or any other tile) fitted to the referee's verdicts, averaged. "
      "No simulation."),
     ("observed_hands, observed_falls, observed_fall_rate", "For a seeded share of the scenes "
      "(`labels.observed_share`): the same placement released by `observed_hands` fresh draws of the match's "
@@ -244,9 +248,10 @@ def _labels_use_and_limits(settings: dict[str, Any]) -> list[str]:
         "",
         "## Limits",
         "",
-        "- `fell` is PyBullet's; a second engine's verdict is there only if the spec asked "
+        "- `fell` is the referee's: PyBullet's, or MuJoCo's where the referee asked it (`referee_engine`); "
+        "a second engine's own verdict is there only if the spec asked "
         f"(here: {settings.get('labels', {}).get('second_engine') or 'none'}). The statics judge and the fall "
-        "odds are models (the odds' curve was fitted to PyBullet), not independent opinions.",
+        "odds are models (the odds' curves were fitted to the referee), not independent opinions.",
         "- Towers are those the spec's bots build: their heights and kinds of placement follow the bots, "
         "and a game ends at its first fall, so a played fall is the last played scene of a game"
         + ("; previews add falls at every position." if (settings.get("previews") or {}).get("enabled") else ".")

@@ -4,7 +4,7 @@ before the move (``prior``) and the tile's release pose:
 - the statics margin of every tile and every level of the tower with the new tile at its release
   pose (the statics judge, statics.py);
 - the fall odds of the move's slot under the match's hand (fall_odds.py, the estimator the hints
-  use: statics over sampled hands through the response curves fitted to PyBullet);
+  use: statics over sampled hands through the response curves fitted to the referee);
 - for a seeded subset of scenes, and every scene of the splits named, the observed fall rate: the
   same placement released by N fresh draws of the match's hand and settled by the game's engine;
 - a second engine's verdict on exactly the release the game's engine judged (same start states,

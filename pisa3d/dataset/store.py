@@ -27,7 +27,9 @@ from ..experiments.batching import DATASET_BATCH_GAMES
 from ..experiments.run import Runner, RunSummary, run_experiment
 from ..experiments.storage import check_same_pisa3d, is_experiment_dir, load_stored_spec
 from ..games import get_game
+from ..games.tower.referee.judges import verdict_engine
 from ..games.tower.rules.setup import build_setup
+from ..physics import DEFAULT_ENGINE
 from .reader import read_scenes
 from .render import Appearance, Matrices, SceneRenderer, depth_to_png, encode_png, random_appearance
 from .scenes import PlayedGame, Scene, at_unseen_hand, play_scenes
@@ -80,7 +82,9 @@ def scene_row(trial: Mapping[str, Any], played: PlayedGame, scene: Scene, settin
         "played": scene.played, "keep_probability": scene.keep_probability,
         "move": scene.move, "player": scene.player, "agent": played.game["agents"][scene.player],
         "tile": scene.tile, "slot": scene.slot, "kind": scene.kind, "floor": scene.floor,
-        "tiles": len(scene.poses), "fell": bool(d["fell"]), "max_displacement_mm": d["max_displacement_mm"],
+        "tiles": len(scene.poses), "fell": bool(d["fell"]),
+        "referee_engine": verdict_engine(trial["options"].get("physics", DEFAULT_ENGINE), d),
+        "max_displacement_mm": d["max_displacement_mm"],
         "max_rotation_deg": d["max_rotation_deg"], "worst_tile": d["worst_tile"], "steps": d["steps"],
         "height_mm": d["height_mm"], "static_margin_mm": d.get("static_margin_mm"),
         "target_margin_mm": d.get("target_margin_mm"), "hand_offset_mm": d.get("hand_offset_mm"),

@@ -27,7 +27,7 @@ GAME_COLUMNS = (
 PLACEMENT_COLUMNS = (
     "key", "cell", "seed", "index", "move", "player", "agent", "tile", "slot", "kind", "floor",
     "hand_offset_mm", "hand_turn_deg", "max_displacement_mm", "max_rotation_deg", "fell", "steps", "height_mm",
-    "static_margin_mm",
+    "static_margin_mm", "referee_engine",
 )
 
 OWN_COLUMNS = ("placements", "passes", "penalties", "fell", "physics_steps")

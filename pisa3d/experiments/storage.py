@@ -61,6 +61,7 @@ PLACEMENT_SCHEMA = pa.schema([
     ("slot", pa.string()), ("kind", pa.string()), ("floor", pa.int64()), ("hand_offset_mm", pa.float64()),
     ("hand_turn_deg", pa.float64()), ("max_displacement_mm", pa.float64()), ("max_rotation_deg", pa.float64()),
     ("fell", pa.bool_()), ("steps", pa.int64()), ("height_mm", pa.float64()), ("static_margin_mm", pa.float64()),
+    ("referee_engine", pa.string()),
 ])
 
 

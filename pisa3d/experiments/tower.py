@@ -76,10 +76,12 @@ def placement_kind(structure: Any, slot: Any) -> str:
 
 def placement_rows(trial: Mapping[str, Any], outcome: MatchOutcome) -> list[dict[str, Any]]:
     """One row per tower placement: where, what it stood on, the hand, the verdict."""
+    from ..games.tower.referee.judges import verdict_engine
     from ..games.tower.rules.structure import Structure
 
     placements = outcome.final_state.structure.placements  # type: ignore[attr-defined]
     labels = [_label(a) for a in trial["seating"]]
+    physics = outcome.final_state.setup.physics  # type: ignore[attr-defined]
     tower = Structure()
     rows = []
     index = 0
@@ -98,6 +100,7 @@ def placement_rows(trial: Mapping[str, Any], outcome: MatchOutcome) -> list[dict
                 "max_displacement_mm": d["max_displacement_mm"], "max_rotation_deg": d["max_rotation_deg"],
                 "fell": bool(d["fell"]), "steps": int(d["steps"]), "height_mm": d["height_mm"],
                 "static_margin_mm": d.get("static_margin_mm"),
+                "referee_engine": verdict_engine(physics, d),
             })
             tower.add(placement)
             index += 1

@@ -8,7 +8,6 @@ engine between games, clones and look-ahead changes no result.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from collections import OrderedDict
@@ -40,7 +39,6 @@ def _pybullet_params(overrides: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _mujoco(tile: TileSpec, overrides: Mapping[str, Any]) -> PhysicsEngine:
-    _require_mujoco()
     from .mujoco_backend import MujocoEngine
     from .mujoco_params import MujocoParams
 
@@ -48,16 +46,9 @@ def _mujoco(tile: TileSpec, overrides: Mapping[str, Any]) -> PhysicsEngine:
 
 
 def _mujoco_params(overrides: Mapping[str, Any]) -> dict[str, Any]:
-    _require_mujoco()
     from .mujoco_params import MujocoParams
 
     return MujocoParams.from_data(overrides).to_json()
-
-
-def _require_mujoco() -> None:
-    """MuJoCo is an optional extra: name what to install rather than fail on an import."""
-    if importlib.util.find_spec("mujoco") is None:
-        raise OptionsError("physics engine 'mujoco' needs the MuJoCo package: pip install 'pisa3d[mujoco]'")
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ FIXTURES = Path(__file__).parent / "fixtures"
 SCENES = sorted(FIXTURES.glob("pybullet_only_fall_*.json"))
 KNIFE_EDGE = FIXTURES / "pybullet_only_fall_careful_mixed_40004_20.json"  # W6E: its thickness runs along x
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("mujoco") is None, reason="pisa3d[mujoco] not installed")
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ stops early and lets go at once steps exactly as ``simulate`` does."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from dataclasses import dataclass
 
@@ -134,7 +133,6 @@ def test_the_whole_second_catches_a_rock_that_a_look_at_one_instant_misses(engin
     assert turning_points, "a rocking wall passes through rest between rocks"
 
 
-@pytest.mark.skipif(importlib.util.find_spec("mujoco") is None, reason="pisa3d[mujoco] not installed")
 def test_without_its_skin_a_mujoco_wall_still_rocks_at_three_seconds() -> None:
     """The cause, kept measurable: the former single stiff box (skin_depth 0) rocks on."""
     engine = make_engine("mujoco", TILE, {"skin_depth": 0.0})

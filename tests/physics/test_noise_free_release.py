@@ -6,8 +6,6 @@ pushing it sideways. MuJoCo once took the line between the two witness points of
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 import pytest
 
@@ -65,8 +63,6 @@ def test_noise_free_releases_land_on_target_and_tables_finish_alike_in_every_eng
     """Seeded careful games (seed 3 "fell" at its 3rd placement in MuJoCo with nothing moving):
     every release within 0.36 mm of its target in each engine, and MuJoCo finishes as many tables
     as PyBullet (docs/tower-physics.md measures 30 seeds of each)."""
-    if importlib.util.find_spec("mujoco") is None:
-        pytest.skip("pisa3d[mujoco] not installed")
     seeds = range(3, 7)
     results = {name: noise_free_games(name, seeds) for name in ("pybullet", "mujoco")}
     for name, (offsets, _) in results.items():

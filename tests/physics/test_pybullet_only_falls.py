@@ -10,7 +10,6 @@ alone comes to hold, or one the referee topples, turns the run red."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -90,7 +89,6 @@ def test_the_batched_creation_topples_the_scene_the_oriented_one_holds() -> None
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(importlib.util.find_spec("mujoco") is None, reason="pisa3d[mujoco] not installed")
 @pytest.mark.parametrize("path", SCENES, ids=[p.stem for p in SCENES])
 def test_mujoco_holds_each_scene_with_its_own_release(path: Path) -> None:
     """The other half of the disagreement, which must stay true for the scene to mean anything."""

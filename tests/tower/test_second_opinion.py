@@ -18,7 +18,7 @@ from pisa3d.core.match import play_match
 from pisa3d.core.replay import verify_record
 from pisa3d.games import get_game
 from pisa3d.games.tower.presentation.narration import describe_placed
-from pisa3d.games.tower.referee.judges import EngineJudge
+from pisa3d.games.tower.referee.judges import EngineJudge, verdict_engine
 from pisa3d.games.tower.rules.options import TowerOptions
 from pisa3d.games.tower.rules.setup import build_setup
 from pisa3d.physics import make_engine
@@ -102,6 +102,10 @@ def test_a_game_notes_the_second_opinion_and_verifies_with_it() -> None:
     assert noted == [d for d in placed if d.get("second_opinion") == {"engine": "mujoco", "fell": False}]
     assert len(noted) == 1 and noted[0]["static_margin_mm"] >= 0.3 and not noted[0]["fell"]
     assert "mujoco was asked: it holds it" in describe_placed(noted[0])
+    # the dataset's and the experiments' referee_engine column
+    assert [verdict_engine("pybullet", d) for d in placed].count("mujoco") == 1
+    assert verdict_engine("pybullet", noted[0]) == "mujoco"
+    assert verdict_engine("pybullet", {"second_opinion": {"engine": "mujoco", "fell": True}}) == "pybullet"
     assert verify_record(GAME, record).ok
     # Without the second opinion the same moves no longer give the same game.
     alone = copy.deepcopy(record)

@@ -3,8 +3,6 @@ before the placement that brought it down (tiles caught mid-fall are not a heigh
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 
 from pisa3d.core.match import play_match
@@ -13,8 +11,7 @@ from pisa3d.core.replay import check_record
 from pisa3d.core.seating import build_agents
 
 GAME = get_game("tower")
-ENGINES = ["pybullet", pytest.param("mujoco", marks=[pytest.mark.slow, pytest.mark.skipif(
-    importlib.util.find_spec("mujoco") is None, reason="MuJoCo is not installed")])]
+ENGINES = ["pybullet", pytest.param("mujoco", marks=pytest.mark.slow)]
 
 
 def _fallen_game(engine: str, seed: int):

@@ -15,7 +15,7 @@ MuJoCo holds; asking a second engine only then leaves every other verdict as the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -84,6 +84,13 @@ class EngineJudge:
         """Does statics hold the released tile by enough to ask a second engine about its fall?"""
         threshold_mm = self.setup.options.second_opinion_mm
         return threshold_mm is not None and np.isfinite(margin) and margin * MM_PER_M >= threshold_mm
+
+
+def verdict_engine(physics: str, placed: Mapping[str, Any]) -> str:
+    """The engine whose verdict a placed event holds: the game's (``physics``), or the second
+    engine's where the referee asked it and it held the tower."""
+    second = placed.get("second_opinion")
+    return str(second["engine"]) if isinstance(second, Mapping) and not second.get("fell") else physics
 
 
 @dataclass(frozen=True)
