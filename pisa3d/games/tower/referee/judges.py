@@ -72,7 +72,7 @@ class EngineJudge:
                margin: Callable[[], float] | None = None) -> Verdict:
         setup = self.setup
         verdict = self.engine.settle(states, release, target, setup.thresholds, aftermath=aftermath)
-        if not verdict.fell or margin is None or not self._disputed(margin()):
+        if not verdict.fell or not self._disputed(margin):
             return verdict
         options = setup.options
         second = shared_engine(options.second_physics, setup.tile_spec, options.second_physics_params)
@@ -80,10 +80,14 @@ class EngineJudge:
         chosen = verdict if other.fell else other
         return replace(chosen, second_opinion=(options.second_physics, bool(other.fell)))
 
-    def _disputed(self, margin: float) -> bool:
-        """Does statics hold the released tile by enough to ask a second engine about its fall?"""
+    def _disputed(self, margin: Callable[[], float] | None) -> bool:
+        """Does statics hold the released tile by enough to ask a second engine about its fall?
+        (Statics is asked only when the second opinion is on.)"""
         threshold_mm = self.setup.options.second_opinion_mm
-        return threshold_mm is not None and np.isfinite(margin) and margin * MM_PER_M >= threshold_mm
+        if threshold_mm is None or margin is None:
+            return False
+        metres = margin()
+        return bool(np.isfinite(metres)) and metres * MM_PER_M >= threshold_mm
 
 
 def verdict_engine(physics: str, placed: Mapping[str, Any]) -> str:
