@@ -13,7 +13,7 @@ import numpy as np
 from pisa3d.assets import asset_path
 from pisa3d.games.tower.odds.collect import load
 from pisa3d.games.tower.odds.fall_odds import SUPPORTS, FallResponse, HandCurves, default_models, models_of
-from pisa3d.games.tower.odds.fit import fit_hand_curves_on, fitted_doc, stored, write_fit
+from pisa3d.games.tower.odds.fit import MIN_WIDTH_MM, fit_hand_curve, fit_hand_curves_on, fitted_doc, stored, write_fit
 from pisa3d.games.tower.rules.options import hand_noise
 from pisa3d.games.tower.rules.units import MM_PER_M
 
@@ -76,3 +76,15 @@ def test_the_shipped_curves_read_and_store_back_as_they_are_in_the_asset() -> No
     models = default_models()
     assert set(models) == set(SUPPORTS) == set(doc["curves"])
     assert {support: stored(model) for support, model in models.items()} == doc["curves"]
+
+
+def test_rows_a_margin_separates_perfectly_give_a_steep_curve_not_a_step():
+    """Every tile past +0.2 mm falls, none inside: the fit stops at the narrowest width allowed,
+    which fall_odds.json stores as a positive number."""
+    rng = np.random.default_rng(3)
+    aimed = rng.uniform(-0.001, 0.002, 3000)
+    sampled = aimed[:, None] + rng.normal(0.0, 0.0002, (3000, 8))
+    fell = (aimed < 0.0002).astype(float)
+    curve = fit_hand_curve(sampled, aimed, fell, 0.25).response
+    assert MIN_WIDTH_MM <= curve.width_mm < 1.5 * MIN_WIDTH_MM
+    assert round(curve.width_mm, 4) > 0  # as fall_odds.json stores it

@@ -28,6 +28,11 @@ from .fall_odds import SUPPORTS, FallResponse, HandCurve, HandCurves, Model
 
 Models = dict[str, Model]  # by support, as fall_odds.default_models()
 Rows = dict[str, np.ndarray]  # columns of referee verdicts, as collect.load reads them
+MIN_WIDTH_MM = 0.01
+"""The narrowest a response curve may be: about the statics judge's own error against exact statics
+(flips within 0.6% of a 2 mm edge), so rows that a margin separates perfectly (steady hands: every
+tile past the edge falls, none 0.5 mm inside does) give a steep curve, not a step at a float's
+last digit (which rounds to 0 in fall_odds.json)."""
 
 
 def row_log_loss(odds: np.ndarray, fell: np.ndarray) -> np.ndarray:
@@ -41,10 +46,10 @@ def log_loss(odds: np.ndarray, fell: np.ndarray) -> float:
 
 def fit_hand_curve(margins: np.ndarray, aimed: np.ndarray, fell: np.ndarray, sigma: float) -> HandCurve:
     """The response curve at one hand of least log loss of the estimator's odds (the mean over
-    sampled hands): midpoint, ln width, logit floor and logit spread, by Nelder-Mead."""
+    sampled hands): midpoint, ln (width - MIN_WIDTH_MM), logit floor and logit spread, by Nelder-Mead."""
 
     def curve_of(x: np.ndarray) -> FallResponse:
-        return FallResponse(float(x[0]), float(np.exp(x[1])), float(expit(x[2])), float(expit(x[3])))
+        return FallResponse(float(x[0]), MIN_WIDTH_MM + float(np.exp(x[1])), float(expit(x[2])), float(expit(x[3])))
 
     def loss(x: np.ndarray) -> float:
         return log_loss(curve_of(x)(margins, aimed).mean(axis=1), fell)
