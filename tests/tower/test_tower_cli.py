@@ -6,6 +6,7 @@ import dataclasses
 import subprocess
 import sys
 
+import pytest
 from typer.testing import CliRunner
 
 from pisa3d.cli import app
@@ -105,6 +106,7 @@ def test_verify_explains_why_a_mujoco_record_of_an_earlier_version_diverges(tmp_
     assert "BLAS" in game.divergence_note({"pisa3d_version": "0.1.0", "options": {"physics": "mujoco"}})
 
 
+@pytest.mark.slow  # plays and re-plays whole games: about 40 s
 def test_a_record_made_before_the_hand_let_go_slowly_verifies_as_played(tmp_path):
     """0.4.0 lets go of a new tile over ``release_time``; a record of 0.3.0 has no such parameter and
     was played letting go at once: it verifies, as played. The same header claiming 0.4.0 gets

@@ -56,6 +56,7 @@ def test_clones_and_look_ahead_continue_bit_for_bit_like_the_original() -> None:
     assert placements >= 50 and falls >= 4, (placements, falls)
 
 
+@pytest.mark.slow  # whole games with and without previews: about 36 s
 def test_a_preview_does_not_change_later_poses_or_heights() -> None:
     for seed in range(4):
         plain, _ = GAME.new_game(3, seed, NO_FRAMES)
