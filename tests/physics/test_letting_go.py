@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pisa3d.physics import FallThresholds, TileSpec, make_engine
+from pisa3d.physics import FallThresholds, TileSpec, engine_names, make_engine
 from pisa3d.physics.settle_rule import letting_go
-from tests.physics.engines import every_engine
 
 TILE = TileSpec()
 THRESHOLDS = FallThresholds.for_tile(TILE)
@@ -25,7 +24,7 @@ def test_the_share_the_hand_carries_falls_linearly_one_step_at_a_time_then_it_le
                      ("hold", 0.25), ("step", 1), ("hold", 0.0), ("step", 2), ("step", 3), ("step", 3)]
 
 
-@pytest.fixture(params=every_engine())
+@pytest.fixture(params=engine_names())
 def engine_name(request: pytest.FixtureRequest) -> str:
     return request.param
 

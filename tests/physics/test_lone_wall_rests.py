@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from pisa3d.physics import FallThresholds, TileSpec, make_engine
+from pisa3d.physics import FallThresholds, TileSpec, engine_names, make_engine
 from pisa3d.physics.poses import (
     apply_matrix,
     matrix_from_quaternion,
@@ -25,7 +25,6 @@ from pisa3d.physics.poses import (
     quat_multiply,
 )
 from pisa3d.physics.validation import WALL_ALONG_X, pose, tipping_angle
-from tests.physics.engines import every_engine
 
 TILE = TileSpec()
 REST_BY = 1.5  # seconds: at rest on every step from here to one second later
@@ -101,7 +100,7 @@ def at_rest(run: Run, start: float, quiet_speed: float, quiet_turn: float) -> st
             f"{turn.max():.2f} deg/s, wandered {moved_mm:.3f} mm and {turned:.3f} deg, leaned up to {lean:.3f} deg")
 
 
-@pytest.mark.parametrize("engine_name", every_engine())
+@pytest.mark.parametrize("engine_name", engine_names())
 def test_a_lone_wall_below_its_tipping_angle_rests_within_a_second_and_a_half(engine_name: str) -> None:
     """Quiet (the settle rule's 3 mm/s and 1.5 deg/s), still (0.01 mm, 0.02 deg) and upright on
     every step from 1.5 s to 2.5 s; and it did move first (turning fast in its first 0.2 s), so
@@ -116,7 +115,7 @@ def test_a_lone_wall_below_its_tipping_angle_rests_within_a_second_and_a_half(en
         assert why is None, f"{engine_name}, released at {factor} of the tipping angle: {why}"
 
 
-@pytest.mark.parametrize("engine_name", every_engine())
+@pytest.mark.parametrize("engine_name", engine_names())
 def test_the_whole_second_catches_a_rock_that_a_look_at_one_instant_misses(engine_name: str) -> None:
     """The case of issue 41: a wall released at 0.95 of its tipping angle still rocks after the
     second in which the test would look at it. Here the second starts at 1.0 s, while the wall still

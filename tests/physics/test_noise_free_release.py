@@ -12,9 +12,8 @@ import pytest
 from pisa3d.core.match import play_match
 from pisa3d.games import get_game
 from pisa3d.games.tower.referee.hand import lowered_release
-from pisa3d.physics import TileSpec, make_engine
+from pisa3d.physics import TileSpec, engine_names, make_engine
 from pisa3d.physics.validation import GAME_CLEARANCE, GAME_DROP, WALL_ALONG_X, pose
-from tests.physics.engines import every_engine
 
 TILE = TileSpec()
 NO_TILES = np.zeros((0, 13))
@@ -25,7 +24,7 @@ MOST_OFF_TARGET = 0.00036
 
 
 
-@pytest.mark.parametrize("engine_name", every_engine())
+@pytest.mark.parametrize("engine_name", engine_names())
 @pytest.mark.parametrize("kind", ["flat", "wall"])
 def test_a_tile_touching_the_table_is_lifted_straight_up(engine_name: str, kind: str) -> None:
     """Exactly touching (zero gap) and sunk 1 mm: both come out straight above, at the drop."""
@@ -59,7 +58,7 @@ def noise_free_games(engine_name: str, seeds: range) -> tuple[list[float], int]:
 
 
 @pytest.mark.slow
-def test_noise_free_releases_land_on_target_and_tables_finish_alike_in_every_engine() -> None:
+def test_noise_free_releases_land_on_target_and_tables_finish_alike_in_engine_names() -> None:
     """Seeded careful games (seed 3 "fell" at its 3rd placement in MuJoCo with nothing moving):
     every release within 0.36 mm of its target in each engine, and MuJoCo finishes as many tables
     as PyBullet (docs/tower-physics.md measures 30 seeds of each)."""

@@ -6,12 +6,11 @@ from __future__ import annotations
 import pytest
 
 from pisa3d.games.tower.referee.windmill import build_windmill
-from pisa3d.physics import make_engine
-from tests.physics.engines import every_engine
+from pisa3d.physics import engine_names, make_engine
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", every_engine())
+@pytest.mark.parametrize("name", engine_names())
 def test_a_noise_free_48_tile_windmill_stands(name: str) -> None:
     engine = make_engine(name)
     verdicts = [verdict for _, verdict in build_windmill(engine, 48)]

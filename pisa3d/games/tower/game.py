@@ -70,11 +70,10 @@ class TowerGame(Game):
 
     def record_options(self, header: Mapping[str, Any]) -> dict[str, Any]:
         options = super().record_options(header)
-        params = options.get("physics_params")
-        if (_older_than(str(header.get("pisa3d_version", "")), LETTING_GO_SINCE) and isinstance(params, Mapping)
-                and "release_time" not in params):
-            options["physics_params"] = {**params, "release_time": 0.0}
         made_by = str(header.get("pisa3d_version", ""))
+        params = options.get("physics_params")
+        if _older_than(made_by, LETTING_GO_SINCE) and isinstance(params, Mapping) and "release_time" not in params:
+            options["physics_params"] = {**params, "release_time": 0.0}
         if _older_than(made_by, SECOND_OPINION_SINCE) and "second_opinion_mm" not in options:
             options["second_opinion_mm"] = None  # the engine alone decided
         return options
