@@ -7,9 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pisa3d.physics import FallThresholds, TileSpec, make_engine
+from pisa3d.physics import FallThresholds, TileSpec, engine_names, make_engine
 from pisa3d.physics.contract import settle_inputs
-from tests.physics.engines import every_engine
 
 TILE = TileSpec()
 THRESHOLDS = FallThresholds.for_tile(TILE)
@@ -45,7 +44,7 @@ def test_a_bad_input_is_named_before_any_stepping(bad: dict, words: str) -> None
         settle_inputs(**inputs)
 
 
-@pytest.mark.parametrize("name", every_engine())
+@pytest.mark.parametrize("name", engine_names())
 def test_every_engine_refuses_bad_inputs_alike_and_takes_poses_as_tiles_at_rest(name: str) -> None:
     with make_engine(name, TILE) as engine:
         with pytest.raises(ValueError, match="release pose"):

@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from pisa3d.physics import make_engine
+from pisa3d.physics import engine_names, make_engine
 from pisa3d.physics.validation import (
     GAME_DROP,
     ceiling_overhang,
@@ -19,7 +19,6 @@ from pisa3d.physics.validation import (
     tipping_angle,
     wall_on_wall,
 )
-from tests.physics.engines import every_engine
 
 SCENES = {
     "tilted wall atan(t/h)": (tilted_wall, {}),
@@ -31,7 +30,7 @@ SCENES = {
 # Where an engine is known to miss (docs/tower-physics.md), as (engine, scene, factor): none now.
 KNOWN_MISSES: set[tuple[str, str, float]] = set()
 
-@pytest.fixture(scope="module", params=every_engine())
+@pytest.fixture(scope="module", params=engine_names())
 def engine(request):
     built = make_engine(request.param)
     yield built
