@@ -20,7 +20,6 @@ is decided by the landing's dynamics.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,8 @@ import numpy as np
 import pybullet as pb
 from scipy.optimize import linprog
 
-from pisa3d.physics import FallThresholds, TileSpec, make_engine
+from pisa3d.physics import TileSpec, make_engine
+from pisa3d.physics.captured import CapturedScene
 
 TOUCHING_M = 0.00005  # contact points this close or closer count (in the six watched scenes all lie within 0.02 mm)
 GRAVITY = 9.81
@@ -43,17 +43,9 @@ class ContactPoint:
     normal: np.ndarray  # from B to A
 
 
-def tile_of(scene: dict) -> TileSpec:
-    half = scene["tile"]["half_extents"]
-    return TileSpec(side=2 * half[0], thickness=2 * half[2], mass=scene["tile"]["mass"],
-                    friction=scene["tile"]["friction"])
-
-
-def resting_poses(scene: dict) -> np.ndarray:
+def resting_poses(scene: CapturedScene) -> np.ndarray:
     """(N + 1, 7): every tile where MuJoCo's settle of the scene (its own release) left it, the new one last."""
-    with make_engine("mujoco", tile_of(scene), None) as engine:
-        verdict = engine.settle(np.asarray(scene["states"]).reshape(-1, 13), np.asarray(scene["releases"]["mujoco"]),
-                                np.asarray(scene["target"]), FallThresholds(**scene["thresholds"]))
+    verdict = scene.settle("mujoco")
     if verdict.fell:
         raise SystemExit("MuJoCo topples this scene: it has no resting poses to check")
     return np.asarray(verdict.trajectory.frames)[-1]
@@ -102,10 +94,10 @@ def has_equilibrium(poses: np.ndarray, contacts: list[ContactPoint], mass: float
 
 
 def check(path: Path, shift_mm: np.ndarray) -> tuple[bool, int]:
-    scene = json.loads(path.read_text())
+    scene = CapturedScene.load(path)
     poses = resting_poses(scene)
     poses[-1, :3] += shift_mm / 1000.0
-    tile = tile_of(scene)
+    tile = scene.tile
     contacts = contact_points(poses, tile)
     return has_equilibrium(poses, contacts, tile.mass, tile.friction), len(contacts)
 

@@ -25,7 +25,6 @@ release itself (how far above its support and how fast the hand lets go).
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from pisa3d.physics import FallThresholds, TileSpec
+from pisa3d.physics import TileSpec
+from pisa3d.physics.captured import CapturedScene
 from pisa3d.physics.poses import matrix_from_quaternion, pose_differences
 from pisa3d.physics.pybullet_backend import PyBulletEngine, pb
 from pisa3d.physics.pybullet_params import PyBulletParams
@@ -114,29 +114,9 @@ class ProbeEngine(PyBulletEngine):
 
 
 @dataclass(frozen=True)
-class Scene:
-    data: dict[str, Any]
-
-    @property
-    def tile(self) -> TileSpec:
-        t = self.data["tile"]
-        half = t["half_extents"]
-        return TileSpec(side=2 * half[0], thickness=2 * half[2], mass=t["mass"], friction=t["friction"])
-
-    @property
-    def states(self) -> np.ndarray:
-        return np.asarray(self.data["states"], dtype=np.float64).reshape(-1, 13)
-
-    @property
-    def target(self) -> np.ndarray:
-        return np.asarray(self.data["target"], dtype=np.float64)
-
-    @property
-    def thresholds(self) -> FallThresholds:
-        return FallThresholds(**self.data["thresholds"])
-
+class Scene(CapturedScene):
     def release(self, variant: Variant) -> np.ndarray:
-        return np.asarray(self.data["releases"]["pybullet"], dtype=np.float64) + DOWN * variant.lower_mm / MM
+        return self.released_by("pybullet") + DOWN * variant.lower_mm / MM
 
     def under(self) -> int:
         """The tile the new one is set on: the wall below a wall, else the nearest tile below it."""
@@ -147,10 +127,6 @@ class Scene:
                 return slots.index(below)
         lower = [i for i, s in enumerate(self.states) if s[2] < self.target[2]]
         return min(lower, key=lambda i: np.linalg.norm(self.states[i, :3] - self.target[:3]))
-
-
-def load(path: Path) -> Scene:
-    return Scene(json.loads(path.read_text()))
 
 
 def contacts(engine: ProbeEngine, a: int, b: int) -> list[tuple[np.ndarray, float, float, float, float]]:
@@ -283,7 +259,7 @@ def main() -> None:
     parser.add_argument("--landing", type=float, nargs="+", metavar="FACTOR",
                         help="scale the new tile's velocity by each factor as it lands on its far side")
     args = parser.parse_args()
-    scene = load(args.scene)
+    scene = Scene.load(args.scene)
     print(scene.data["about"])
     if args.landing:
         landing(scene, args.landing)

@@ -128,7 +128,8 @@ def outcome(verdict: Verdict, margin: float, release: np.ndarray) -> Outcome:
 
 def scene(row: Placement, state: Any, before: np.ndarray, noisy: np.ndarray, target: np.ndarray,
           verdicts: dict[str, Verdict], engines: dict) -> dict[str, Any]:
-    """One placement as plain data a test or a probe can replay without the game."""
+    """One placement as plain data a test or a probe can replay without the game
+    (read by ``pisa3d.physics.captured.CapturedScene``)."""
     setup = state.setup
     return {
         "about": f"issue 41: {row.slot} placed by {row.hand} hand at a {row.table} table, seed {row.seed}, "

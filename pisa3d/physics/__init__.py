@@ -7,7 +7,8 @@ records), ``settle_rule.py`` (the settle / early-exit rule every backend applies
 ``engine_params.py`` (the parameters every engine shares: settle rule, world, asset defaults),
 ``engines.py`` (``make_engine`` by name, a per-process pool), one module per backend
 (``pybullet_backend.py`` with ``pybullet_params.py``, ``mujoco_backend.py`` with
-``mujoco_params.py``), ``validation.py`` (statics scenes).
+``mujoco_params.py``), ``validation.py`` (statics scenes), ``captured.py`` (a placement captured
+as plain data, replayed by any engine).
 """
 
 from .contract import FallThresholds, PhysicsEngine, TileSpec, Verdict, as_pose, as_states

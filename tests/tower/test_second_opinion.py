@@ -22,37 +22,36 @@ from pisa3d.games.tower.referee.judges import EngineJudge, verdict_engine
 from pisa3d.games.tower.rules.options import TowerOptions
 from pisa3d.games.tower.rules.setup import build_setup
 from pisa3d.physics import make_engine
+from pisa3d.physics.captured import CapturedScene
 from tests.processes import outputs_of_fresh_processes
 
 GAME = get_game("tower")
 FIXTURES = Path(__file__).parent.parent / "physics" / "fixtures"
-SCENE = json.loads((FIXTURES / "pybullet_only_fall_careful_mixed_40004_20.json").read_text())
+SCENE = CapturedScene.load(FIXTURES / "pybullet_only_fall_careful_mixed_40004_20.json")
 OVERRULED = {"seed": 10, "options": {"hand": "casual"}}  # two random bots: MuJoCo holds W2S (+0.855 mm)
 
 
 def judge(**options) -> EngineJudge:
     setup = build_setup(TowerOptions(**options))
-    half = SCENE["tile"]["half_extents"]
-    assert np.allclose(setup.tile_spec.half_extents, half), "the scene was captured with the default tiles"
+    assert np.allclose(setup.tile_spec.half_extents, SCENE.tile.half_extents), "captured with the default tiles"
     return EngineJudge(setup)
 
 
 def settle(referee: EngineJudge, margin_mm: float, release: np.ndarray | None = None):
-    states = np.asarray(SCENE["states"]).reshape(-1, 13)
-    release = np.asarray(SCENE["releases"]["pybullet"]) if release is None else release
+    release = SCENE.released_by("pybullet") if release is None else release
     asked = []
 
     def margin() -> float:
         asked.append(True)
         return margin_mm / 1000.0
 
-    return referee.settle(states, release, np.asarray(SCENE["target"]), margin=margin), asked
+    return referee.settle(SCENE.states, release, SCENE.target, margin=margin), asked
 
 
 def test_pybullet_alone_topples_the_scene_that_the_referee_holds_on_mujoco_s_word() -> None:
-    alone, _ = settle(judge(second_opinion_mm=None), SCENE["static_margin_mm"]["pybullet"])
+    alone, _ = settle(judge(second_opinion_mm=None), SCENE.static_margin_mm("pybullet"))
     assert alone.fell and alone.second_opinion is None, "the premise: PyBullet alone topples this scene"
-    held, asked = settle(judge(), SCENE["static_margin_mm"]["pybullet"])
+    held, asked = settle(judge(), SCENE.static_margin_mm("pybullet"))
     assert asked and not held.fell
     assert held.second_opinion == ("mujoco", False)
     assert held.max_displacement * 1000 < 2.0  # MuJoCo's resting tower, not PyBullet's toppled one
@@ -65,16 +64,15 @@ def test_a_fall_statics_does_not_hold_by_the_margin_is_the_engine_s_alone() -> N
 
 
 def test_a_fall_the_second_engine_sees_too_stays_a_fall() -> None:
-    release = np.asarray(SCENE["releases"]["pybullet"]).copy()
+    release = SCENE.released_by("pybullet").copy()
     release[:2] += 0.02  # 20 mm off its support: it comes down in both engines
     verdict, _ = settle(judge(), 1.0, release)  # a margin said to be large, so the second engine is asked
     assert verdict.fell and verdict.second_opinion == ("mujoco", True)
 
 
 def test_a_stand_is_never_questioned() -> None:
-    held = json.loads((FIXTURES / "pybullet_only_fall_careful_careful_30205_32.json").read_text())  # held since 0.6.0
-    states, release = np.asarray(held["states"]).reshape(-1, 13), np.asarray(held["releases"]["pybullet"])
-    verdict = judge().settle(states, release, np.asarray(held["target"]),
+    held = CapturedScene.load(FIXTURES / "pybullet_only_fall_careful_careful_30205_32.json")  # held since 0.6.0
+    verdict = judge().settle(held.states, held.released_by("pybullet"), held.target,
                              margin=lambda: pytest.fail("statics asked about a stand"))
     assert not verdict.fell and verdict.second_opinion is None
 
