@@ -183,7 +183,7 @@ def baseline(
     force: bool = typer.Option(False, "--force", "-f", help="With --model cnn: write into an --out folder that is "
                                "not empty (its curve files are replaced)."),
 ) -> None:
-    """Baselines against PyBullet's fell label, per split (Markdown tables, as in docs/datasets.md),
+    """Baselines against the referee's fell label, per split (Markdown tables, as in docs/datasets.md),
     each with 95% intervals from a bootstrap over games: the statics margin of the new tile (falls
     below 0 mm) and the fall odds (falls above 0.5) as classifiers, accuracy and ROC AUC; --model
     adds a learned image model trained on train (with --every-height on train and train_taller

@@ -163,9 +163,9 @@ def prediction_rows(root: Path | str, name: str, predictions: dict[str, tuple[Se
 
 
 def engines_agreement(root: Path | str, examples: int = 5) -> dict[str, Any]:
-    """How often the second engine's verdict differs from PyBullet's, per split and overall,
-    with up to ``examples`` disagreeing scenes of each kind (PyBullet fell, the other stood; and
-    the reverse). Empty counts when no second engine was asked."""
+    """How often the second engine's own verdict differs from the referee's ``fell``, per split
+    and overall, with up to ``examples`` disagreeing scenes of each kind (the referee fell, the
+    other stood; and the reverse). Empty counts when no second engine was asked."""
     columns = ["scene", "split", "fell", "second_engine", "second_fell", "static_margin_mm", "kind", "floor",
                "max_displacement_mm", "second_max_displacement_mm"]
     rows = [r for r in read_scenes(root, columns=columns).to_pylist() if r["second_fell"] is not None]
@@ -175,8 +175,8 @@ def engines_agreement(root: Path | str, examples: int = 5) -> dict[str, Any]:
     only_first = sorted((r for r in rows if r["fell"] and not r["second_fell"]), key=lambda r: r["scene"])
     only_second = sorted((r for r in rows if r["second_fell"] and not r["fell"]), key=lambda r: r["scene"])
     return {"engine": rows[0]["second_engine"] if rows else None, "splits": per_split,
-            "pybullet_only": only_first[:examples], "second_only": only_second[:examples],
-            "pybullet_only_count": len(only_first), "second_only_count": len(only_second)}
+            "referee_only": only_first[:examples], "second_only": only_second[:examples],
+            "referee_only_count": len(only_first), "second_only_count": len(only_second)}
 
 
 def _with_interval(row: dict[str, Any], key: str) -> str:
@@ -204,18 +204,18 @@ def engines_table(agreement: dict[str, Any]) -> str:
     if agreement["engine"] is None:
         return "No second engine in this dataset (set dataset.labels.second_engine)."
     name = agreement["engine"]
-    lines = [f"| split | scenes | PyBullet fell | {name} fell | disagree | disagreement rate |",
+    lines = [f"| split | scenes | referee fell | {name} alone fell | disagree | disagreement rate |",
              "|---|---:|---:|---:|---:|---:|"]
     for r in agreement["splits"]:
         lines.append(f"| {r['split']} | {r['scenes']} | {r['fell']} | {r['second_fell']} | {r['disagree']} | "
                      f"{r['disagree'] / r['scenes']:.3f} |")
-    for label, key in (("PyBullet fell, " + name + " stood", "pybullet_only"),
-                       (name + " fell, PyBullet stood", "second_only")):
+    for label, key in (("the referee fell, " + name + " alone stood", "referee_only"),
+                       (name + " alone fell, the referee stood", "second_only")):
         lines.append("")
         lines.append(f"{label}: {agreement[key + '_count']} scenes; first ones:")
         for r in agreement[key]:
             margin = "-" if r["static_margin_mm"] is None else f"{r['static_margin_mm']:.2f} mm"
             lines.append(f"- `{r['scene']}` ({r['split']}, {r['kind']} on floor {r['floor']}, statics margin {margin}; "
-                         f"largest move PyBullet {r['max_displacement_mm']:.1f} mm, "
+                         f"largest move, referee {r['max_displacement_mm']:.1f} mm, "
                          f"{name} {r['second_max_displacement_mm']:.1f} mm)")
     return "\n".join(lines)

@@ -1,5 +1,5 @@
 """A small convolutional image baseline in JAX (the optional ``cnn`` extra: jax, flax, optax):
-trained on the train split (or train and train_taller: every height) to predict PyBullet's
+trained on the train split (or train and train_taller: every height) to predict the referee's
 ``fell`` from the scene's images, evaluated on every split with bootstrap intervals over games.
 
 Input per camera, each shrunk to ``size`` x ``size`` by area averaging (as the logistic baseline

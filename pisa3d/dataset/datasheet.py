@@ -150,7 +150,7 @@ def _composition(info: dict[str, Any]) -> list[str]:
         lines.append(f"| {name} | {s['scenes']} | {s['games']} | {s['fell']} | {_share(s['fell'], s['scenes'])} "
                      f"| {floors} |")
     shares = settings["split"]
-    second = (f"the second engine judged {info['second_judged']} scenes and disagreed with PyBullet on "
+    second = (f"the second engine judged {info['second_judged']} scenes and disagreed with the referee on "
               f"{info['second_disagree']} ({_share(info['second_disagree'], info['second_judged'])})"
               if info["second_judged"] else "no second engine was asked")
     odds = "-" if info["mean_fall_odds"] is None else f"{info['mean_fall_odds']:.3f}"

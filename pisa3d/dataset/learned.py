@@ -1,6 +1,6 @@
 """A small learned image baseline (the optional ``learn`` extra: scikit-learn, CPU only): a
 logistic regression on downsampled depth and masks, trained on the train split (or on train and
-train_taller: every height) and evaluated on every split against PyBullet's ``fell``.
+train_taller: every height) and evaluated on every split against the referee's ``fell``.
 
 Features per camera, each downsampled to ``size`` x ``size``: the depth (metres, area-averaged),
 the new tile's mask and the whole tower's mask (shares of each cell covered). No RGB: with the

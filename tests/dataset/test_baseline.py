@@ -55,10 +55,10 @@ def test_odds_and_engines_tables_count_what_is_stored(tmp_path):
     disagreeing = [r["scene"] for r in rows if r["fell"] != r["second_fell"]]
     assert agreement["engine"] == "mujoco"
     assert next(r for r in agreement["splits"] if r["split"] == "all")["disagree"] == len(disagreeing)
-    only_pybullet = [r["scene"] for r in rows if r["fell"] and not r["second_fell"]]
-    assert agreement["pybullet_only_count"] == len(only_pybullet)
-    assert [r["scene"] for r in agreement["pybullet_only"]] == sorted(only_pybullet)[:5]
-    assert agreement["second_only_count"] == len(disagreeing) - len(only_pybullet)
+    only_referee = [r["scene"] for r in rows if r["fell"] and not r["second_fell"]]
+    assert agreement["referee_only_count"] == len(only_referee)
+    assert [r["scene"] for r in agreement["referee_only"]] == sorted(only_referee)[:5]
+    assert agreement["second_only_count"] == len(disagreeing) - len(only_referee)
     assert "| all | " in engines_table(agreement)
 
 

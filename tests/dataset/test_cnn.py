@@ -192,7 +192,7 @@ def test_the_command_prints_the_table_and_intervals_and_writes_the_curve(tiny: P
     assert "in brackets the 95% interval from 1000 draws of whole games with replacement (seed 0)" in stdout
     assert "CNN: 3 of 3 epochs on 18 scenes (train)" in stdout and "kept epoch 3" in stdout
     assert f"Training curve written to {out / 'cnn_curve.csv'} and {out / 'cnn_curve.png'}" in stdout
-    assert "| split | scenes | PyBullet fell |" in stdout  # the engines' table still ends it
+    assert "| split | scenes | referee fell |" in stdout  # the engines' table still ends it
     assert [line.split(":")[0] for line in stderr.splitlines()] == ["epoch 1/3", "epoch 2/3", "epoch 3/3"]
     with (out / "cnn_curve.csv").open(encoding="utf-8") as f:
         rows = list(csv.DictReader(f))

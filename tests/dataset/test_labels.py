@@ -106,7 +106,7 @@ def test_a_seeded_subset_gets_the_fall_rate_over_fresh_hands(replayed):
 def test_the_second_engine_judges_the_very_release_the_game_judged(replayed, labelled):
     """PyBullet as the 'second' engine must give the game's own verdict back, bit for bit."""
     sheet = (labelled / "DATASHEET.md").read_text()
-    assert f"the second engine judged {len(replayed)} scenes and disagreed with PyBullet on 0 (0.0%)" in sheet
+    assert f"the second engine judged {len(replayed)} scenes and disagreed with the referee on 0 (0.0%)" in sheet
     assert f"; second engine pybullet {importlib.metadata.version('pybullet')}." in sheet
     for _, _, row in replayed:
         assert row["second_engine"] == "pybullet"

@@ -6,12 +6,13 @@ support."""
 from __future__ import annotations
 
 import importlib.util
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+from pisa3d.physics.captured import CapturedScene
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -47,9 +48,9 @@ def test_the_check_refuses_a_wall_moved_past_the_edge_statics_gives_it(probe) ->
 def test_without_friction_the_resting_tower_has_no_equilibrium(probe) -> None:
     """The friction pyramid is a real constraint: at the same resting poses frictionless tiles cannot be
     held, since no contact is exactly level (a tile's weight has a part along it)."""
-    scene = json.loads(KNIFE_EDGE.read_text())
+    scene = CapturedScene.load(KNIFE_EDGE)
     poses = probe.resting_poses(scene)
-    tile = probe.tile_of(scene)
+    tile = scene.tile
     contacts = probe.contact_points(poses, tile)
     assert probe.has_equilibrium(poses, contacts, tile.mass, tile.friction)
     assert not probe.has_equilibrium(poses, contacts, tile.mass, 0.0)

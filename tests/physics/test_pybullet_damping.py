@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from pisa3d.core.errors import OptionsError
+from pisa3d.physics.captured import CapturedScene
 from pisa3d.physics.pybullet_backend import PyBulletEngine, pb
 from pisa3d.physics.pybullet_params import PyBulletParams
-from tests.physics.test_pybullet_only_falls import SCENES, load, settle
+from tests.physics.test_pybullet_only_falls import SCENES, settle
 
 ONE_TILE = np.array([[0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]])
 
@@ -51,5 +52,5 @@ def test_rolling_friction_of_015_mm_holds_every_scene(path: Path) -> None:
     """The only candidate that holds all three scenes, the rocking wall included; it also moves
     every wall's statics flip 10% beyond the exact limit, so it is not the referee's (the doc)."""
     assert len(MEASURED) == 3, "the three scenes the candidates were measured on"
-    fell, mm, deg = settle("pybullet", load(path), {"rolling_friction": 1.5e-4})
+    fell, mm, deg = settle("pybullet", CapturedScene.load(path), {"rolling_friction": 1.5e-4})
     assert not fell, f"{path.stem}: topples with rolling friction 0.15 mm ({mm:.2f} mm, {deg:.2f} deg)"
