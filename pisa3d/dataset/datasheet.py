@@ -43,12 +43,12 @@ LABELS = (
      "No simulation."),
     ("observed_hands, observed_falls, observed_fall_rate", "For a seeded share of the scenes "
      "(`labels.observed_share`): the same placement released by `observed_hands` fresh draws of the match's "
-     "hand and settled by the game's engine; how many fell (an integer) and the share. Empty (null) for the other "
+     "hand and judged by the game's referee; how many fell (an integer) and the share. Empty (null) for the other "
      "scenes."),
     ("second_engine, second_engine_version, second_fell, second_max_displacement_mm, second_max_rotation_deg",
      "Where `labels.second_engine` is set: that engine, its version, and its verdict (its default parameters) "
-     "on exactly the release PyBullet judged: the same tiles at rest where PyBullet left them, the same "
-     "release pose, target and fall thresholds. Empty when no second engine is asked."),
+     "on exactly the release the referee judged: the same tiles at rest where the referee left them, the "
+     "same release pose, target and fall thresholds. Empty when no second engine is asked."),
     ("hand_offset_mm, hand_turn_deg", "How far across the table and how much turned the hand let go from the "
      "aimed pose (the seeded hand noise, plus any slide clear of neighbours)."),
     ("poses, target_pose, settled_poses", "x, y, z (m, the table's axes: z up, the origin at the table's centre "

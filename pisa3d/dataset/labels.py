@@ -6,8 +6,8 @@ before the move (``prior``) and the tile's release pose:
 - the fall odds of the move's slot under the match's hand (fall_odds.py, the estimator the hints
   use: statics over sampled hands through the response curves fitted to the referee);
 - for a seeded subset of scenes, and every scene of the splits named, the observed fall rate: the
-  same placement released by N fresh draws of the match's hand and settled by the game's engine;
-- a second engine's verdict on exactly the release the game's engine judged (same start states,
+  same placement released by N fresh draws of the match's hand and judged by the game's referee;
+- a second engine's own verdict on exactly the release the game's referee judged (same start states,
   same release pose, same target, same fall thresholds).
 
 Every draw is seeded by the game's seed and the placement's index: the same labels on any worker.
@@ -79,7 +79,7 @@ def observed_falls(prior: TowerState, move: PlaceMove, seed: int, key: int | tup
 
 
 def second_verdict(prior: TowerState, release: np.ndarray, target: np.ndarray, engine: str) -> SecondVerdict:
-    """``engine``'s verdict (its default parameters) on the release the game's engine judged."""
+    """``engine``'s own verdict (its default parameters) on the release the game's referee judged."""
     setup = prior.setup
     judge = shared_engine(engine, setup.tile_spec, resolve_engine_params(engine))
     verdict = judge.settle(prior.states, release, target, setup.thresholds)
