@@ -11,6 +11,7 @@ The games and the fit that write assets/tower/fall_odds.json are the package's
     python benchmarks/fall_odds.py --part check --out /tmp/odds-fit    # model or recalibrated? four-fold, fit games
     python benchmarks/fall_odds.py --part hands --out /tmp/odds-fit --held /tmp/odds-held  # the hand sampled: variants
     python benchmarks/fall_odds.py --part report --out /tmp/odds-held  # the calibration table (docs/tower-physics.md)
+    python benchmarks/fall_odds.py --part in-sample --out /tmp/odds-fit  # the same per hand, on the fit games
     python benchmarks/fall_odds.py --part cost --repeats 30            # every legal slot of a 48-tile position
 
 Play (resumes where it stopped: run it in pieces): the seeded referee games of
@@ -569,6 +570,23 @@ def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
     print("\nfalls by the statics margin of the pose the hand let go at:\n" + "\n".join(released_table(data)))
 
 
+
+def in_sample(out: Path) -> None:
+    """The shipped curves on the rows they were fitted on (``out``: the fit games), per hand: where
+    a hand misses on held-out games, whether the form cannot follow its bins even in sample, or
+    the bins differ between sets of games. Refuses rows of other seeds."""
+    data = load(out)
+    low, high = json.loads(asset_path("tower", "fall_odds.json").read_text())["fit_seeds"]
+    if np.any((data["seed"] < low) | (data["seed"] > high)):
+        raise SystemExit(f"{out} holds games outside seeds {low}-{high}, the shipped curves' fit games")
+    odds, fell, games = predict_rows(default_models(), data), data["fell"].astype(float), game_ids(data)
+    for hand in HANDS:
+        sel = data["hand"] == hand
+        if not sel.any():
+            continue
+        print(f"\n{hand}, in sample: {summary(odds[sel], fell[sel])}\n"
+              + "\n".join(calibration_table(odds[sel], fell[sel], games[sel])))
+
 RELEASED_BINS_MM = ((-np.inf, 0.0, "past the edge (< 0)"), (0.0, 0.5, "0 to +0.5 mm"), (0.5, np.inf, "+0.5 mm or more"))
 
 
@@ -699,7 +717,7 @@ def cost(repeats: int, compare: list[Path]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--part", choices=["play", "middle", "fit", "forms", "recalibrate", "check", "extensions",
-                                           "hands", "report", "cost"],
+                                           "hands", "report", "in-sample", "cost"],
                         required=True)
     parser.add_argument("--out", type=Path, default=Path("/tmp/fall-odds"), help="directory of the played rows")
     parser.add_argument("--games", type=int, nargs=4, default=[30, 10, 4, 10],
@@ -738,6 +756,8 @@ def main() -> None:
         hand_variants(args.out, args.held)
     elif args.part == "report":
         report(args.out, args.fit_out, args.compare)
+    elif args.part == "in-sample":
+        in_sample(args.out)
     else:
         cost(args.repeats, args.compare)
 
