@@ -216,15 +216,20 @@ def out_of_sample_odds(fit_rows: dict[str, np.ndarray], held_rows: dict[str, np.
     return np.concatenate([odds, predict_rows(default_models(), held_rows)])
 
 
+def shipped_fit_seeds() -> tuple[int, int]:
+    """The first and last seed of the games the shipped curves were fitted on."""
+    low, high = json.loads(asset_path("tower", "fall_odds.json").read_text())["fit_seeds"]
+    return int(low), int(high)
+
+
 def recalibrate(out: Path, held: Path, folds: int = 4) -> None:
     """Would a beta map after the shipped curves calibrate better? Four-fold by seed over the fit
     games ``out`` and the held-out games ``held`` together: a map fitted on three folds' odds (odds
     the curves were not fitted on) scored on the fourth, against the curves alone. The rule it was
     judged by (docs/tower-physics.md, "A map after the curves"): a smaller largest bin gap, and a
     log-loss difference whose 95% interval does not lie above zero."""
-    doc = json.loads(asset_path("tower", "fall_odds.json").read_text())
     fit_rows, held_rows = load(out), load(held)
-    low, high = doc["fit_seeds"]
+    low, high = shipped_fit_seeds()
     if fit_rows["seed"].min() != low or fit_rows["seed"].max() != high:
         raise SystemExit(f"{out} holds seeds {fit_rows['seed'].min()}-{fit_rows['seed'].max()}; the shipped curves "
                          f"were fitted on {low}-{high}: --out must be the games they were fitted on")
@@ -518,7 +523,7 @@ def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
     fitted on), the recalibrated variant tried."""
     data = load(out)
     doc = json.loads(asset_path("tower", "fall_odds.json").read_text())
-    low, high = doc["fit_seeds"]
+    low, high = shipped_fit_seeds()
     if np.any((data["seed"] >= low) & (data["seed"] <= high)):
         raise SystemExit(f"{out} holds games of seeds {low}-{high}, which the shipped curve was fitted on: "
                          "report on held-out games only (another --first-seed)")
@@ -570,13 +575,12 @@ def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
     print("\nfalls by the statics margin of the pose the hand let go at:\n" + "\n".join(released_table(data)))
 
 
-
 def in_sample(out: Path) -> None:
     """The shipped curves on the rows they were fitted on (``out``: the fit games), per hand: where
     a hand misses on held-out games, whether the form cannot follow its bins even in sample, or
     the bins differ between sets of games. Refuses rows of other seeds."""
     data = load(out)
-    low, high = json.loads(asset_path("tower", "fall_odds.json").read_text())["fit_seeds"]
+    low, high = shipped_fit_seeds()
     if np.any((data["seed"] < low) | (data["seed"] > high)):
         raise SystemExit(f"{out} holds games outside seeds {low}-{high}, the shipped curves' fit games")
     odds, fell, games = predict_rows(default_models(), data), data["fell"].astype(float), game_ids(data)
@@ -586,6 +590,7 @@ def in_sample(out: Path) -> None:
             continue
         print(f"\n{hand}, in sample: {summary(odds[sel], fell[sel])}\n"
               + "\n".join(calibration_table(odds[sel], fell[sel], games[sel])))
+
 
 RELEASED_BINS_MM = ((-np.inf, 0.0, "past the edge (< 0)"), (0.0, 0.5, "0 to +0.5 mm"), (0.5, np.inf, "+0.5 mm or more"))
 

@@ -58,7 +58,7 @@ def noise_free_games(engine_name: str, seeds: range) -> tuple[list[float], int]:
 
 
 @pytest.mark.slow
-def test_noise_free_releases_land_on_target_and_tables_finish_alike_in_engine_names() -> None:
+def test_noise_free_releases_land_on_target_and_tables_finish_alike_in_every_engine() -> None:
     """Seeded careful games (seed 3 "fell" at its 3rd placement in MuJoCo with nothing moving):
     every release within 0.36 mm of its target in each engine, and MuJoCo finishes as many tables
     as PyBullet (docs/tower-physics.md measures 30 seeds of each)."""

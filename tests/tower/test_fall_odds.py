@@ -254,37 +254,39 @@ def test_the_benchmark_fits_the_form_the_estimator_evaluates(tmp_path):
     assert model.tiles_range == (4, 30) and len(set(np.round(fitted, 6))) > 3
 
 
+def write_one_row(folder: Path, name: str, hand: str, seed: int, fell: bool) -> None:
+    """One played wall at +2 mm, as the calibration benchmark's games store their rows."""
+    rows = {"hand": [hand], "table": ["random"], "seed": [seed], "placed": [4], "kind": ["played"],
+            "slot": ["W1N"], "fell": [fell], "margins": [np.full(DEFAULT_SAMPLES, 0.002)], "aimed_mm": [2.0],
+            "released_mm": [2.0], "rule": ["every-middle-6"]}
+    np.savez(folder / f"{name}.npz", **{k: np.array(v) for k, v in rows.items()})
+
+
 def test_the_calibration_report_refuses_games_the_curve_was_fitted_on(tmp_path):
     bench = calibration_benchmark()
-    low, high = json.loads((ROOT / "assets" / "tower" / "fall_odds.json").read_text())["fit_seeds"]
-    rows = {"hand": ["careful"], "table": ["random"], "seed": [high], "placed": [4], "kind": ["played"],
-            "slot": ["W1N"], "fell": [False], "margins": [np.full(DEFAULT_SAMPLES, 0.002)], "aimed_mm": [2.0],
-            "released_mm": [2.0], "rule": ["every-middle-6"]}
-    np.savez(tmp_path / "careful-random-0.npz", **{k: np.array(v) for k, v in rows.items()})
+    low, high = bench.shipped_fit_seeds()
+    write_one_row(tmp_path, "careful-random-0", "careful", high, False)
     with pytest.raises(SystemExit, match=f"seeds {low}-{high}, which the shipped curve was fitted on"):
         bench.report(tmp_path, None, [])
-
 
 
 def test_the_in_sample_check_scores_fit_games_only(tmp_path, capsys):
     """--part in-sample reads the shipped curves' own fit games, each hand's table apart, and refuses
     a held-out seed (those are the report's)."""
     bench = calibration_benchmark()
-    low, high = json.loads((ROOT / "assets" / "tower" / "fall_odds.json").read_text())["fit_seeds"]
-    for hand, seed, fell in (("careful", low, True), ("casual", high, False)):
-        rows = {"hand": [hand], "table": ["random"], "seed": [seed], "placed": [4], "kind": ["played"],
-                "slot": ["W1N"], "fell": [fell], "margins": [np.full(DEFAULT_SAMPLES, 0.002)], "aimed_mm": [2.0],
-                "released_mm": [2.0], "rule": ["every-middle-6"]}
-        np.savez(tmp_path / f"{hand}-random-{seed}.npz", **{k: np.array(v) for k, v in rows.items()})
+    low, high = bench.shipped_fit_seeds()
+    assert (low, high) == tuple(json.loads((ROOT / "assets" / "tower" / "fall_odds.json").read_text())["fit_seeds"])
+    write_one_row(tmp_path, "careful-random-low", "careful", low, True)
+    write_one_row(tmp_path, "casual-random-high", "casual", high, False)
     bench.in_sample(tmp_path)
     printed = capsys.readouterr().out
     assert "steady" not in printed  # no rows at that hand: no table
     careful = printed.split("careful, in sample:")[1].split("casual, in sample:")[0]
     assert "| 0.00-0.01 | 1 (1) | 0.000 | 1 |" in careful  # +2 mm: odds near 0, and it fell
-    rows["seed"] = [high + 1]
-    np.savez(tmp_path / "casual-random-held.npz", **{k: np.array(v) for k, v in rows.items()})
+    write_one_row(tmp_path, "casual-random-held", "casual", high + 1, False)
     with pytest.raises(SystemExit, match=f"outside seeds {low}-{high}"):
         bench.in_sample(tmp_path)
+
 
 def test_a_wall_on_a_wall_goes_through_its_own_curve_and_every_other_tile_through_the_other(monkeypatch):
     """A wall standing on the 4 mm top edge of the wall below gets the wall-on-wall curve; a ceiling,
