@@ -365,7 +365,8 @@ def verify(
 ) -> None:
     """Check a built directory against a release manifest, game by game: exit 0 when every game
     it holds matches; else exit 1 naming the first game (by seed) that differs and what differs
-    (its rows, or which image). A directory with only some games checks those and says how many."""
+    (its rows, or which image). A directory with only some games checks those and says how many.
+    The content decides: a build by another pisa3d verifies where its rows and images are the same."""
     from ..dataset.manifest import DatasetDiffers, load_manifest, parse_games, shipped_manifest
     from ..dataset.manifest import verify as check
     from ..dataset.reader import check_dataset_dir
@@ -386,5 +387,6 @@ def verify(
         raise typer.Exit(1) from None
     part = "" if done.checked == done.in_manifest else f" (a part: the manifest holds {done.in_manifest})"
     games_match = "1 game matches" if done.checked == 1 else f"{done.checked} games match"
+    other = "" if done.built_by is None else f" (built by pisa3d {done.built_by}: the same rows and images)"
     typer.echo(f"{directory}: {games_match} the manifest {path}{part}; pisa3d "
-               f"{expected['pisa3d_version']}, spec {expected['name']}")
+               f"{expected['pisa3d_version']}, spec {expected['name']}{other}")

@@ -186,6 +186,7 @@ def parse_games(text: str | None) -> range | None:
 class Verified:
     checked: int  # games of the directory compared
     in_manifest: int  # games the manifest holds
+    built_by: str | None = None  # the pisa3d that built the directory, where not the manifest's
 
 
 def _first_image(key: str, index_tags: Iterable[tuple[int, str, int]], ours: str, theirs: str) -> str | None:
@@ -197,14 +198,16 @@ def _first_image(key: str, index_tags: Iterable[tuple[int, str, int]], ours: str
 
 def verify(root: Path | str, manifest: Mapping[str, Any], seeds: range | None = None) -> Verified:
     """Compare the directory's games (those of ``seeds`` only, when given) with the manifest;
-    DatasetDiffers names the first game (by seed) that differs and what differs."""
+    DatasetDiffers names the first game (by seed) that differs and what differs. Content decides, not
+    version: another pisa3d that builds the same rows and images verifies (``built_by`` names it);
+    where it does not, the message names both versions."""
     root = Path(root)
     spec = check_dataset_dir(root)
     made_by = read_metadata(root).get("pisa3d_version")
-    if manifest.get("pisa3d_version") != made_by:
-        raise DatasetDiffers(f"the manifest is of pisa3d {manifest.get('pisa3d_version')}, the directory was built "
-                             f"by pisa3d {made_by or '(not recorded)'}: its rows may differ (labels, physics); "
-                             "verify with the manifest of that version")
+    release = manifest.get("pisa3d_version")
+    versions = "" if release == made_by else (
+        f"; the manifest is of pisa3d {release}, the directory was built by pisa3d {made_by or '(not recorded)'}, "
+        f"whose labels or physics may differ: build with pisa3d=={release} to reproduce the release")
     if manifest.get("name") != spec.get("name") or manifest.get("spec_sha256") != spec_identity(spec):
         what = "another spec" if manifest.get("name") != spec.get("name") else "other settings of the spec"
         raise DatasetDiffers(f"the manifest is of spec {manifest.get('name')!r} (identity "
@@ -224,10 +227,10 @@ def verify(root: Path | str, manifest: Mapping[str, Any], seeds: range | None = 
         if ours["rows"] != theirs.get("rows"):
             detail = (f"{ours['scenes']} scenes, the manifest {theirs.get('scenes')}"
                       if ours["scenes"] != theirs.get("scenes") else "a value differs")
-            raise DatasetDiffers(f"{where}: rows differ ({detail})")
+            raise DatasetDiffers(f"{where}: rows differ ({detail}){versions}")
         if ours["images"] != theirs.get("images"):
             order = [(index, channel, camera) for index in sorted(game.scenes)
                      for channel, camera, _ in game.scenes[index].images]
             which = _first_image(key, order, ours["image_tags"], str(theirs.get("image_tags", "")))
-            raise DatasetDiffers(f"{where}: {which or 'an image'} differs")
-    return Verified(checked=len(games), in_manifest=len(expected))
+            raise DatasetDiffers(f"{where}: {which or 'an image'} differs{versions}")
+    return Verified(checked=len(games), in_manifest=len(expected), built_by=made_by if versions else None)

@@ -126,15 +126,29 @@ def test_a_part_of_the_release_verifies_the_games_it_holds(built, tmp_path):
     assert none.returncode == 1 and "no committed game of seeds 1..1 to check" in none.stderr
 
 
-def test_another_version_or_spec_is_refused_saying_so(built, tmp_path):
+def test_another_version_that_builds_the_same_content_verifies_naming_both(built, tmp_path):
+    """Content decides: a directory built by another pisa3d (here: its metadata says so) whose rows
+    and images match verifies, saying which version built it; where a game differs, the message
+    names the game and both versions."""
+    root, manifest = _copy(built, tmp_path)
+    meta = json.loads((root / "metadata.json").read_text(encoding="utf-8"))
+    (root / "metadata.json").write_text(json.dumps({**meta, "pisa3d_version": "9.9.9"}), encoding="utf-8")
+    assert verify(root, manifest).built_by == "9.9.9"
+    done = _pisa3d("dataset", "verify", str(root), "--manifest", str(built[1]))
+    assert done.returncode == 0, done.stderr
+    assert f"pisa3d {manifest['pisa3d_version']}, spec tiny (built by pisa3d 9.9.9: the same rows and images)" \
+        in done.stdout
+    assert verify(built[0], manifest).built_by is None
+    key, _ = _rewrite_scene(root, 2, lambda row: row.__setitem__("fell", not row["fell"]))
+    failed = _pisa3d("dataset", "verify", str(root), "--manifest", str(built[1]))
+    assert failed.returncode == 1
+    assert (f"game {key} (seed 2): rows differ (a value differs); the manifest is of pisa3d "
+            f"{manifest['pisa3d_version']}, the directory was built by pisa3d 9.9.9, whose labels or physics may "
+            f"differ: build with pisa3d=={manifest['pisa3d_version']} to reproduce the release") in failed.stderr
+
+
+def test_another_spec_is_refused_saying_so(built):
     root, manifest = built
-    other = json.loads(manifest.read_text(encoding="utf-8"))
-    other["pisa3d_version"] = "0.0.1"
-    older = tmp_path / "older.json"
-    older.write_text(json.dumps(other), encoding="utf-8")
-    refused = _pisa3d("dataset", "verify", str(root), "--manifest", str(older))
-    assert refused.returncode == 1
-    assert "the manifest is of pisa3d 0.0.1, the directory was built by pisa3d" in refused.stderr
     other = json.loads(manifest.read_text(encoding="utf-8"))
     other["spec_sha256"] = "0" * 64
     with pytest.raises(DatasetDiffers, match="other settings of the spec"):
