@@ -11,9 +11,9 @@ from typing import Any, Protocol
 
 import pyarrow as pa
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .batching import BATCH_SECONDS, BATCH_TRIALS
+from .progress import RunProgress
 from .spec import ExperimentSpec
 from .stopping import StopRequest
 from .storage import PLACEMENT_SCHEMA, PLACEMENTS, check_compatible, check_writable, stored_keys, writer
@@ -36,28 +36,6 @@ class RunSummary:
     falls: int
     status: str  # "done" or "interrupted"
     seconds: float
-
-
-def duration_text(seconds: float) -> str:
-    """A duration as people say it: '45 s', '3 min 05 s', '2 h 03 min'."""
-    seconds = max(0, round(seconds))
-    if seconds < 60:
-        return f"{seconds} s"
-    if seconds < 3600:
-        return f"{seconds // 60} min {seconds % 60:02d} s"
-    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
-
-
-def remaining_text(ran: int, elapsed: float, left: int) -> str:
-    """The cost of the rest at the pace of this run's trials so far (all workers together): said
-    from the first finished trial on, since rich's own estimate needs several trials within 30 s
-    and so says nothing when a trial takes tens of seconds."""
-    if left <= 0:
-        return ""
-    if ran == 0:
-        return "time left: known after the first trial"
-    per_trial = elapsed / ran
-    return f"~{duration_text(per_trial * left)} left ({per_trial:.1f} s per trial)"
 
 
 def unique_trials(trials: Sequence[Trial]) -> list[Trial]:
@@ -84,15 +62,6 @@ class _Tally:
         if len(self.buffer) >= batch_trials or time.monotonic() - self.last_flush >= batch_seconds:
             w.write_batch(self.buffer)
             self.buffer, self.last_flush = [], time.monotonic()
-
-
-def _progress(name: str, console: Console, can_fall: bool) -> Progress:
-    return Progress(
-        TextColumn(f"[bold]{name}[/bold]"), BarColumn(), MofNCompleteColumn(),
-        TimeElapsedColumn(), TextColumn("{task.fields[eta]}"),
-        # falls only where games can fall (a physics game): 'falls 0' for cards says nothing
-        *([TextColumn("falls {task.fields[falls]}")] if can_fall else []), console=console,
-    )
 
 
 def _planned(spec: ExperimentSpec, out: Path) -> tuple[list[Cell], list[Trial]]:
@@ -133,9 +102,7 @@ def run_experiment(
         w.start_run(engine, {"trials_planned": len(todo), "command": resume_command, **runner.describe()},
                     trials=len(trials), stored=already)
         tally, status = _Tally(), "done"
-        progress = _progress(spec.name, console, bool(engine))
-        task = progress.add_task("trials", total=len(trials), completed=already,
-                                 eta=remaining_text(0, 0.0, len(todo)), falls=0)
+        progress = RunProgress(spec.name, console, len(trials), already, can_fall=bool(engine))
         # Ctrl-C, and `kill PID` (a run started in the background ignores Ctrl-C), stop the run at
         # its next result; what finished is stored.
         with StopRequest().installed() as stop:
@@ -143,8 +110,7 @@ def run_experiment(
                 with progress:
                     for rows in runner.run([t.to_json() for t in todo], stop):
                         tally.count(rows)
-                        eta = remaining_text(tally.ran, time.perf_counter() - start, len(todo) - tally.ran)
-                        progress.update(task, advance=1, eta=eta, falls=tally.falls)
+                        progress.update(tally.falls)
                         tally.flush_if_due(w, batch_trials, batch_seconds)
             except KeyboardInterrupt:
                 status = "interrupted"

@@ -240,7 +240,7 @@ def test_help_teaches():
 
 
 def test_duration_and_remaining_texts():
-    from pisa3d.experiments.run import duration_text, remaining_text
+    from pisa3d.experiments.progress import duration_text, remaining_text
 
     assert [duration_text(s) for s in (0.4, 45, 185, 7380)] == ["0 s", "45 s", "3 min 05 s", "2 h 03 min"]
     assert remaining_text(0, 0.0, 4) == "time left: known after the first trial"
@@ -267,3 +267,23 @@ def test_progress_bar_says_the_cost_from_the_first_trial(tmp_path):
     assert "time left: known after the first trial" in shown
     assert re.search(r"~\d+ s left \(\d+\.\d s per trial\)", shown), shown[-500:]
     assert "falls" not in shown  # cards games cannot fall
+
+
+def test_a_run_logged_to_a_file_says_its_progress_in_plain_lines(tmp_path, monkeypatch):
+    """A console that is no terminal (nohup, CI, a log file) gets no bar, which would print only at
+    the end: a line after the first trial, then every PLAIN_EVERY_SECONDS, and a last one."""
+    import pisa3d.experiments.progress as progress
+
+    monkeypatch.setattr(progress, "PLAIN_EVERY_SECONDS", 0.0)
+    spec = validate_spec({**CARDS, "seeds": 3})
+    console = Console(file=io.StringIO(), width=200)
+    assert not console.is_terminal
+    run_experiment(spec, "test", tmp_path / "out", LocalRunner(1), console=console)
+    lines = console.file.getvalue().splitlines()
+    assert [line.split(",")[0] for line in lines] == [
+        f"{spec.name}: 1/3 trials (33%)", f"{spec.name}: 2/3 trials (67%)", f"{spec.name}: 3/3 trials (100%)"]
+    assert re.search(r"~\d+ s left \(\d+\.\d s per trial\)", lines[0]) and lines[-1].endswith(", done")
+    assert "falls" not in "".join(lines) and "\x1b" not in "".join(lines)  # cards cannot fall; no terminal codes
+    resumed = Console(file=io.StringIO(), width=200)
+    run_experiment(validate_spec({**CARDS, "seeds": 4}), "test", tmp_path / "out", LocalRunner(1), console=resumed)
+    assert resumed.file.getvalue().splitlines()[-1].startswith(f"{spec.name}: 4/4 trials (100%)")
