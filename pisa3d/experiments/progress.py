@@ -35,8 +35,8 @@ def remaining_text(ran: int, elapsed: float, left: int) -> str:
 
 
 class RunProgress:
-    """The bar, or the plain lines, of one run: ``update`` after each finished trial, ``close``
-    once at the end (the plain form's last line)."""
+    """The bar, or the plain lines, of one run, used as a context manager round the trials:
+    ``update`` after each finished trial; leaving it prints the plain form's last line."""
 
     def __init__(self, name: str, console: Console, total: int, stored: int, can_fall: bool) -> None:
         self.name, self.console, self.total, self.stored, self.can_fall = name, console, total, stored, can_fall
