@@ -213,6 +213,10 @@ def _kept(settings: dict[str, Any]) -> str:
     floors = settings.get("keep_by_floor") or []
     if floors:
         text += f" (times {', '.join(map(str, floors))} on floors 0 to {len(floors) - 1})"
+    kinds = settings.get("keep_by_kind") or {}
+    if kinds:
+        text += (f" and times {', '.join(f'{f:g} for {k}' for k, f in sorted(kinds.items()))} by what the tile "
+                 "stands on (the `kind` column; capped at 1), so that no kind's fall share gives its verdict away")
     if previews.get("enabled"):
         text += (f"; previews (the legal slots not played, judged but not played) kept by the same rule, "
                  f"{previews.get('keep', 1.0):.0%} of those outside it")

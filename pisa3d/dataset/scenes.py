@@ -65,20 +65,23 @@ class PlayedGame:
 
 
 def keep_probability(static_margin_mm: float | None, settings: DatasetSettings, played: bool = True,
-                    floor: int = 0) -> float:
+                    floor: int = 0, kind: str | None = None) -> float:
     """The chance a placement becomes a scene: 1 for a new tile released within
     ``keep_near_edge_mm`` of its statics edge (either side) or with a margin below
     ``keep_margin_below_mm``; else ``keep`` (a preview: ``previews.keep``) times the factor of
-    its ``floor`` in ``keep_by_floor`` (the low floors, where almost nothing falls), also where
-    statics has no answer. Chosen by the tower and the release alone, never by the outcome: rows
-    store it, so weighting a row by 1/p undoes the selection."""
+    its ``floor`` in ``keep_by_floor`` (the low floors, where almost nothing falls) and that of its
+    ``kind`` in ``keep_by_kind`` (what it stands on, so that no kind's fall share gives its
+    verdict away), at most 1, also where statics has no answer. Chosen by the tower and the
+    release alone, never by the outcome: rows store it, so weighting a row by 1/p undoes the
+    selection."""
     near, below = settings.keep_near_edge_mm, settings.keep_margin_below_mm
     if static_margin_mm is not None and ((near is not None and abs(static_margin_mm) <= near)
                                          or (below is not None and static_margin_mm < below)):
         return 1.0
     keep = settings.keep if played else settings.previews.keep
     factors = settings.keep_by_floor
-    return keep * factors[floor] if floor < len(factors) else keep
+    keep = keep * factors[floor] if floor < len(factors) else keep
+    return min(1.0, keep * settings.keep_by_kind.get(kind, 1.0)) if kind is not None else keep
 
 
 def kept(seed: int, index: int, probability: float, slot: int | None = None) -> bool:
@@ -140,7 +143,8 @@ def previews(prior: TowerState, played: PlaceMove, seed: int, index: int,
         release = judge.release(prior.states, target, make_rng(seed, Stream.DATASET_PREVIEW, index, k, 1))
         margin = prior.static_margin(slot, release)
         margin_mm = round(float(margin) * MM_PER_M, 3) if np.isfinite(margin) else None
-        probability = keep_probability(margin_mm, settings, played=False, floor=slot.floor)
+        probability = keep_probability(margin_mm, settings, played=False, floor=slot.floor,
+                                       kind=placement_kind(prior.structure, slot))
         if not kept(seed, index, probability, k):
             continue
         after = prior.clone()
@@ -179,7 +183,8 @@ def play_scenes(trial: Mapping[str, Any], settings: DatasetSettings | None = Non
                 index = placed_count[0]
                 placed_count[0] += 1
                 prior = before[0]
-                probability = keep_probability(placed.data.get("static_margin_mm"), settings, floor=move.slot.floor)
+                probability = keep_probability(placed.data.get("static_margin_mm"), settings, floor=move.slot.floor,
+                                               kind=placement_kind(prior.structure, move.slot))
                 if kept(seed, index, probability):
                     scene = _scene(prior, state, player, move, index, placed.data,
                                    prior.release_of(player, prior.intended_pose(

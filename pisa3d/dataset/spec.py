@@ -10,6 +10,7 @@
     keep_near_edge_mm = 0.5    # optional: a new tile within 0.5 mm of its statics edge is always kept
     keep_margin_below_mm = 0.5 # optional: ... and one whose statics margin is below 0.5 mm (statics: it falls)
     keep_by_floor = [0.1, 0.5] # optional: outside those bands, floor 0 keeps keep x 0.1, floor 1 keep x 0.5
+    keep_by_kind = {wall_on_wall = 0.2}   # optional: and times this for what the tile stands on (capped at 1)
     unseen_hand = {hand = "casual", share = 0.1}   # optional: games (by seed) at a hand for test_hand only
     resolution = [224, 224]    # width, height in pixels
     channels = ["rgb", "depth", "segmentation"]
@@ -58,9 +59,11 @@ from ..experiments.spec import (
     parse_value,
     refuse_fixed_and_swept,
 )
+from ..experiments.tower import PLACEMENT_KINDS
 
 CHANNELS = ("rgb", "depth", "segmentation")
 SPLITS = ("train", "validation", "test", "taller", "train_taller", "validation_taller", "test_hand")
+MAX_KIND_FACTOR = 100.0  # above 1 raises a kind's keep (a kind held back by the floors' factors too)
 
 
 class _Strict(BaseModel):
@@ -150,6 +153,7 @@ class DatasetSettings(_Strict):
     keep_near_edge_mm: float | None = Field(default=None, gt=0.0, le=100.0)  # margins this close to 0: always kept
     keep_margin_below_mm: float | None = Field(default=None, ge=-100.0, le=100.0)  # margins below: always kept
     keep_by_floor: list[float] = Field(default_factory=list, max_length=500)  # floor f's others: keep times [f]
+    keep_by_kind: dict[str, float] = Field(default_factory=dict)  # a kind's others: keep times this (capped at 1)
     previews: PreviewSettings = Field(default_factory=PreviewSettings)
     unseen_hand: UnseenHand | None = None
     resolution: list[int] = Field(default_factory=lambda: [224, 224], min_length=2, max_length=2)
@@ -169,6 +173,12 @@ class DatasetSettings(_Strict):
             raise ValueError("a channel is named twice")
         if any(not 0.0 < f <= 1.0 for f in self.keep_by_floor):
             raise ValueError("keep_by_floor: each factor above 0 and at most 1")
+        unknown_kinds = sorted(set(self.keep_by_kind) - set(PLACEMENT_KINDS))
+        if unknown_kinds:
+            raise ValueError(f"keep_by_kind: unknown kind(s) {unknown_kinds}; choose from {list(PLACEMENT_KINDS)}")
+        if any(not 0.0 < f <= MAX_KIND_FACTOR for f in self.keep_by_kind.values()):
+            raise ValueError(f"keep_by_kind: each factor above 0 and at most {MAX_KIND_FACTOR:g} "
+                             "(keep times it is capped at 1)")
         width, height = self.resolution
         if not (16 <= width <= 2048 and 16 <= height <= 2048):
             raise ValueError(f"resolution {width}x{height}: each side 16 to 2048 pixels")

@@ -58,6 +58,11 @@ def row_figures(outcome: MatchOutcome) -> dict[str, Any]:
     }
 
 
+# every value placement_kind can give (a legal ceiling rests on walls on two to four sides)
+PLACEMENT_KINDS = ("wall_on_table", "wall_on_wall", "wall_on_ceiling", "wall_unsupported", "ceiling_on_2_neighbouring",
+                   "ceiling_on_2_opposite", "ceiling_on_0", "ceiling_on_1", "ceiling_on_3", "ceiling_on_4")
+
+
 def placement_kind(structure: Any, slot: Any) -> str:
     """What a tile stands on, from the tower as it stood just before it was placed."""
     if slot.side is not None:

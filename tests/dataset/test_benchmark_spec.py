@@ -5,6 +5,7 @@ of the test splits observed; and the shipped spec itself."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -110,11 +111,13 @@ def test_every_scene_of_the_observed_splits_gets_a_fall_rate(tmp_path):
     ('dataset.unseen_hand={hand = "wobbly"}', "unseen_hand.hand 'wobbly': choose from"),
     ('dataset.unseen_hand={hand = "casual"}', "unseen_hand 'casual' is the hand of the training games too"),
     ("noise_position_mm=1.0", "noise_position_mm set the noise of every game"),
+    ("dataset.keep_by_kind={wall_on_roof = 0.5}", "keep_by_kind: unknown kind(s) ['wall_on_roof']; choose from"),
+    ("dataset.keep_by_kind={wall_on_wall = 0.0}", "keep_by_kind: each factor above 0 and at most 100"),
 ])
 def test_a_benchmark_setting_that_cannot_hold_is_refused_in_one_line(tmp_path, override, message):
     raw = read_spec_file(write_spec(tmp_path, CASUAL_SPEC))
     assignments = [override] if override.startswith("dataset.") else [override, 'dataset.unseen_hand={hand = "shaky"}']
-    with pytest.raises(OptionsError, match=message.replace("(", r"\(").replace("[", r"\[")):
+    with pytest.raises(OptionsError, match=re.escape(message)):
         validate_dataset_spec(apply_dataset_overrides(raw, assignments), "tiny.toml")
 
 
@@ -143,3 +146,39 @@ def test_the_keep_probability_is_a_function_of_the_release_s_statics_and_floor_a
     assert keep_probability(None, settings, played=False, floor=1) == pytest.approx(0.08)
     assert keep_probability(-0.1, DatasetSettings(keep=0.5, keep_near_edge_mm=0.2)) == 1.0
     assert keep_probability(-0.3, DatasetSettings(keep=0.5, keep_near_edge_mm=0.2)) == 0.5  # as before
+
+
+def test_the_kind_s_factor_thins_or_raises_the_others_and_never_a_close_call():
+    from pisa3d.dataset.scenes import keep_probability
+    from pisa3d.dataset.spec import DatasetSettings
+
+    settings = DatasetSettings(keep=0.2, keep_margin_below_mm=0.5, keep_by_floor=[0.5],
+                               keep_by_kind={"wall_on_ceiling": 3.0, "wall_on_wall": 0.25, "ceiling_on_3": 100.0},
+                               previews={"enabled": True, "keep": 0.1})
+    assert keep_probability(0.6, settings, floor=4, kind="wall_on_ceiling") == pytest.approx(0.6)
+    assert keep_probability(0.6, settings, floor=0, kind="wall_on_ceiling") == pytest.approx(0.3)  # and the floor's
+    assert keep_probability(0.6, settings, played=False, floor=4, kind="wall_on_wall") == pytest.approx(0.025)
+    assert keep_probability(0.6, settings, floor=4, kind="ceiling_on_3") == 1.0  # a probability: at most 1
+    assert keep_probability(0.6, settings, floor=4, kind="ceiling_on_2_opposite") == 0.2  # not listed: keep
+    assert keep_probability(-3.0, settings, floor=4, kind="wall_on_wall") == 1.0  # a close call: always
+    assert keep_probability(0.6, DatasetSettings(keep=0.3), kind="wall_on_wall") == 0.3  # no factors: as before
+
+
+def test_a_build_thins_each_kind_by_its_factor_and_stores_the_chance(previewed, tmp_path):
+    """Built for real: with keep_by_kind the rows of a kind carry keep x its factor, every close
+    call stays, and the scenes kept are rows of the unthinned build."""
+    factors = {"wall_on_wall": 0.2, "wall_on_table": 0.5}
+    thinned = _build(tmp_path, "kinds", ("dataset.previews.enabled=true", "dataset.keep=0.6",
+                                         "dataset.previews.keep=0.6", "dataset.keep_margin_below_mm=0.5",
+                                         "dataset.keep_by_kind={wall_on_wall = 0.2, wall_on_table = 0.5}"))
+    _, every = dataset_rows(previewed)
+    _, some = dataset_rows(thinned)
+    assert {r["kind"] for r in some} >= set(factors)
+    for row in some:
+        expected = 1.0 if _margin_below(row, 0.5) else 0.6 * factors.get(row["kind"], 1.0)
+        assert row["keep_probability"] == pytest.approx(expected), row["scene"]
+    assert {r["scene"] for r in every if _margin_below(r, 0.5)} <= {r["scene"] for r in some}
+    by_name = {r["scene"]: {k: v for k, v in r.items() if k != "keep_probability"} for r in every}
+    assert all(by_name[r["scene"]] == {k: v for k, v in r.items() if k != "keep_probability"} for r in some)
+    assert "times 0.5 for wall_on_table, 0.2 for wall_on_wall by what the tile stands on" in \
+        (thinned / "DATASHEET.md").read_text(encoding="utf-8")
