@@ -130,6 +130,7 @@ def test_the_benchmark_spec_asks_for_what_the_issue_names():
     assert settings.labels.second_engine == "mujoco"
     assert {"test", "taller", "test_hand"} <= set(settings.labels.observed_splits)
     assert split_of(0, 0, settings) in ("train", "validation", "test", "test_hand")
+    assert settings.keep_by_kind["wall_on_ceiling"] > 1 > settings.keep_by_kind["wall_on_wall"]  # the kind shortcut
 
 
 def test_the_keep_probability_is_a_function_of_the_release_s_statics_and_floor_alone():
