@@ -29,6 +29,7 @@ from ..experiments.rows import TIMING_COLUMNS
 from ..experiments.storage import GAMES, committed_parts, read_metadata, read_table
 from .reader import check_dataset_dir
 from .schema import IMAGE_COLUMNS, SCENE_SCHEMA, SCENES
+from .spec import DatasetSettings
 
 FORMAT = 1
 TAG_CHARS = 4  # per image: enough to point at the image that differs, not to prove it equal
@@ -39,9 +40,31 @@ def _canonical(row: Mapping[str, Any]) -> bytes:
     return json.dumps(row, sort_keys=True, separators=(",", ":")).encode() + b"\n"
 
 
+def _without_defaults(values: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` less every setting at its default: a setting added later, at a default that
+    builds the rows it built before, leaves a spec's identity alone."""
+    kept = {}
+    for key, value in values.items():
+        default = defaults.get(key, _MISSING)
+        if isinstance(value, Mapping) and isinstance(default, Mapping):
+            value = _without_defaults(value, default)
+            if value:
+                kept[key] = value
+        elif value != default:
+            kept[key] = value
+    return kept
+
+
+_MISSING = object()
+
+
 def spec_identity(spec: Mapping[str, Any]) -> str:
-    """SHA-256 of the stored spec without its seeds (a build of fewer seeds is part of the same release)."""
-    return hashlib.sha256(_canonical({k: v for k, v in spec.items() if k != "seeds"})).hexdigest()
+    """SHA-256 of the stored spec without its seeds (a build of fewer seeds is part of the same
+    release) and without the dataset settings left at their defaults."""
+    shown = {k: v for k, v in spec.items() if k != "seeds"}
+    if isinstance(shown.get("dataset"), Mapping):
+        shown["dataset"] = _without_defaults(shown["dataset"], DatasetSettings().model_dump(mode="json"))
+    return hashlib.sha256(_canonical(shown)).hexdigest()
 
 
 @dataclass

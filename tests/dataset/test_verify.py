@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pisa3d.assets import asset_path
-from pisa3d.dataset.manifest import DatasetDiffers, make_manifest, manifest_text, verify
+from pisa3d.dataset.manifest import DatasetDiffers, make_manifest, manifest_text, spec_identity, verify
 from pisa3d.dataset.schema import SCENE_SCHEMA, SCENES
 from pisa3d.dataset.spec import apply_dataset_overrides, validate_dataset_spec
 from pisa3d.dataset.store import build_dataset
@@ -145,6 +145,20 @@ def test_another_version_that_builds_the_same_content_verifies_naming_both(built
     assert (f"game {key} (seed 2): rows differ (a value differs); the manifest is of pisa3d "
             f"{manifest['pisa3d_version']}, the directory was built by pisa3d 9.9.9, whose labels or physics may "
             f"differ: build with pisa3d=={manifest['pisa3d_version']} to reproduce the release") in failed.stderr
+
+
+def test_a_setting_at_its_default_leaves_the_spec_s_identity_alone(built):
+    """A dataset setting added in a later pisa3d, stored at its default, builds the rows it built
+    before: the release's identity must not move; a setting away from its default must."""
+    stored = json.loads((built[0] / "spec.json").read_text(encoding="utf-8"))["spec"]
+    identity = spec_identity(stored)
+    for change in ({"keep_by_kind": {}}, {"previews": {**stored["dataset"]["previews"]}}):
+        assert spec_identity({**stored, "dataset": {**stored["dataset"], **change}}) == identity
+    without = {k: v for k, v in stored["dataset"].items() if k != "keep_by_floor"}
+    assert spec_identity({**stored, "dataset": without}) == identity
+    assert spec_identity({**stored, "seeds": 99}) == identity
+    for change in ({"keep_by_kind": {"wall_on_wall": 0.5}}, {"keep": 0.5}, {"previews": {"enabled": True}}):
+        assert spec_identity({**stored, "dataset": {**stored["dataset"], **change}}) != identity, change
 
 
 def test_another_spec_is_refused_saying_so(built):
