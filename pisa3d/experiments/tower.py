@@ -58,7 +58,7 @@ def row_figures(outcome: MatchOutcome) -> dict[str, Any]:
     }
 
 
-# every value placement_kind can give (what a slot the rules allow gives: walls, and ceilings on two to four walls)
+# every value placement_kind can give
 PLACEMENT_KINDS = ("wall_on_table", "wall_on_wall", "wall_on_ceiling", "wall_unsupported", "ceiling_on_2_neighbouring",
                    "ceiling_on_2_opposite", "ceiling_on_0", "ceiling_on_1", "ceiling_on_3", "ceiling_on_4")
 
