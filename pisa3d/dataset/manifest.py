@@ -40,6 +40,9 @@ def _canonical(row: Mapping[str, Any]) -> bytes:
     return json.dumps(row, sort_keys=True, separators=(",", ":")).encode() + b"\n"
 
 
+_MISSING = object()
+
+
 def _without_defaults(values: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
     """``values`` less every setting at its default: a setting added later, at a default that
     builds the rows it built before, leaves a spec's identity alone."""
@@ -53,9 +56,6 @@ def _without_defaults(values: Mapping[str, Any], defaults: Mapping[str, Any]) ->
         elif value != default:
             kept[key] = value
     return kept
-
-
-_MISSING = object()
 
 
 def spec_identity(spec: Mapping[str, Any]) -> str:
@@ -231,11 +231,12 @@ def verify(root: Path | str, manifest: Mapping[str, Any], seeds: range | None = 
     versions = "" if release == made_by else (
         f"; the manifest is of pisa3d {release}, the directory was built by pisa3d {made_by or '(not recorded)'}, "
         f"whose labels or physics may differ: build with pisa3d=={release} to reproduce the release")
-    if manifest.get("name") != spec.get("name") or manifest.get("spec_sha256") != spec_identity(spec):
+    identity = spec_identity(spec)
+    if manifest.get("name") != spec.get("name") or manifest.get("spec_sha256") != identity:
         what = "another spec" if manifest.get("name") != spec.get("name") else "other settings of the spec"
         raise DatasetDiffers(f"the manifest is of spec {manifest.get('name')!r} (identity "
                              f"{str(manifest.get('spec_sha256'))[:12]}), the directory of spec {spec.get('name')!r} "
-                             f"(identity {spec_identity(spec)[:12]}): {what}")
+                             f"(identity {identity[:12]}): {what}")
     games = _games(root, seeds)
     if not games:
         chosen = "" if seeds is None else f" of seeds {seeds.start}..{seeds.stop - 1}"
