@@ -185,7 +185,8 @@ def baseline(
 ) -> None:
     """Baselines against the referee's fell label, per split (Markdown tables, as in docs/datasets.md),
     each with 95% intervals from a bootstrap over games: the statics margin of the new tile (falls
-    below 0 mm) and the fall odds (falls above 0.5) as classifiers, accuracy and ROC AUC; --model
+    below 0 mm), the fall odds (falls above 0.5) and, on the scenes that have one, the fall rate
+    over fresh hands (above 0.5) as classifiers, accuracy and ROC AUC; --model
     adds a learned image model trained on train (with --every-height on train and train_taller
     too): logistic (scikit-learn) or cnn (JAX; CPU or GPU), the CNN's training curve written to
     --out. Then one feature alone (kind, floor, tiles), scored by its fall rate per value on the
@@ -233,12 +234,14 @@ def _run_baselines(directory: Path, chosen: list[str], cnn: tuple[Any, Path] | N
         engines_table,
         feature_baseline,
         margin_baseline,
+        observed_baseline,
         odds_baseline,
         prediction_rows,
     )
     from ..dataset.intervals import DRAWS, weighting_note
 
-    results = margin_baseline(directory, as_played, seed) + odds_baseline(directory, as_played, seed)
+    results = (margin_baseline(directory, as_played, seed) + odds_baseline(directory, as_played, seed)
+               + observed_baseline(directory, as_played, seed))
     if "logistic" in chosen:
         from ..dataset.learned import learned_baseline
 

@@ -1,9 +1,10 @@
 """Baselines against the PyBullet label, per split, each with 95% intervals from a bootstrap over
-games (intervals.py): the statics judge's margin of the new tile and the fall odds as classifiers
-of ``fell`` (accuracy at a threshold, ROC AUC of the score), one feature of the placement alone
-(``kind``, ``floor``, ``tiles``) scored by its fall rate on the training split, and the second
-engine's agreement. No images here (learned.py and cnn.py have the image models): these figures
-say how much of the label statics, or a shortcut, alone explains."""
+games (intervals.py): the statics judge's margin of the new tile, the fall odds and, where stored,
+the fall rate over fresh hands as classifiers of ``fell`` (accuracy at a threshold, ROC AUC of the
+score), one feature of the placement alone (``kind``, ``floor``, ``tiles``) scored by its fall
+rate on the training split, and the second engine's agreement. No images here (learned.py and
+cnn.py have the image models): these figures say how much of the label statics, or a shortcut,
+alone explains."""
 
 from __future__ import annotations
 
@@ -93,6 +94,17 @@ def odds_baseline(root: Path | str, as_played: bool = False, seed: int = 0) -> l
     above one half, scored by the odds."""
     rows, weights = read_scored(root, ["fall_odds"], as_played)
     return split_rows("fall odds > 0.5", rows, [r["fall_odds"] for r in rows], 0.5, weights, seed)
+
+
+def observed_baseline(root: Path | str, as_played: bool = False, seed: int = 0) -> list[dict[str, Any]]:
+    """Per split, on the scenes with an observed fall rate only: that rate as a classifier, falls
+    above one half. The same placement released by fresh draws of the match's hand: a simulated
+    answer to the question the fall odds estimate, so the gap between the two rows is the odds'."""
+    rows, weights = read_scored(root, ["observed_fall_rate"], as_played)
+    picked = [i for i, r in enumerate(rows) if r["observed_fall_rate"] is not None]
+    return split_rows("observed fall rate > 0.5", [rows[i] for i in picked],
+                      [rows[i]["observed_fall_rate"] for i in picked], 0.5,
+                      None if weights is None else [weights[i] for i in picked], seed)
 
 
 def fall_rates(values: Sequence[Any], fell: Sequence[bool], weights: Sequence[float] | None = None

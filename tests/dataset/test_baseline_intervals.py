@@ -16,6 +16,7 @@ from pisa3d.dataset.baseline import (
     feature_baseline,
     feature_rows,
     margin_baseline,
+    observed_baseline,
     odds_baseline,
     prediction_rows,
     read_scored,
@@ -27,7 +28,7 @@ from ..cli.helpers import run_main
 
 # Four games of random play, small and quick: one tiny camera, few fall-odds hands, no second
 # engine; easy scenes (statics margin beyond 1 mm) kept with probability one half, so rows differ
-# in keep_probability and --as-played weights them unevenly.
+# in keep_probability and --as-played weights them unevenly; about a third observed by 2 fresh hands.
 SMALL_SPEC = """
 game = "tower"
 players = 4
@@ -49,6 +50,8 @@ count = 1
 
 [dataset.labels]
 fall_odds_samples = 4
+observed_share = 0.3
+observed_hands = 2
 """
 
 
@@ -141,8 +144,8 @@ def _contains_its_point(row: dict) -> bool:
 
 
 def test_every_baseline_row_has_intervals_around_its_figure(small: Path):
-    rows = margin_baseline(small) + odds_baseline(small) + feature_baseline(small)
-    assert {r["classifier"] for r in rows} == {"statics margin < 0", "fall odds > 0.5",
+    rows = margin_baseline(small) + odds_baseline(small) + observed_baseline(small) + feature_baseline(small)
+    assert {r["classifier"] for r in rows} == {"statics margin < 0", "fall odds > 0.5", "observed fall rate > 0.5",
                                                "kind alone (its fall rate on train)",
                                                "floor alone (its fall rate on train)",
                                                "tiles alone (its fall rate on train)"}
@@ -151,6 +154,18 @@ def test_every_baseline_row_has_intervals_around_its_figure(small: Path):
     overall = next(r for r in margin_baseline(small) if r["split"] == "all")
     assert overall["roc_auc_low"] is not None  # falls in 3 of the 4 games: an AUC in nearly every draw
     assert overall["games"] == 4 and not overall["weighted"]
+
+
+def test_the_fresh_hands_row_scores_only_the_scenes_that_have_a_fall_rate(small: Path):
+    scenes, _ = read_scored(small, ["observed_fall_rate"])
+    observed = [r for r in scenes if r["observed_fall_rate"] is not None]
+    assert 0 < len(observed) < len(scenes)  # the premise: some scenes observed, not all
+    overall = next(r for r in observed_baseline(small) if r["split"] == "all")
+    assert overall["classifier"] == "observed fall rate > 0.5" and overall["scenes"] == len(observed)
+    assert overall["fell"] == sum(r["fell"] for r in observed)
+    assert overall["accuracy"] == pytest.approx(
+        np.mean([(r["observed_fall_rate"] > 0.5) == r["fell"] for r in observed]))
+    assert {r["split"] for r in observed_baseline(small)} == {r["split"] for r in observed} | {"all"}
 
 
 def test_a_model_s_predictions_are_scored_like_the_other_baselines(small: Path):
