@@ -3,9 +3,9 @@ with the pisa3d version, the spec's identity and the counts (``pisa3d dataset ma
 
 Hashes are of the rows' content, not of the Parquet files: the same rows written by another
 pyarrow, in other parts or other files per split, hash the same. A game's rows are its game row
-(without the timing columns) and its scene rows in index order (without the images), each as
-sorted-key JSON (a scene's through its own SHA-256); its images hash over each PNG's bytes in
-(scene index, channel, camera) order.
+(without the timing columns) and its scene rows in (index, scene name) order (without the
+images; a placement's previews share its index), each as sorted-key JSON (a scene's through its own
+SHA-256); its images hash over each PNG's bytes in (scene index, scene name, channel, camera) order.
 Four hex characters per image (``image_tags``) tell which image differs; the full hash decides.
 
 The spec's identity leaves its ``seeds`` out: a build of the first seeds of a spec is a part of
@@ -77,7 +77,7 @@ class _Scene:
 @dataclass
 class _Game:
     row: dict[str, Any]
-    scenes: dict[int, _Scene]
+    scenes: dict[tuple[int, str], _Scene]  # by (placement index, scene name): previews share an index
 
 
 def _scene_batches(root: Path) -> Iterator[pa.RecordBatch]:
@@ -113,7 +113,7 @@ def _games(root: Path, seeds: range | None) -> dict[str, _Game]:
                       for channel in IMAGE_COLUMNS if row.get(channel) is not None
                       for camera, png in enumerate(row[channel])]
             digest = hashlib.sha256(_canonical({k: row.get(k) for k in ROW_COLUMNS})).hexdigest()
-            game.scenes[row["index"]] = _Scene(digest, row["split"], images)
+            game.scenes[row["index"], row["scene"]] = _Scene(digest, row["split"], images)
     return games
 
 
@@ -121,8 +121,8 @@ def _entry(game: _Game) -> dict[str, Any]:
     rows = hashlib.sha256(_canonical(game.row))
     images = hashlib.sha256()
     tags = []
-    for index in sorted(game.scenes):
-        scene = game.scenes[index]
+    for index, name in sorted(game.scenes):
+        scene = game.scenes[index, name]
         rows.update(f"{index}:{scene.row}\n".encode())
         for channel, camera, digest in scene.images:
             images.update(f"{index}/{channel}/{camera}:{digest}\n".encode())
@@ -212,10 +212,10 @@ class Verified:
     built_by: str | None = None  # the pisa3d that built the directory, where not the manifest's
 
 
-def _first_image(key: str, index_tags: Iterable[tuple[int, str, int]], ours: str, theirs: str) -> str | None:
-    for k, (index, channel, camera) in enumerate(index_tags):
+def _first_image(images: Iterable[tuple[str, str, int]], ours: str, theirs: str) -> str | None:
+    for k, (scene, channel, camera) in enumerate(images):
         if ours[k * TAG_CHARS:(k + 1) * TAG_CHARS] != theirs[k * TAG_CHARS:(k + 1) * TAG_CHARS]:
-            return f"the {channel} image of camera {camera} of scene {key}-{index:03d}"
+            return f"the {channel} image of camera {camera} of scene {scene}"
     return None
 
 
@@ -253,8 +253,8 @@ def verify(root: Path | str, manifest: Mapping[str, Any], seeds: range | None = 
                       if ours["scenes"] != theirs.get("scenes") else "a value differs")
             raise DatasetDiffers(f"{where}: rows differ ({detail}){versions}")
         if ours["images"] != theirs.get("images"):
-            order = [(index, channel, camera) for index in sorted(game.scenes)
-                     for channel, camera, _ in game.scenes[index].images]
-            which = _first_image(key, order, ours["image_tags"], str(theirs.get("image_tags", "")))
+            order = [(name, channel, camera) for index, name in sorted(game.scenes)
+                     for channel, camera, _ in game.scenes[index, name].images]
+            which = _first_image(order, ours["image_tags"], str(theirs.get("image_tags", "")))
             raise DatasetDiffers(f"{where}: {which or 'an image'} differs{versions}")
     return Verified(checked=len(games), in_manifest=len(expected), built_by=made_by if versions else None)

@@ -183,3 +183,34 @@ def test_a_build_thins_each_kind_by_its_factor_and_stores_the_chance(previewed, 
     assert all(by_name[r["scene"]] == {k: v for k, v in r.items() if k != "keep_probability"} for r in some)
     assert "times 0.5 for wall_on_table, 0.2 for wall_on_wall by what the tile stands on" in \
         (thinned / "DATASHEET.md").read_text(encoding="utf-8")
+
+
+def test_the_manifest_holds_every_preview_and_names_a_changed_one(previewed, tmp_path):
+    # previews share their placement's index: each must count and hash apart
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pisa3d.dataset.manifest import DatasetDiffers, make_manifest, verify
+    from pisa3d.dataset.schema import SCENE_SCHEMA, SCENES
+
+    _, rows = dataset_rows(previewed)
+    manifest = make_manifest(previewed)
+    assert manifest["counts"]["scenes"] == len(rows)
+    assert sum(g["scenes"] for g in manifest["games"].values()) == len(rows)
+    root = tmp_path / "ds"
+    shutil.copytree(previewed, root)
+    shared = {(r["key"], r["index"]) for r in rows if not r["played"]}
+    for path in sorted((root / SCENES).glob("*.parquet")):
+        stored = pq.read_table(path).to_pylist()
+        target = next((r for r in stored if not r["played"] and (r["key"], r["index"]) in shared), None)
+        if target is not None:
+            png = bytearray(target["depth"][0])
+            png[len(png) // 2] ^= 0x01
+            target["depth"][0] = bytes(png)
+            pq.write_table(pa.Table.from_pylist(stored, schema=SCENE_SCHEMA), path)
+            break
+    assert target is not None  # the premise: a preview to change
+    with pytest.raises(DatasetDiffers, match=rf": the depth image of camera 0 of scene {target['scene']} differs$"):
+        verify(root, manifest)
