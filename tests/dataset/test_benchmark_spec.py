@@ -188,6 +188,7 @@ def test_a_build_thins_each_kind_by_its_factor_and_stores_the_chance(previewed, 
 def test_the_manifest_holds_every_preview_and_names_a_changed_one(previewed, tmp_path):
     # previews share their placement's index: each must count and hash apart
     import shutil
+    from collections import Counter
 
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -201,7 +202,9 @@ def test_the_manifest_holds_every_preview_and_names_a_changed_one(previewed, tmp
     assert sum(g["scenes"] for g in manifest["games"].values()) == len(rows)
     root = tmp_path / "ds"
     shutil.copytree(previewed, root)
-    shared = {(r["key"], r["index"]) for r in rows if not r["played"]}
+    per_placement = Counter((r["key"], r["index"]) for r in rows)
+    shared = {placement for placement, scenes in per_placement.items() if scenes > 1}
+    target = None
     for path in sorted((root / SCENES).glob("*.parquet")):
         stored = pq.read_table(path).to_pylist()
         target = next((r for r in stored if not r["played"] and (r["key"], r["index"]) in shared), None)
@@ -211,6 +214,6 @@ def test_the_manifest_holds_every_preview_and_names_a_changed_one(previewed, tmp
             target["depth"][0] = bytes(png)
             pq.write_table(pa.Table.from_pylist(stored, schema=SCENE_SCHEMA), path)
             break
-    assert target is not None  # the premise: a preview to change
+    assert target is not None  # the premise: a preview whose placement has other scenes
     with pytest.raises(DatasetDiffers, match=rf": the depth image of camera 0 of scene {target['scene']} differs$"):
         verify(root, manifest)
