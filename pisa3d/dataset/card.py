@@ -62,13 +62,16 @@ def _as_hf(table: pa.Table) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=HF_SCHEMA)
 
 
-def write_split_files(root: Path) -> dict[str, int]:
+def write_split_files(root: Path) -> dict[str, dict[str, int]]:
     """Write ``data/<split>.parquet`` for every split that has rows, part by part (so a large
-    build never holds a split in memory), and remove files of splits left empty. Rows per split."""
+    build never holds a split in memory), and remove files of splits left empty. Per split its
+    rows and their size in Arrow (``num_examples``, ``num_bytes``: HF reads a split's info only
+    with both)."""
     folder = root / HF_DIR
     folder.mkdir(exist_ok=True)
     writers: dict[str, pq.ParquetWriter] = {}
     counts = dict.fromkeys(SPLITS, 0)
+    sizes = dict.fromkeys(SPLITS, 0)
     try:
         for name in committed_parts(root):
             path = root / SCENES / name
@@ -81,8 +84,10 @@ def write_split_files(root: Path) -> dict[str, int]:
                     continue
                 if split not in writers:
                     writers[split] = pq.ParquetWriter(folder / f"{split}.parquet.tmp", HF_SCHEMA)
-                writers[split].write_table(_as_hf(rows), row_group_size=64)
+                hf_rows = _as_hf(rows)
+                writers[split].write_table(hf_rows, row_group_size=64)
                 counts[split] += rows.num_rows
+                sizes[split] += hf_rows.nbytes
     finally:
         for writer in writers.values():
             writer.close()
@@ -92,10 +97,10 @@ def write_split_files(root: Path) -> dict[str, int]:
             tmp.replace(final)
         else:
             final.unlink(missing_ok=True)
-    return {split: n for split, n in counts.items() if n}
+    return {split: {"num_examples": n, "num_bytes": sizes[split]} for split, n in counts.items() if n}
 
 
-def _yaml(counts: dict[str, int]) -> dict[str, Any]:
+def _yaml(counts: dict[str, dict[str, int]]) -> dict[str, Any]:
     return {
         "license": "mit",
         "pretty_name": "pisa3d tower scenes",
@@ -104,7 +109,7 @@ def _yaml(counts: dict[str, int]) -> dict[str, Any]:
         "configs": [{"config_name": "default", "default": True,
                      "data_files": [{"split": split, "path": f"{HF_DIR}/{split}.parquet"} for split in counts]}],
         "dataset_info": {"config_name": "default", "features": hf_features(),
-                         "splits": [{"name": split, "num_examples": n} for split, n in counts.items()]},
+                         "splits": [{"name": split, **size} for split, size in counts.items()]},
     }
 
 
@@ -115,10 +120,10 @@ def _unseen_hand(settings: dict[str, Any]) -> str:
     return f"; games played at the `{unseen['hand']}` hand, which training never sees, form `test_hand`"
 
 
-def render_card(root: Path, counts: dict[str, int]) -> str:
+def render_card(root: Path, counts: dict[str, dict[str, int]]) -> str:
     info = summary(root)
     header = json.dumps(_yaml(counts), indent=1)  # JSON is YAML: no YAML writer needed
-    rows = "\n".join(f"| {split} | {n} |" for split, n in counts.items())
+    rows = "\n".join(f"| {split} | {size['num_examples']} |" for split, size in counts.items())
     return f"""---
 {header}
 ---

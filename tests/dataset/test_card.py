@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from pisa3d.dataset.card import write_card
@@ -49,6 +51,22 @@ def test_load_dataset_gives_the_splits_with_images_and_integer_counts(built, tmp
     stored = read_scenes(built, split=train.split._name, columns=["scene", "tiles", "fell"]).to_pylist()
     assert sorted((r["scene"], r["tiles"], r["fell"]) for r in stored) == \
         sorted(zip(train["scene"], train["tiles"], train["fell"], strict=True))
+
+
+def test_hf_reads_the_card_s_split_info_whole(built):
+    # HF drops a card's split info (with a warning on every load) unless each split has a name,
+    # num_examples and num_bytes; read here by the library's own parser of the card's header
+    from datasets.info import DatasetInfosDict
+    from huggingface_hub import DatasetCardData
+
+    header = (built / "README.md").read_text(encoding="utf-8").split("---\n")[1]
+    infos = DatasetInfosDict.from_dataset_card_data(DatasetCardData(**json.loads(header)))
+    splits = infos["default"].splits
+    expected = {name: s["scenes"] for name, s in summary(built)["splits"].items() if s["scenes"]}
+    assert splits is not None and {name: info.num_examples for name, info in splits.items()} == expected
+    for name in expected:  # the size in Arrow, summed part by part as written: about the file's read back
+        arrow = pq.read_table(built / "data" / f"{name}.parquet").nbytes
+        assert splits[name].num_bytes == pytest.approx(arrow, rel=0.01)
 
 
 def test_the_card_names_a_file_per_split_and_a_rebuild_drops_a_split_left_empty(built, tmp_path):
