@@ -100,16 +100,16 @@ def write_split_files(root: Path) -> dict[str, dict[str, int]]:
     return {split: {"num_examples": n, "num_bytes": sizes[split]} for split, n in counts.items() if n}
 
 
-def _yaml(counts: dict[str, dict[str, int]]) -> dict[str, Any]:
+def _yaml(splits: dict[str, dict[str, int]]) -> dict[str, Any]:
     return {
         "license": "mit",
         "pretty_name": "pisa3d tower scenes",
         "task_categories": ["image-classification"],
         "tags": ["physics", "stability", "synthetic", "pybullet", "intuitive-physics"],
         "configs": [{"config_name": "default", "default": True,
-                     "data_files": [{"split": split, "path": f"{HF_DIR}/{split}.parquet"} for split in counts]}],
+                     "data_files": [{"split": split, "path": f"{HF_DIR}/{split}.parquet"} for split in splits]}],
         "dataset_info": {"config_name": "default", "features": hf_features(),
-                         "splits": [{"name": split, **size} for split, size in counts.items()]},
+                         "splits": [{"name": split, **size} for split, size in splits.items()]},
     }
 
 
@@ -120,10 +120,10 @@ def _unseen_hand(settings: dict[str, Any]) -> str:
     return f"; games played at the `{unseen['hand']}` hand, which training never sees, form `test_hand`"
 
 
-def render_card(root: Path, counts: dict[str, dict[str, int]]) -> str:
+def render_card(root: Path, splits: dict[str, dict[str, int]]) -> str:
     info = summary(root)
-    header = json.dumps(_yaml(counts), indent=1)  # JSON is YAML: no YAML writer needed
-    rows = "\n".join(f"| {split} | {size['num_examples']} |" for split, size in counts.items())
+    header = json.dumps(_yaml(splits), indent=1)  # JSON is YAML: no YAML writer needed
+    rows = "\n".join(f"| {split} | {size['num_examples']} |" for split, size in splits.items())
     return f"""---
 {header}
 ---
@@ -166,9 +166,9 @@ MIT, as pisa3d. Cite the pisa3d package and version named in metadata.json
 
 def write_card(root: Path) -> Path:
     """The split files and README.md (the card), after every build."""
-    counts = write_split_files(root)
+    splits = write_split_files(root)
     path = root / "README.md"
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(render_card(root, counts), encoding="utf-8")
+    tmp.write_text(render_card(root, splits), encoding="utf-8")
     tmp.replace(path)
     return path

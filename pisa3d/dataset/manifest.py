@@ -117,12 +117,17 @@ def _games(root: Path, seeds: range | None) -> dict[str, _Game]:
     return games
 
 
+def _in_order(game: _Game) -> Iterator[tuple[int, str, _Scene]]:
+    """A game's scenes in the order its hashes and image tags take them: (index, scene name)."""
+    for index, name in sorted(game.scenes):
+        yield index, name, game.scenes[index, name]
+
+
 def _entry(game: _Game) -> dict[str, Any]:
     rows = hashlib.sha256(_canonical(game.row))
     images = hashlib.sha256()
     tags = []
-    for index, name in sorted(game.scenes):
-        scene = game.scenes[index, name]
+    for index, _, scene in _in_order(game):
         rows.update(f"{index}:{scene.row}\n".encode())
         for channel, camera, digest in scene.images:
             images.update(f"{index}/{channel}/{camera}:{digest}\n".encode())
@@ -253,8 +258,8 @@ def verify(root: Path | str, manifest: Mapping[str, Any], seeds: range | None = 
                       if ours["scenes"] != theirs.get("scenes") else "a value differs")
             raise DatasetDiffers(f"{where}: rows differ ({detail}){versions}")
         if ours["images"] != theirs.get("images"):
-            order = [(name, channel, camera) for index, name in sorted(game.scenes)
-                     for channel, camera, _ in game.scenes[index, name].images]
+            order = [(name, channel, camera) for _, name, scene in _in_order(game)
+                     for channel, camera, _ in scene.images]
             which = _first_image(order, ours["image_tags"], str(theirs.get("image_tags", "")))
             raise DatasetDiffers(f"{where}: {which or 'an image'} differs{versions}")
     return Verified(checked=len(games), in_manifest=len(expected), built_by=made_by if versions else None)

@@ -6,12 +6,18 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+from collections import Counter
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from pisa3d.assets import asset_path
 from pisa3d.core.errors import OptionsError
+from pisa3d.dataset.manifest import DatasetDiffers, make_manifest, verify
+from pisa3d.dataset.schema import SCENE_SCHEMA, SCENES
 from pisa3d.dataset.spec import apply_dataset_overrides, plays_unseen_hand, split_of, validate_dataset_spec
 from pisa3d.dataset.store import build_dataset
 from pisa3d.experiments.runners import LocalRunner
@@ -187,15 +193,6 @@ def test_a_build_thins_each_kind_by_its_factor_and_stores_the_chance(previewed, 
 
 def test_the_manifest_holds_every_preview_and_names_a_changed_one(previewed, tmp_path):
     # previews share their placement's index: each must count and hash apart
-    import shutil
-    from collections import Counter
-
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from pisa3d.dataset.manifest import DatasetDiffers, make_manifest, verify
-    from pisa3d.dataset.schema import SCENE_SCHEMA, SCENES
-
     _, rows = dataset_rows(previewed)
     manifest = make_manifest(previewed)
     assert manifest["counts"]["scenes"] == len(rows)
