@@ -510,6 +510,50 @@ def chance_of_the_goal(odds: np.ndarray, fell: np.ndarray) -> list[str]:
     return lines
 
 
+HAND_GAP, POOLED_GAP = 0.05, 0.03  # issue 41: every bin of 50 or more within 5 points at each hand, 3 pooled
+
+
+def criterion_groups(hands: np.ndarray) -> dict[str, np.ndarray]:
+    """The rows issue 41's criterion scores: all of them pooled, and each hand's."""
+    return {"pooled": np.ones(len(hands), bool)} | {hand: hands == hand for hand in HANDS if (hands == hand).any()}
+
+
+def meets_criterion(gaps: dict[str, float]) -> bool:
+    # a gap of exactly the limit passes (12 of 400 off is 3 points, not 3 and a rounding error)
+    return all(gap <= (POOLED_GAP if name == "pooled" else HAND_GAP) + 1e-12 for name, gap in gaps.items())
+
+
+def criterion(odds: np.ndarray, fell: np.ndarray, hands: np.ndarray) -> list[str]:
+    """Issue 41's criterion on these rows, and how often a perfectly calibrated estimator would meet
+    it on rows like them (each verdict drawn with its odds) with 1 to 4 times as many games: how
+    many held-out games the criterion needs before a miss says more than the dice."""
+    groups = criterion_groups(hands)
+    gaps = {name: largest_gap(odds[sel], fell[sel]) for name, sel in groups.items()}
+    lines = [f"issue 41's criterion (every bin of {GOAL_ROWS}+ within {100 * HAND_GAP:.0f} points at each hand, "
+             f"{100 * POOLED_GAP:.0f} pooled): {'met' if meets_criterion(gaps) else 'missed'}; largest gaps "
+             + ", ".join(f"{name} {100 * gap:.1f}" for name, gap in gaps.items())]
+    for copies in (1, 2, 3, 4):
+        lines.append(f"  a calibrated estimator meets it with {copies} times these games in "
+                     f"{100 * calibrated_chance(odds, hands, copies):.0f}% of draws")
+    return lines
+
+
+def calibrated_chance(odds: np.ndarray, hands: np.ndarray, copies: int, draws: int = 400) -> float:
+    """How often verdicts drawn with their own odds (``copies`` times these rows) meet issue 41's criterion."""
+    odds, hands = np.tile(odds, copies), np.tile(hands, copies)
+    bins = {}  # each group's bins of GOAL_ROWS or more: their rows and mean predicted odds
+    for name, sel in criterion_groups(hands).items():
+        index = np.flatnonzero(sel)
+        bins[name] = [(index[rows], odds[index[rows]].mean()) for rows in goal_bins(odds[sel])]
+    rng, met = np.random.default_rng(41), 0
+    for _ in range(draws):
+        fell = rng.random(len(odds)) < odds
+        gaps = {name: max((abs(mean - fell[index].mean()) for index, mean in group), default=0.0)
+                for name, group in bins.items()}
+        met += meets_criterion(gaps)
+    return met / draws
+
+
 def summary(odds: np.ndarray, fell: np.ndarray) -> str:
     score, constant = brier(odds, fell)
     return (f"log loss {log_loss(odds, fell):.4f}, Brier {score:.4f} (best constant {fell.mean():.3f}: "
@@ -553,6 +597,7 @@ def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
     print("\n".join(calibration_table(odds, fell, games)))
     print(summary(odds, fell))
     print("\n".join(chance_of_the_goal(odds, fell)))
+    print("\n".join(criterion(odds, fell, data["hand"].astype(str))))
     for name, other in others.items():
         print(f"\non the same rows, {name}: {summary(other, fell)}")
         print("\n".join(calibration_table(other, fell, games)))
@@ -590,6 +635,7 @@ def in_sample(out: Path) -> None:
             continue
         print(f"\n{hand}, in sample: {summary(odds[sel], fell[sel])}\n"
               + "\n".join(calibration_table(odds[sel], fell[sel], games[sel])))
+    print("\n" + "\n".join(criterion(odds, fell, data["hand"].astype(str))))
 
 
 RELEASED_BINS_MM = ((-np.inf, 0.0, "past the edge (< 0)"), (0.0, 0.5, "0 to +0.5 mm"), (0.5, np.inf, "+0.5 mm or more"))

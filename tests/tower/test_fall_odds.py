@@ -371,6 +371,25 @@ def test_the_simulated_calibrated_estimator_matches_the_binomial_chance_of_the_g
     assert bench.calibrated_gaps(np.full(40, 0.5), draws=10).max() == 0.0  # fewer than 50 rows: no bin counts
 
 
+def test_issue_41_s_criterion_holds_each_hand_to_5_points_and_the_pooled_rows_to_3():
+    """Two hands of 200 rows at 50%: each hand's bin must land within 5 points, P(90 <= falls <= 110)
+    = 0.863 for one, and the pooled bin of 400 within 3, P(188 <= falls <= 212) = 0.789; all three
+    together 0.674 (the pooled count is the hands' sum: exact by enumerating both hands' counts)."""
+    bench = calibration_benchmark()
+    odds, hands = np.full(400, 0.5), np.repeat(["steady", "careful"], 200)
+    chance = bench.calibrated_chance(odds, hands, copies=1, draws=4000)
+    assert chance == pytest.approx(0.674, abs=0.025)
+    assert bench.calibrated_chance(odds, hands, copies=4, draws=1000) > 0.97
+    fell = np.r_[np.ones(100), np.zeros(100), np.ones(100), np.zeros(100)]
+    printed = bench.criterion(odds, fell, hands)
+    assert printed[0].startswith("issue 41's criterion") and ": met;" in printed[0]
+    assert "pooled 0.0, steady 0.0, careful 0.0" in printed[0]
+    fell[:12] = 0  # steady: 88 of 200 fell, 6 points under; pooled 188 of 400, 3 points under, which passes
+    missed = bench.criterion(odds, fell, hands)[0]
+    assert ": missed;" in missed and "pooled 3.0, steady 6.0, careful 0.0" in missed
+    assert bench.meets_criterion({"pooled": 0.03, "careful": 0.05}) and not bench.meets_criterion({"pooled": 0.031})
+
+
 def test_the_beta_map_fit_recovers_a_known_map():
     bench = calibration_benchmark()
     rng = np.random.default_rng(5)
