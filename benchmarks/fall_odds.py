@@ -719,10 +719,16 @@ def hand_variants(out: Path, held: Path | None, folds: int = 4) -> None:
               + "\n".join(calibration_table(odds, held_fell, held_games)), flush=True)
 
 
-def fit(out: Path) -> None:
-    """Fit the curves on the games in ``out`` into the shipped asset (the package's fit), and show them."""
-    models, data = write_fit(out)
+def fit(out: Path, into: Path | None = None) -> None:
+    """Fit the curves on the games in ``out`` into ``into`` (a copy of the shipped asset, made if
+    missing: a candidate) or the shipped asset itself (the package's fit), and show them."""
     path = asset_path("tower", "fall_odds.json")
+    if into is not None:
+        if not into.exists():
+            into.parent.mkdir(parents=True, exist_ok=True)
+            into.write_text(path.read_text())
+        path = into
+    models, data = write_fit(out, path)
     for support, model in models.items():
         print(f"wrote {path}, {support} ({int((data['support'] == support).sum())} verdicts): {describe(model)}")
         print("\n".join(curve_table(model)))
@@ -786,13 +792,15 @@ def main() -> None:
     parser.add_argument("--held", type=Path, help="hands: held-out games to score each variant on; recalibrate: "
                         "held-out games the map is checked on beside the fit games")
     parser.add_argument("--compare", type=Path, nargs="*", default=[], help="report, cost: other fall_odds.json curves")
+    parser.add_argument("--into", type=Path, help="fit: write the curves into this file (a candidate; made from the "
+                        "shipped asset if missing) instead of assets/tower/fall_odds.json")
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
     if args.part in ("play", "middle"):
         play_games(args.out, dict(zip(TABLES, args.games, strict=True)), args.first_seed, args.hands, args.backwards,
                    args.middle_hands, args.part == "middle")
     elif args.part == "fit":
-        fit(args.out)
+        fit(args.out, args.into)
     elif args.part == "recalibrate":
         if args.held is None:
             parser.error("--part recalibrate needs --held: held-out games the shipped curves were not fitted on")

@@ -35,7 +35,7 @@ def write_rows(folder: Path) -> None:
         odds = np.array([truth[s](m[None], a[None])[0].mean() for s, m, a in zip(support, margins, aimed, strict=True)])
         np.savez(folder / f"{hand}-random-{seed}.npz", hand=np.full(rows, hand), table=np.full(rows, "random"),
                  seed=np.full(rows, seed), fell=rng.random(rows) < odds, margins=margins,
-                 aimed_mm=aimed * MM_PER_M, support=support)
+                 aimed_mm=aimed * MM_PER_M, released_mm=aimed * MM_PER_M, support=support)
 
 
 def test_the_fit_on_a_fixed_sample_is_the_same_every_run(tmp_path: Path) -> None:
@@ -69,6 +69,23 @@ def test_write_fit_writes_the_curves_the_estimator_reads(tmp_path: Path) -> None
         for sigma in (0.25, 1.0):
             assert np.allclose(read[support].at(sigma, 0)(margins, aimed), models[support].at(sigma, 0)(margins, aimed),
                                atol=1e-3)
+
+
+def test_the_benchmark_fits_a_candidate_beside_the_shipped_curves(tmp_path: Path, capsys) -> None:
+    """benchmarks/fall_odds.py --part fit --into FILE: the candidate starts as a copy of the shipped
+    asset and gets the fitted curves and seeds; the shipped asset is not touched."""
+    from tests.tower.test_fall_odds import calibration_benchmark
+
+    rows, candidate = tmp_path / "rows", tmp_path / "candidates" / "fall_odds-next.json"
+    rows.mkdir()
+    write_rows(rows)
+    shipped = asset_path("tower", "fall_odds.json").read_text()
+    calibration_benchmark().fit(rows, candidate)
+    written = json.loads(candidate.read_text())
+    assert asset_path("tower", "fall_odds.json").read_text() == shipped
+    assert written["fit_seeds"] == [0, 1] and written["curves"] == {
+        support: stored(model) for support, model in fit_hand_curves_on(load(rows)).items()}
+    assert f"wrote {candidate}, wall_on_wall" in capsys.readouterr().out
 
 
 def test_the_shipped_curves_read_and_store_back_as_they_are_in_the_asset() -> None:
