@@ -608,10 +608,10 @@ def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
     groups += [(support, data["support"] == support) for support in SUPPORTS]
     tables = sorted(set(data["table"].tolist()))
     groups += [(table, data["table"] == table) for table in tables]
-    for name, sel in groups:
+    for name, sel in ((name, sel) for name, sel in groups if sel.any()):  # a hand not played has no line
         print(f"  {name:12} {int(sel.sum()):5} verdicts, {int(fell[sel].sum()):4} falls, mean odds "
               f"{odds[sel].mean():.3f}: {summary(odds[sel], fell[sel])}")
-    for hand in HANDS:
+    for hand in (hand for hand in HANDS if (data["hand"] == hand).any()):
         sel = data["hand"] == hand
         print(f"\n{hand}:\n" + "\n".join(calibration_table(odds[sel], fell[sel], games[sel])))
     for table in tables:  # a way of playing the odds miss is named even where every hand passes
@@ -650,6 +650,8 @@ def released_table(data: dict[str, np.ndarray]) -> list[str]:
     for support in SUPPORTS:
         for hand in HANDS:
             rows = (data["support"] == support) & (data["hand"] == hand)
+            if not rows.any():
+                continue
             cells = [f"{int(fell[sel].sum())} / {int(sel.sum())}" for sel in
                      (rows & (released >= low) & (released < high) for low, high, _ in RELEASED_BINS_MM)]
             lines.append(f"| {support} | {hand} | " + " | ".join(cells) + " |")
