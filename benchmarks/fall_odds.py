@@ -5,6 +5,7 @@ The games and the fit that write assets/tower/fall_odds.json are the package's
     nice python benchmarks/fall_odds.py --part play --out /tmp/odds-fit --first-seed 0      # fit games
     nice python benchmarks/fall_odds.py --part play --out /tmp/odds-held --first-seed 1000  # held-out games
     python benchmarks/fall_odds.py --part fit --out /tmp/odds-fit      # the curve -> assets/tower/fall_odds.json
+    python benchmarks/fall_odds.py --part fit --out /tmp/odds-fit --into CANDIDATE.json  # or a candidate beside it
     python benchmarks/fall_odds.py --part forms --out /tmp/odds-fit    # a law in sigma or a curve per hand? four-fold
     python benchmarks/fall_odds.py --part recalibrate --out /tmp/odds-fit --held /tmp/odds-held  # a map after it?
     python benchmarks/fall_odds.py --part extensions --out /tmp/odds-fit  # which terms? four-fold, fit games
@@ -27,8 +28,10 @@ Fit and report: the model is fitted on one set of games (its seeds are stored in
 ``fit_seeds``); the report scores it on another set and refuses rows of a fitted seed.
 The report also simulates what a perfectly calibrated estimator would show on the same rows (each
 verdict drawn with the odds predicted): how large its largest bin gap gets by chance alone, so a
-miss can be told from noise. Recalibrate: a four-fold check of a beta calibration map after the
-curves, fitted on odds the curves were not fitted on (tried, not shipped). Bins of
+miss can be told from noise, and scores issue 41's criterion (each hand's bins of 50 or more within
+5 points, the pooled ones within 3) with a calibrated estimator's chance of meeting it.
+Recalibrate: a four-fold check of a beta calibration map after the curves, fitted on odds the
+curves were not fitted on (tried, not shipped). Bins of
 predicted odds against the observed fall rate with 95% intervals (Wilson, and from resampling
 whole games, as a game's rows share a tower); the Brier score against that of the best constant
 (the observed base rate), for scale; per hand, played or previewed, wall or ceiling.
