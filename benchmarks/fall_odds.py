@@ -728,12 +728,18 @@ def fit(out: Path, into: Path | None = None) -> None:
     """Fit the curves on the games in ``out`` into ``into`` (a copy of the shipped asset, made if
     missing: a candidate) or the shipped asset itself (the package's fit), and show them."""
     path = asset_path("tower", "fall_odds.json")
+    made = into is not None and not into.exists()
     if into is not None:
-        if not into.exists():
+        if made:
             into.parent.mkdir(parents=True, exist_ok=True)
             into.write_text(path.read_text())
         path = into
-    models, data = write_fit(out, path)
+    try:
+        models, data = write_fit(out, path)
+    except BaseException:
+        if made:  # no rows, or stopped: no half-made candidate left behind
+            into.unlink()
+        raise
     for support, model in models.items():
         print(f"wrote {path}, {support} ({int((data['support'] == support).sum())} verdicts): {describe(model)}")
         print("\n".join(curve_table(model)))
@@ -797,15 +803,25 @@ def main() -> None:
     parser.add_argument("--held", type=Path, help="hands: held-out games to score each variant on; recalibrate: "
                         "held-out games the map is checked on beside the fit games")
     parser.add_argument("--compare", type=Path, nargs="*", default=[], help="report, cost: other fall_odds.json curves")
-    parser.add_argument("--into", type=Path, help="fit: write the curves into this file (a candidate; made from the "
+    parser.add_argument("--into", help="fit: write the curves into this file (a candidate; made from the "
                         "shipped asset if missing) instead of assets/tower/fall_odds.json")
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
+    try:
+        run(parser, args)
+    except FileNotFoundError as error:  # no rows where --out or --held points: say so, without a traceback
+        parser.error(str(error))
+
+
+def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.part in ("play", "middle"):
         play_games(args.out, dict(zip(TABLES, args.games, strict=True)), args.first_seed, args.hands, args.backwards,
                    args.middle_hands, args.part == "middle")
     elif args.part == "fit":
-        fit(args.out, args.into)
+        into = None if args.into is None else Path(args.into)
+        if into is not None and ((into.exists() and not into.is_file()) or args.into.endswith("/")):
+            parser.error(f"--into {args.into}: not a regular file (a fall_odds.json to write the curves into)")
+        fit(args.out, into)
     elif args.part == "recalibrate":
         if args.held is None:
             parser.error("--part recalibrate needs --held: held-out games the shipped curves were not fitted on")

@@ -6,9 +6,13 @@ were fitted on are not in the repository (hours of referee games), so they are n
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from pisa3d.assets import asset_path
 from pisa3d.games.tower.odds.collect import load
@@ -17,6 +21,7 @@ from pisa3d.games.tower.odds.fit import MIN_WIDTH_MM, fit_hand_curve, fit_hand_c
 from pisa3d.games.tower.rules.options import hand_noise
 from pisa3d.games.tower.rules.units import MM_PER_M
 
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = 8  # sampled hands per row: few, the fit does not depend on how many
 
 
@@ -86,6 +91,24 @@ def test_the_benchmark_fits_a_candidate_beside_the_shipped_curves(tmp_path: Path
     assert written["fit_seeds"] == [0, 1] and written["curves"] == {
         support: stored(model) for support, model in fit_hand_curves_on(load(rows)).items()}
     assert f"wrote {candidate}, wall_on_wall" in capsys.readouterr().out
+    empty, unmade = tmp_path / "no-games", tmp_path / "candidates" / "fall_odds-unmade.json"
+    empty.mkdir()
+    with pytest.raises(FileNotFoundError, match="no rows of played games there"):
+        calibration_benchmark().fit(empty, unmade)
+    assert not unmade.exists()  # no copy of the shipped curves passing for a fit
+
+
+def test_the_benchmark_refuses_to_fit_into_what_is_not_a_regular_file(tmp_path: Path) -> None:
+    """Run as root, --into /dev/null or a FIFO would be written through; a folder's name would be
+    guessed at. Each is refused before anything is read or written, naming what --into wants."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for into in ("/dev/null", str(fifo), str(tmp_path), f"{tmp_path}/new/"):
+        done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "fall_odds.py"), "--part", "fit",
+                               "--out", str(tmp_path), "--into", into], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and f"--into {into}: not a regular file" in done.stderr
+        assert "Traceback" not in done.stderr
+    assert not (tmp_path / "new").exists()
 
 
 def test_the_shipped_curves_read_and_store_back_as_they_are_in_the_asset() -> None:

@@ -214,6 +214,8 @@ def load(out: Path) -> dict[str, np.ndarray]:
     columns every game has (games played before the tilt columns lack them)."""
     # A middle pass of a game with no slot in the middle stores no rows (its arrays lack their shape).
     parts = [part for part in (dict(np.load(p)) for p in sorted(out.glob("*.npz"))) if len(part["fell"])]
+    if not parts:
+        raise FileNotFoundError(f"{out}: no rows of played games there (the .npz files --part play writes)")
     for part in parts:
         if "support" not in part:  # the middle pass stores it; a game's own rows tell it
             part["support"] = supports_of_rows(part)
