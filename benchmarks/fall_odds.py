@@ -564,6 +564,19 @@ def summary(odds: np.ndarray, fell: np.ndarray) -> str:
             f"{100 * largest_gap(odds, fell):.1f} points ({len(goal_bins(odds))} such bins)")
 
 
+def log_loss_against(odds: np.ndarray, other: np.ndarray, fell: np.ndarray, games: np.ndarray,
+                     hands: np.ndarray) -> list[str]:
+    """How much lower the shipped curves' log loss is than other curves' on the same rows, pooled and per
+    hand, with its 95% interval from resampling whole games (the rows of one game share a tower)."""
+    lines = []
+    for name, sel in criterion_groups(hands).items():
+        mean, low, high = paired_difference(row_log_loss(odds[sel], fell[sel]), row_log_loss(other[sel], fell[sel]),
+                                            games[sel])
+        lines.append(f"  log loss, shipped minus these, {name}: {mean:+.5f} (95% interval, games resampled: "
+                     f"{low:+.5f} to {high:+.5f})")
+    return lines
+
+
 def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
     """The shipped model (assets/tower/fall_odds.json) against held-out games it was not fitted on;
     beside it, other curves (``compare``: fall_odds.json files) and, with ``fit_out`` (the rows it was
@@ -603,6 +616,7 @@ def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
     print("\n".join(criterion(odds, fell, data["hand"].astype(str))))
     for name, other in others.items():
         print(f"\non the same rows, {name}: {summary(other, fell)}")
+        print("\n".join(log_loss_against(odds, other, fell, games, data["hand"].astype(str))))
         print("\n".join(calibration_table(other, fell, games)))
     wall = np.char.startswith(data["slot"].astype(str), "W")
     groups = [(hand, data["hand"] == hand) for hand in HANDS]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -128,3 +129,23 @@ def test_rows_a_margin_separates_perfectly_give_a_steep_curve_not_a_step():
     curve = fit_hand_curve(sampled, aimed, fell, 0.25).response
     assert MIN_WIDTH_MM <= curve.width_mm < 1.5 * MIN_WIDTH_MM
     assert round(curve.width_mm, 4) > 0  # as fall_odds.json stores it
+
+
+def test_the_report_says_how_much_lower_the_shipped_log_loss_is_than_other_curves_with_its_interval() -> None:
+    """--part report --compare: the paired log-loss difference, pooled and per hand, with whole games
+    resampled; odds nearer the truth come out lower with an interval that excludes 0, the same odds 0."""
+    from tests.tower.test_fall_odds import calibration_benchmark
+
+    rng = np.random.default_rng(41)
+    truth = rng.uniform(0.0, 1.0, 4000)
+    fell = (rng.random(4000) < truth).astype(float)
+    games, hands = np.arange(4000) // 20, np.where(np.arange(4000) < 2000, "steady", "casual")
+    flat = np.full(4000, fell.mean())
+    lines = calibration_benchmark().log_loss_against(truth, flat, fell, games, hands)
+    assert [line.split(":")[0] for line in lines] == [f"  log loss, shipped minus these, {name}"
+                                                      for name in ("pooled", "steady", "casual")]
+    for line in lines:
+        mean, low, high = (float(number) for number in re.findall(r"[+-]\d\.\d{5}", line))
+        assert low <= mean <= high < 0
+    same = calibration_benchmark().log_loss_against(truth, truth, fell, games, hands)
+    assert all(line.endswith(": +0.00000 (95% interval, games resampled: +0.00000 to +0.00000)") for line in same)
