@@ -44,10 +44,10 @@ def position(hand: str, table: str, seed: int, placed: int) -> TowerState:
     return state
 
 
-def weakest_group(state: TowerState, slot_move: PlaceMove, release: np.ndarray) -> tuple[str, float]:
+def weakest_group(state: TowerState, move: PlaceMove, release: np.ndarray) -> tuple[str, float]:
     """The group holding the released tile with the least statics margin (its name, metres)."""
     slots = [p.slot for p in state.placements]
-    tower = TowerStatics([*slots, slot_move.slot], np.vstack([state.poses.reshape(-1, 7), release]),
+    tower = TowerStatics([*slots, move.slot], np.vstack([state.poses.reshape(-1, 7), release]),
                          state.setup.tile_spec.half_extents)
     new = len(slots)
     holding = [(g.name, float(m)) for g, m in zip(tower.groups, tower.margins, strict=True) if (g.members >> new) & 1]
