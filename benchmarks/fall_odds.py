@@ -13,6 +13,7 @@ The games and the fit that write assets/tower/fall_odds.json are the package's
     python benchmarks/fall_odds.py --part hands --out /tmp/odds-fit --held /tmp/odds-held  # the hand sampled: variants
     python benchmarks/fall_odds.py --part report --out /tmp/odds-held  # the calibration table (docs/tower-physics.md)
     python benchmarks/fall_odds.py --part in-sample --out /tmp/odds-fit  # the same per hand, on the fit games
+    python benchmarks/fall_odds.py --part groups --out /tmp/odds-held --odds 0.8 0.97  # whose margin decides a bin
     python benchmarks/fall_odds.py --part cost --repeats 30            # every legal slot of a 48-tile position
 
 Play (resumes where it stopped: run it in pieces): the seeded referee games of
@@ -42,6 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -54,7 +56,17 @@ from scipy.special import expit, logit
 from pisa3d.assets import asset_path
 from pisa3d.core.agent_specs import build_agent
 from pisa3d.core.rng import Stream, make_rng
-from pisa3d.games.tower.odds.collect import GAME, HANDS, TABLES, VARIANT_COLUMNS, games_of, load, play_games, sigma_mm
+from pisa3d.games.tower.odds.collect import (
+    GAME,
+    HANDS,
+    TABLES,
+    VARIANT_COLUMNS,
+    games_of,
+    load,
+    play_games,
+    seeded_game,
+    sigma_mm,
+)
 from pisa3d.games.tower.odds.fall_odds import (
     SUPPORTS,
     Model,
@@ -67,6 +79,7 @@ from pisa3d.games.tower.odds.fall_odds import (
 from pisa3d.games.tower.odds.fit import Models, fit_hand_curves_on, log_loss, row_log_loss, write_fit
 from pisa3d.games.tower.rules.moves import PlaceMove
 from pisa3d.games.tower.rules.options import hand_noise
+from pisa3d.games.tower.statics.statics import placement_weakest
 
 BINS = [0.0, 0.01, 0.03, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.97, 1.0]
 REFERENCE_SIGMA_MM = 0.5  # the default hand's: the model's midpoint and width are quoted there
@@ -637,6 +650,64 @@ def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
     print("\nfalls by the statics margin of the pose the hand let go at:\n" + "\n".join(released_table(data)))
 
 
+def weakest_groups(hand: str, table: str, seed: int, positions: set[tuple[int, str]]) -> dict[tuple[int, str], str]:
+    """The seeded game replayed (its played moves only): at the first turn with each (tiles placed, slot)
+    of ``positions``, the name of the group that gives the statics margin of a tile aimed at that slot."""
+    state, choose = seeded_game(hand, table, seed)
+    turns, names = {placed for placed, _ in positions}, {}
+    while not state.is_over and turns:
+        moves: dict[str, PlaceMove] = {}
+        for move in (m for m in state.legal_moves() if isinstance(m, PlaceMove)):
+            moves.setdefault(str(move.slot), move)
+        placed = len(state.placements)
+        if placed in turns and moves:
+            for slot in (slot for at, slot in positions if at == placed and slot in moves):
+                _, target = state.intended_pose(moves[slot].slot, state.face_of(state.current_player),
+                                                moves[slot].rotation)
+                names[placed, slot] = placement_weakest([p.slot for p in state.placements], state.poses,
+                                                        moves[slot].slot, target, state.setup.tile_spec.half_extents)[0]
+            turns.discard(placed)
+        state.apply(choose())
+    return names
+
+
+def depth_of(slot: str, group: str | None) -> str:
+    """Where the margin that decides a row comes from: the tile's own group, a level, or a group rooted
+    some floors below (a column of walls stacked on its root)."""
+    if group is None:
+        return "not reached"
+    if group == slot or group.startswith("floor"):
+        return "its own" if group == slot else "a level"
+    below = int(slot[1:].rstrip("NESW")) - int(group[1:].rstrip("NESW"))
+    return f"{min(below, 3)}{'+' if below >= 3 else ''} floor{'s' if below > 1 else ''} below"
+
+
+def margin_groups(out: Path, low: float, high: float) -> None:
+    """The rows whose shipped odds lie in [low, high), by the group that gives their statics margin (at
+    the aimed pose) and by support: does a bin miss because of whose margin it reads? Each game is
+    replayed up to its last such row (no previews are judged again)."""
+    data = load(out)
+    odds, fell = predict_rows(default_models(), data), data["fell"].astype(float)
+    rows = np.flatnonzero((odds >= low) & (odds < high))
+    positions = defaultdict(set)
+    for i in rows:
+        positions[str(data["hand"][i]), str(data["table"][i]), int(data["seed"][i])].add(
+            (int(data["placed"][i]), str(data["slot"][i])))
+    print(f"{len(rows)} rows of {len(positions)} games whose shipped odds are {low:.2f}-{high:.2f}", flush=True)
+    names = {game + position: name for game, wanted in sorted(positions.items())
+             for position, name in weakest_groups(*game, wanted).items()}
+    depth = np.array([depth_of(str(data["slot"][i]), names.get((str(data["hand"][i]), str(data["table"][i]),
+                      int(data["seed"][i]), int(data["placed"][i]), str(data["slot"][i])))) for i in rows])
+    games = game_ids(data)[rows]
+    print("| the margin's group | support | rows (games) | mean predicted | fell |\n|---|---|---:|---:|---:|")
+    for kind in sorted(set(depth)):
+        for support in SUPPORTS:
+            sel = (depth == kind) & (data["support"][rows] == support)
+            if sel.any():
+                print(f"| {kind} | {support} | {int(sel.sum())} ({len(set(games[sel]))}) | "
+                      f"{odds[rows][sel].mean():.3f} | {fell[rows][sel].mean():.3f} |")
+
+
 def in_sample(out: Path) -> None:
     """The shipped curves on the rows they were fitted on (``out``: the fit games), per hand: where
     a hand misses on held-out games, whether the form cannot follow its bins even in sample, or
@@ -799,7 +870,7 @@ def cost(repeats: int, compare: list[Path]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--part", choices=["play", "middle", "fit", "forms", "recalibrate", "check", "extensions",
-                                           "hands", "report", "in-sample", "cost"],
+                                           "hands", "report", "in-sample", "groups", "cost"],
                         required=True)
     parser.add_argument("--out", type=Path, default=Path("/tmp/fall-odds"), help="directory of the played rows")
     parser.add_argument("--games", type=int, nargs=4, default=[30, 10, 4, 10],
@@ -820,6 +891,8 @@ def main() -> None:
     parser.add_argument("--into", help="fit: write the curves into this file (a candidate; made from the "
                         "shipped asset if missing) instead of assets/tower/fall_odds.json")
     parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--odds", type=float, nargs=2, default=[0.8, 0.97], metavar=("LOW", "HIGH"),
+                        help="groups: the rows whose shipped odds lie in [LOW, HIGH)")
     args = parser.parse_args()
     try:
         run(parser, args)
@@ -852,6 +925,10 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         report(args.out, args.fit_out, args.compare)
     elif args.part == "in-sample":
         in_sample(args.out)
+    elif args.part == "groups":
+        if not 0.0 <= args.odds[0] < args.odds[1] <= 1.0:
+            parser.error(f"--odds {args.odds[0]} {args.odds[1]}: give LOW and HIGH with 0 <= LOW < HIGH <= 1")
+        margin_groups(args.out, *args.odds)
     else:
         cost(args.repeats, args.compare)
 

@@ -28,7 +28,7 @@ from pisa3d.games.tower.odds.collect import HANDS, TABLES, seeded_game
 from pisa3d.games.tower.play.state import TowerState
 from pisa3d.games.tower.rules.moves import PlaceMove
 from pisa3d.games.tower.rules.units import MM_PER_M
-from pisa3d.games.tower.statics.statics import TowerStatics
+from pisa3d.games.tower.statics.statics import placement_weakest
 from pisa3d.physics import shared_engine
 
 
@@ -46,12 +46,8 @@ def position(hand: str, table: str, seed: int, placed: int) -> TowerState:
 
 def weakest_group(state: TowerState, move: PlaceMove, release: np.ndarray) -> tuple[str, float]:
     """The group holding the released tile with the least statics margin (its name, metres)."""
-    slots = [p.slot for p in state.placements]
-    tower = TowerStatics([*slots, move.slot], np.vstack([state.poses.reshape(-1, 7), release]),
-                         state.setup.tile_spec.half_extents)
-    new = len(slots)
-    holding = [(g.name, float(m)) for g, m in zip(tower.groups, tower.margins, strict=True) if (g.members >> new) & 1]
-    return min(holding, key=lambda pair: pair[1])
+    return placement_weakest([p.slot for p in state.placements], state.poses, move.slot, release,
+                             state.setup.tile_spec.half_extents)
 
 
 def probe(state: TowerState, slot: str, hands: int, hand_seed: int) -> list[str]:

@@ -149,3 +149,25 @@ def test_the_report_says_how_much_lower_the_shipped_log_loss_is_than_other_curve
         assert low <= mean <= high < 0
     same = calibration_benchmark().log_loss_against(truth, truth, fell, games, hands)
     assert all(line.endswith(": +0.00000 (95% interval, games resampled: +0.00000 to +0.00000)") for line in same)
+
+
+def test_the_groups_part_names_whose_margin_decides_a_row() -> None:
+    """--part groups replays a game to a row's position and names the group that gives its statics
+    margin: at seed 64114 (careful hand, random table) a wall aimed at W5E is decided by the column
+    of walls rooted at W1E, four floors below (docs/tower-physics.md, "The 0.9.0 candidate, scored
+    once")."""
+    from tests.tower.test_fall_odds import calibration_benchmark
+
+    benchmark = calibration_benchmark()
+    names = benchmark.weakest_groups("careful", "random", 64114, {(16, "W5E"), (16, "W5N"), (900, "W9E")})
+    assert names[16, "W5E"] == "W1E" and (900, "W9E") not in names and len(names) == 2
+    depths = [benchmark.depth_of(slot, group) for slot, group in
+              [("W5E", "W1E"), ("W5E", "W3E"), ("W5E", "W4E"), ("W5E", "W5E"), ("C2", "floor 1 and above"),
+               ("W5E", None)]]
+    assert depths == ["3+ floors below", "2 floors below", "1 floor below", "its own", "a level", "not reached"]
+
+
+def test_the_groups_part_refuses_an_odds_range_that_is_not_one(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "fall_odds.py"), "--part", "groups",
+                           "--out", str(tmp_path), "--odds", "0.9", "0.5"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--odds 0.9 0.5: give LOW and HIGH with 0 <= LOW < HIGH <= 1" in done.stderr

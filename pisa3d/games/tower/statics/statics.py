@@ -348,8 +348,16 @@ class TowerStatics:
 
     def margin_of(self, tile: int) -> float:
         """The least margin of any group holding ``tile`` (the tile's own, what carries it, levels)."""
-        holding = [m for g, m in zip(self.groups, self.margins, strict=True) if (g.members >> tile) & 1]
-        return float(min(holding))
+        return float(min(m for _, m in self._holding(tile)))
+
+    def weakest_holding(self, tile: int) -> tuple[str, float]:
+        """The group holding ``tile`` whose margin is ``margin_of(tile)``, by name, and that margin: the
+        tile's own slot, a tile below it that carries a column it belongs to, or a level."""
+        group, margin = min(self._holding(tile), key=lambda pair: pair[1])
+        return group.name, float(margin)
+
+    def _holding(self, tile: int) -> list[tuple[Group, float]]:
+        return [(g, m) for g, m in zip(self.groups, self.margins, strict=True) if (g.members >> tile) & 1]
 
     @property
     def min_margin(self) -> float:
@@ -367,3 +375,11 @@ def placement_margin(slots: Sequence[Slot], poses: np.ndarray, slot: Slot, pose:
     the least margin of any group that holds the new tile, before it is let go."""
     tower = TowerStatics([*slots, slot], np.vstack([np.asarray(poses).reshape(-1, 7), pose]), half_extents)
     return tower.margin_of(len(slots))
+
+
+def placement_weakest(slots: Sequence[Slot], poses: np.ndarray, slot: Slot, pose: np.ndarray,
+                      half_extents: Sequence[float]) -> tuple[str, float]:
+    """The group that gives ``placement_margin``, by name, and that margin (metres): the new tile's
+    own slot, a tile below that roots a column it tops, or a level."""
+    tower = TowerStatics([*slots, slot], np.vstack([np.asarray(poses).reshape(-1, 7), pose]), half_extents)
+    return tower.weakest_holding(len(slots))
