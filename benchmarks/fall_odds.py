@@ -79,7 +79,6 @@ from pisa3d.games.tower.odds.fall_odds import (
 from pisa3d.games.tower.odds.fit import Models, fit_hand_curves_on, log_loss, row_log_loss, write_fit
 from pisa3d.games.tower.rules.moves import PlaceMove
 from pisa3d.games.tower.rules.options import hand_noise
-from pisa3d.games.tower.statics.statics import placement_weakest
 
 BINS = [0.0, 0.01, 0.03, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.97, 1.0]
 REFERENCE_SIGMA_MM = 0.5  # the default hand's: the model's midpoint and width are quoted there
@@ -656,17 +655,17 @@ def weakest_groups(hand: str, table: str, seed: int, positions: set[tuple[int, s
     state, choose = seeded_game(hand, table, seed)
     turns, names = {placed for placed, _ in positions}, {}
     while not state.is_over and turns:
-        moves: dict[str, PlaceMove] = {}
-        for move in (m for m in state.legal_moves() if isinstance(m, PlaceMove)):
-            moves.setdefault(str(move.slot), move)
         placed = len(state.placements)
-        if placed in turns and moves:
+        if placed in turns:
+            moves: dict[str, PlaceMove] = {}
+            for move in (m for m in state.legal_moves() if isinstance(m, PlaceMove)):
+                moves.setdefault(str(move.slot), move)
             for slot in (slot for at, slot in positions if at == placed and slot in moves):
-                _, target = state.intended_pose(moves[slot].slot, state.face_of(state.current_player),
-                                                moves[slot].rotation)
-                names[placed, slot] = placement_weakest([p.slot for p in state.placements], state.poses,
-                                                        moves[slot].slot, target, state.setup.tile_spec.half_extents)[0]
-            turns.discard(placed)
+                move = moves[slot]
+                _, target = state.intended_pose(move.slot, state.face_of(state.current_player), move.rotation)
+                names[placed, slot] = state.weakest_group(move.slot, target)[0]
+            if moves:
+                turns.discard(placed)
         state.apply(choose())
     return names
 
@@ -689,15 +688,15 @@ def margin_groups(out: Path, low: float, high: float) -> None:
     data = load(out)
     odds, fell = predict_rows(default_models(), data), data["fell"].astype(float)
     rows = np.flatnonzero((odds >= low) & (odds < high))
+    keys = [(str(data["hand"][i]), str(data["table"][i]), int(data["seed"][i]), int(data["placed"][i]),
+             str(data["slot"][i])) for i in rows]
     positions = defaultdict(set)
-    for i in rows:
-        positions[str(data["hand"][i]), str(data["table"][i]), int(data["seed"][i])].add(
-            (int(data["placed"][i]), str(data["slot"][i])))
+    for hand, table, seed, placed, slot in keys:
+        positions[hand, table, seed].add((placed, slot))
     print(f"{len(rows)} rows of {len(positions)} games whose shipped odds are {low:.2f}-{high:.2f}", flush=True)
     names = {game + position: name for game, wanted in sorted(positions.items())
              for position, name in weakest_groups(*game, wanted).items()}
-    depth = np.array([depth_of(str(data["slot"][i]), names.get((str(data["hand"][i]), str(data["table"][i]),
-                      int(data["seed"][i]), int(data["placed"][i]), str(data["slot"][i])))) for i in rows])
+    depth = np.array([depth_of(key[4], names.get(key)) for key in keys])
     games = game_ids(data)[rows]
     print("| the margin's group | support | rows (games) | mean predicted | fell |\n|---|---|---:|---:|---:|")
     for kind in sorted(set(depth)):

@@ -21,14 +21,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-import numpy as np
-
 from pisa3d.core.rng import make_rng
 from pisa3d.games.tower.odds.collect import HANDS, TABLES, seeded_game
 from pisa3d.games.tower.play.state import TowerState
 from pisa3d.games.tower.rules.moves import PlaceMove
 from pisa3d.games.tower.rules.units import MM_PER_M
-from pisa3d.games.tower.statics.statics import placement_weakest
 from pisa3d.physics import shared_engine
 
 
@@ -42,12 +39,6 @@ def position(hand: str, table: str, seed: int, placed: int) -> TowerState:
         raise SystemExit(f"seed {seed} ({hand} hand, {table} table) never has a turn with {placed} tiles placed "
                          f"(it reaches {len(state.placements)})")
     return state
-
-
-def weakest_group(state: TowerState, move: PlaceMove, release: np.ndarray) -> tuple[str, float]:
-    """The group holding the released tile with the least statics margin (its name, metres)."""
-    return placement_weakest([p.slot for p in state.placements], state.poses, move.slot, release,
-                             state.setup.tile_spec.half_extents)
 
 
 def probe(state: TowerState, slot: str, hands: int, hand_seed: int) -> list[str]:
@@ -66,7 +57,7 @@ def probe(state: TowerState, slot: str, hands: int, hand_seed: int) -> list[str]
     hand, falls = make_rng(hand_seed), {"PyBullet": 0, "MuJoCo": 0}
     for k in range(hands):
         release = judge.release(state.states, target, hand)
-        group, margin = weakest_group(state, move, release)
+        group, margin = state.weakest_group(move.slot, release)
         verdicts = {"PyBullet": judge.engine.settle(state.states, release, target, setup.thresholds),
                     "MuJoCo": mujoco.settle(state.states, release, target, setup.thresholds)}
         for name, verdict in verdicts.items():

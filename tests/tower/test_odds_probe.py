@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from pisa3d.games.tower.rules.moves import PlaceMove
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -44,3 +46,16 @@ def test_a_slot_not_legal_or_a_turn_never_reached_is_named(capsys) -> None:
         probe.main(["--hand", "careful", "--table", "random", "--seed", "1", "--placed", "1", "--slot", "W0E",
                     "--hands", "0"])
     assert "--hands 0: give 1 to 1000 hands" in capsys.readouterr().err
+
+
+def test_the_state_names_the_group_behind_its_static_margin() -> None:
+    """TowerState.weakest_group gives the group whose margin is static_margin, bit for bit, for every
+    legal slot of the probed position (the tile's own group for some, the W1E column for W5E)."""
+    state = odds_probe().position("careful", "random", 64114, 16)
+    seen = set()
+    for move in (m for m in state.legal_moves() if isinstance(m, PlaceMove)):
+        _, target = state.intended_pose(move.slot, state.face_of(state.current_player), move.rotation)
+        name, margin = state.weakest_group(move.slot, target)
+        assert margin == state.static_margin(move.slot, target)
+        seen.add((str(move.slot), name))
+    assert ("W5E", "W1E") in seen and len({slot for slot, _ in seen}) == 3

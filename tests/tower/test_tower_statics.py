@@ -136,7 +136,6 @@ def test_levels_hold_everything_above_them():
     assert tower.margin_of(len(slots) - 1) == pytest.approx(min(tower.margins[[len(slots) - 1, ceiling, 8, 9]]))
 
 
-
 def test_the_weakest_group_holding_a_wall_can_be_a_column_rooted_floors_below():
     """Each wall of a leaning column sits 0.3 t outward of the one below (each stands on its own),
     but walls 1-3 together lean 0.6 t past wall 0's middle: the column rooted at W1N is what tips."""
@@ -148,6 +147,7 @@ def test_the_weakest_group_holding_a_wall_can_be_a_column_rooted_floors_below():
     assert tower.tile_margins[3] == pytest.approx(T / 2 - 0.3 * T, abs=2e-6)  # its own: 0.2 t inside
     name, margin = tower.weakest_holding(3)
     assert name == "W1N" and margin == tower.margin_of(3) == pytest.approx(-0.1 * T, abs=2e-6)
+
 
 # --- incremental judging equals judging from scratch ---------------------------------------------
 def _random_tower(rng: np.random.Generator, size: int) -> tuple[Structure, np.ndarray]:

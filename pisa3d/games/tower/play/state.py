@@ -30,7 +30,7 @@ from ..rules.structure import Placement, Slot, Structure
 from ..rules.tiles import Face, face_of_seat
 from ..rules.units import MM_PER_M
 from ..statics.placement import intended_pose
-from ..statics.statics import placement_margin
+from ..statics.statics import placement_margin, placement_weakest
 from .refusals import where_it_fits
 
 RECORDED_PHYSICS = (
@@ -322,6 +322,12 @@ class TowerState(State):
         stands: the least of every tile group holding it. Negative: statics says it falls."""
         slots = [p.slot for p in self.placements]
         return placement_margin(slots, self.poses, slot, pose, self.setup.tile_spec.half_extents)
+
+    def weakest_group(self, slot: Slot, pose: np.ndarray) -> tuple[str, float]:
+        """The group that gives ``static_margin(slot, pose)``, by name (the tile's own slot, a tile below
+        that roots a column of walls it tops, or a level), and that margin (metres)."""
+        slots = [p.slot for p in self.placements]
+        return placement_weakest(slots, self.poses, slot, pose, self.setup.tile_spec.half_extents)
 
     # --- rules-only replay of a record ------------------------------------------------------------
     def apply_recorded(self, move: Move, events: list[Event], extras: dict[str, Any] | None) -> list[Event]:

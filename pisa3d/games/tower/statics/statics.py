@@ -373,13 +373,16 @@ def placement_margin(slots: Sequence[Slot], poses: np.ndarray, slot: Slot, pose:
                      half_extents: Sequence[float]) -> float:
     """Static margin (metres) of a new tile at ``pose`` in ``slot`` on a tower standing at ``poses``:
     the least margin of any group that holds the new tile, before it is let go."""
-    tower = TowerStatics([*slots, slot], np.vstack([np.asarray(poses).reshape(-1, 7), pose]), half_extents)
-    return tower.margin_of(len(slots))
+    return _with_new_tile(slots, poses, slot, pose, half_extents).margin_of(len(slots))
 
 
 def placement_weakest(slots: Sequence[Slot], poses: np.ndarray, slot: Slot, pose: np.ndarray,
                       half_extents: Sequence[float]) -> tuple[str, float]:
     """The group that gives ``placement_margin``, by name, and that margin (metres): the new tile's
     own slot, a tile below that roots a column it tops, or a level."""
-    tower = TowerStatics([*slots, slot], np.vstack([np.asarray(poses).reshape(-1, 7), pose]), half_extents)
-    return tower.weakest_holding(len(slots))
+    return _with_new_tile(slots, poses, slot, pose, half_extents).weakest_holding(len(slots))
+
+
+def _with_new_tile(slots: Sequence[Slot], poses: np.ndarray, slot: Slot, pose: np.ndarray,
+                   half_extents: Sequence[float]) -> TowerStatics:
+    return TowerStatics([*slots, slot], np.vstack([np.asarray(poses).reshape(-1, 7), pose]), half_extents)
