@@ -9,12 +9,15 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-MY_TURN_OR_OVER = """() => {
+TURN = """() => {
   const d = document.body.dataset;
-  if (d.over === '1') return true;
-  return d.conn === 'open' && d.pending !== '1' && d.seat !== '' && d.toMove === d.seat
+  if (d.over === '1') return 'over';
+  const mine = d.conn === 'open' && d.pending !== '1' && d.seat !== '' && d.toMove === d.seat
     && !!document.querySelector('#game button.move, #game button.choose');
+  return mine ? 'mine' : '';
 }"""
+"""This page's turn in one look: 'mine', 'over' or '' (someone else's, or a move on its way). One
+look, because the game can end between two: a page seen going on, then over, has nothing to click."""
 
 
 def body_data(page: Any) -> dict[str, str]:
@@ -26,10 +29,13 @@ def error_text(page: Any) -> str:
     return banner.inner_text() if banner.count() and banner.is_visible() else ""
 
 
+def turn_of(page: Any) -> str:
+    return str(page.evaluate(TURN))
+
+
 def wait_my_turn(page: Any, timeout_ms: float = 30_000) -> bool:
     """Waits for this seat's turn; False when the game is over instead."""
-    page.wait_for_function(MY_TURN_OR_OVER, timeout=timeout_ms)
-    return body_data(page).get("over") != "1"
+    return page.wait_for_function(TURN, timeout=timeout_ms).json_value() == "mine"
 
 
 def click_a_move(page: Any) -> str:

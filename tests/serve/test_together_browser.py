@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 from tests.playwright_chromium import new_page
 
 from .helpers import RealServer
-from .pages import MY_TURN_OR_OVER, body_data, click_a_move, save_shot, wait_my_turn
+from .pages import body_data, click_a_move, save_shot, turn_of, wait_my_turn
 
 pytestmark = [pytest.mark.display, pytest.mark.slow]
 
@@ -81,11 +81,11 @@ def play_both_to_the_end(pages: list[Any], timeout_s: float = 240) -> int:
     """Each person clicks a legal move whenever it is their turn, until the game is over."""
     made = 0
     deadline = time.monotonic() + timeout_s
-    while not all(body_data(page).get("over") == "1" for page in pages):
+    while not all(turn_of(page) == "over" for page in pages):
         assert time.monotonic() < deadline, "the game did not end"
         moved = False
         for page in pages:
-            if body_data(page).get("over") != "1" and page.evaluate(MY_TURN_OR_OVER):
+            if turn_of(page) == "mine":
                 click_a_move(page)
                 made += 1
                 moved = True
