@@ -69,10 +69,12 @@ from pisa3d.games.tower.odds.collect import (
 )
 from pisa3d.games.tower.odds.fall_odds import (
     SUPPORTS,
+    WALL_ON_WALL_SUPPORTS,
     Model,
     ResponseModel,
     default_models,
     fall_odds,
+    model_for,
     model_of,
     models_of,
 )
@@ -92,9 +94,10 @@ def predict(models: Models, margins: np.ndarray, sigmas: np.ndarray, tiles: np.n
     (none: the plain mean). ``aimed``: the rows' margins as aimed (metres), needed by curves whose
     spread is below 1."""
     odds = np.zeros(len(margins))
-    for support, model in models.items():
+    for support in set(supports.tolist()):
         rows = supports == support
-        odds[rows] = curve_odds(model, margins[rows], sigmas[rows], tiles[rows], None if aimed is None else aimed[rows])
+        odds[rows] = curve_odds(model_for(models, support), margins[rows], sigmas[rows], tiles[rows],
+                                None if aimed is None else aimed[rows])
     return odds if recal is None else recal(odds)
 
 
@@ -159,28 +162,35 @@ def fit_curve_on(data: dict[str, np.ndarray]) -> Models:
             for support, rows in ((support, data["support"] == support) for support in SUPPORTS)}
 
 
+def two_supports(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The rows as the curves of before 0.10.0 saw them: every wall on walls one support, every other tile
+    the other."""
+    return {**data, "support": np.where(np.isin(data["support"], WALL_ON_WALL_SUPPORTS), SUPPORTS[0], "other")}
+
+
 def check_forms(out: Path, folds: int = 4) -> None:
-    """The form of the curves, chosen inside the fit games only (issue 21, after the fresh games
-    missed the goal): each fold of games (by seed) predicted by each form fitted on the other folds,
-    the law in sigma (shipped before) against a curve per hand; log loss, with the difference's
-    interval from resampling whole games, and the calibration table of each."""
+    """The curves' supports, chosen by cross-validation (folds of games by seed): each fold predicted by
+    curves per hand fitted on the other folds, with two supports (a wall on walls, every other tile:
+    0.9.0's) and with five (columns of walls and walls on a ceiling apart: 0.10.0's). Each form's
+    calibration table and criterion; the log loss difference with whole games resampled, per hand."""
     data = load(out)
     fell, games, fold = data["fell"].astype(float), game_ids(data), data["seed"] % folds
-    forms = {"a law in sigma (shipped before)": fit_curve_on,
-             "a curve per hand (fall_odds.HandCurves)": fit_hand_curves_on}
+    hands = data["hand"].astype(str)
+    forms = {"two supports (0.9.0's form)": (two_supports(data), (SUPPORTS[0], "other")),
+             "five supports (fall_odds.SUPPORTS)": (data, SUPPORTS)}
     odds = {name: np.zeros(len(fell)) for name in forms}
     for k in range(folds):
-        train = {key: value[fold != k] for key, value in data.items()}
-        test = {key: value[fold == k] for key, value in data.items()}
-        for name, fit_form in forms.items():
-            odds[name][fold == k] = predict_rows(fit_form(train), test)
-    (law, law_odds), (per_hand, hand_odds) = odds.items()
-    difference = paired_difference(row_log_loss(hand_odds, fell), row_log_loss(law_odds, fell), games)
+        for name, (rows, supports) in forms.items():
+            train = {key: value[fold != k] for key, value in rows.items()}
+            test = {key: value[fold == k] for key, value in rows.items()}
+            odds[name][fold == k] = predict_rows(fit_hand_curves_on(train, supports), test)
     print(f"{len(fell)} verdicts of {len(games_of(data))} games in {out}, {folds}-fold by seed")
     for name, o in odds.items():
         print(f"\n{name}: {summary(o, fell)}\n" + "\n".join(calibration_table(o, fell, games)))
-    print(f"\nlog loss, {per_hand} minus {law}: {difference[0]:+.4f} (95% interval {difference[1]:+.4f} to "
-          f"{difference[2]:+.4f})")
+        print("\n".join(criterion(o, fell, hands)[:1]))
+        print("\n".join(support_table(o, fell, games, data["support"])))
+    (two, two_odds), (five, five_odds) = odds.items()
+    print("\n".join(log_loss_against(five_odds, two_odds, fell, games, hands, f"{five} minus {two}")))
 
 
 def fit_recalibrated(data: dict[str, np.ndarray]) -> tuple[Models, Recalibration]:
@@ -300,7 +310,7 @@ def features(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     other tile, and ``on_wall_sigma`` that times ln(s / 0.5 mm) (with it, a curve of its own)."""
     sigmas = sigma_mm(data)
     spread = np.std(data["margins"], axis=1) * 1000.0 / sigmas
-    on_wall = (data["support"] == SUPPORTS[0]).astype(float)
+    on_wall = np.isin(data["support"], WALL_ON_WALL_SUPPORTS).astype(float)
     return {"sigma": sigmas, "ceiling": (~np.char.startswith(data["slot"].astype(str), "W")).astype(float),
             "size": data["placed"].astype(float) / 10.0, "spread": np.log(np.maximum(spread, 1e-3)),
             "on_wall": on_wall, "on_wall_sigma": on_wall * np.log(sigmas / REFERENCE_SIGMA_MM)}
@@ -470,6 +480,25 @@ def calibration_table(odds: np.ndarray, fell: np.ndarray, games: np.ndarray) -> 
     return lines
 
 
+SUPPORT_RANGES = ((0.0, 1.0), (0.2, 0.8), (0.8, 0.97))  # odds ranges of the by-support table
+
+
+def support_table(odds: np.ndarray, fell: np.ndarray, games: np.ndarray, supports: np.ndarray) -> list[str]:
+    """Predicted against observed by what the tile stands on (fall_odds.SUPPORTS), over all rows and the
+    middle and high odds, where a support's curve shows whether it reads the margin as the referee does."""
+    lines = ["| support | " + " | ".join(f"odds {low:.0%}-{high:.0%}: rows (games), predicted, fell"
+                                        for low, high in SUPPORT_RANGES) + " |",
+             "|---|" + "---|" * len(SUPPORT_RANGES)]
+    for support in (s for s in SUPPORTS if (supports == s).any()):
+        cells = []
+        for low, high in SUPPORT_RANGES:
+            sel = (supports == support) & (odds >= low) & ((odds < high) if high < 1.0 else (odds <= high))
+            cells.append(f"{int(sel.sum())} ({len(set(games[sel]))}), {odds[sel].mean():.1%}, {fell[sel].mean():.1%}"
+                         if sel.any() else "-")
+        lines.append(f"| {support} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def brier(odds: np.ndarray, fell: np.ndarray) -> tuple[float, float]:
     base = fell.mean()
     return float(((odds - fell) ** 2).mean()), float(((base - fell) ** 2).mean())
@@ -577,14 +606,15 @@ def summary(odds: np.ndarray, fell: np.ndarray) -> str:
 
 
 def log_loss_against(odds: np.ndarray, other: np.ndarray, fell: np.ndarray, games: np.ndarray,
-                     hands: np.ndarray) -> list[str]:
-    """How much lower the shipped curves' log loss is than other curves' on the same rows, pooled and per
-    hand, with its 95% interval from resampling whole games (the rows of one game share a tower)."""
+                     hands: np.ndarray, which: str = "shipped minus these") -> list[str]:
+    """How much lower one set of odds' log loss (the shipped curves') is than another's on the same rows,
+    pooled and per hand, with its 95% interval from resampling whole games (the rows of one game share
+    a tower)."""
     lines = []
     for name, sel in criterion_groups(hands).items():
         mean, low, high = paired_difference(row_log_loss(odds[sel], fell[sel]), row_log_loss(other[sel], fell[sel]),
                                             games[sel])
-        lines.append(f"  log loss, shipped minus these, {name}: {mean:+.5f} (95% interval, games resampled: "
+        lines.append(f"  log loss, {which}, {name}: {mean:+.5f} (95% interval, games resampled: "
                      f"{low:+.5f} to {high:+.5f})")
     return lines
 
@@ -646,6 +676,7 @@ def report(out: Path, fit_out: Path | None, compare: list[Path]) -> None:
     for table in tables:  # a way of playing the odds miss is named even where every hand passes
         sel = data["table"] == table
         print(f"\ntable {table}:\n" + "\n".join(calibration_table(odds[sel], fell[sel], games[sel])))
+    print("\nby support:\n" + "\n".join(support_table(odds, fell, games, data["support"])))
     print("\nfalls by the statics margin of the pose the hand let go at:\n" + "\n".join(released_table(data)))
 
 
@@ -892,6 +923,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--odds", type=float, nargs=2, default=[0.8, 0.97], metavar=("LOW", "HIGH"),
                         help="groups: the rows whose shipped odds lie in [LOW, HIGH)")
+    parser.add_argument("--folds", type=int, default=4, help="forms: folds of games (by seed)")
     args = parser.parse_args()
     try:
         run(parser, args)
@@ -913,7 +945,9 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
             parser.error("--part recalibrate needs --held: held-out games the shipped curves were not fitted on")
         recalibrate(args.out, args.held)
     elif args.part == "forms":
-        check_forms(args.out)
+        if args.folds < 2:
+            parser.error(f"--folds {args.folds}: give 2 or more")
+        check_forms(args.out, args.folds)
     elif args.part == "check":
         check(args.out)
     elif args.part == "extensions":

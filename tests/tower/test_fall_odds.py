@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from pisa3d.core.match import play_match
 from pisa3d.games import get_game
 from pisa3d.games.tower.odds import collect
 from pisa3d.games.tower.odds import fit as odds_fit
+from pisa3d.games.tower.odds.collect import parse_slot
 from pisa3d.games.tower.odds.fall_odds import (
     DEFAULT_SAMPLES,
     DEFAULT_SEED,
@@ -194,7 +196,7 @@ def test_the_calibration_benchmark_scores_the_odds_the_game_gives():
         sigma = hand_sigmas(state, hand)[0] * MM_PER_M
         standing = {p.slot for p in state.placements}
         supports = np.array([support_of(standing, s) for s in slots])
-        assert set(supports) == set(SUPPORTS)  # this position has slots of both curves
+        assert set(supports) == {"ceiling", "wall_on_column"}  # slots of two curves
         predicted = bench.predict(default_models(), sampled, np.full(len(slots), sigma),
                                   np.full(len(slots), len(state.placements)), supports, aimed=aimed)
         assert predicted.tolist() == [odds[s] for s in slots]
@@ -255,9 +257,9 @@ def test_the_benchmark_fits_the_form_the_estimator_evaluates(tmp_path):
 
 
 def write_one_row(folder: Path, name: str, hand: str, seed: int, fell: bool) -> None:
-    """One played wall at +2 mm, as the calibration benchmark's games store their rows."""
-    rows = {"hand": [hand], "table": ["random"], "seed": [seed], "placed": [4], "kind": ["played"],
-            "slot": ["W1N"], "fell": [fell], "margins": [np.full(DEFAULT_SAMPLES, 0.002)], "aimed_mm": [2.0],
+    """One played wall on the table at +2 mm, as the calibration benchmark's games store their rows."""
+    rows = {"hand": [hand], "table": ["random"], "seed": [seed], "placed": [0], "kind": ["played"],
+            "slot": ["W0N"], "fell": [fell], "margins": [np.full(DEFAULT_SAMPLES, 0.002)], "aimed_mm": [2.0],
             "released_mm": [2.0], "rule": ["every-middle-6"]}
     np.savez(folder / f"{name}.npz", **{k: np.array(v) for k, v in rows.items()})
 
@@ -296,26 +298,52 @@ def test_the_in_sample_check_scores_fit_games_only(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "steady" not in printed  # no rows at that hand: no table
     careful = printed.split("careful, in sample:")[1].split("casual, in sample:")[0]
-    assert "| 0.00-0.01 | 1 (1) | 0.000 | 1 |" in careful  # +2 mm: odds near 0, and it fell
+    assert re.search(r"\| 0\.00-0\.01 \| 1 \(1\) \| 0\.00\d \| 1 \|", careful)  # +2 mm: odds near 0, and it fell
     write_one_row(tmp_path, "casual-random-held", "casual", high + 1, False)
     with pytest.raises(SystemExit, match=f"outside seeds {low}-{high}"):
         bench.in_sample(tmp_path)
 
 
-def test_a_wall_on_a_wall_goes_through_its_own_curve_and_every_other_tile_through_the_other(monkeypatch):
-    """A wall standing on the 4 mm top edge of the wall below gets the wall-on-wall curve; a ceiling,
-    and a wall on a ceiling or the table, the other (here: one curve says every tile falls, the other
-    that none does, so each slot's odds show which it went through)."""
+def test_each_tile_goes_through_the_curve_of_what_it_stands_on(tmp_path, monkeypatch):
+    """A ceiling, a wall on the table or a ceiling, a wall on one wall, on a column of 2-3 walls and
+    on one of 4 or more: each its own curve (here each curve gives one level of odds whatever the
+    margin, so each slot's odds show which curve it went through)."""
     import pisa3d.games.tower.odds.fall_odds as estimator
 
-    always, never = (HandCurves((HandCurve(0.5, FallResponse(m, 0.2, 0.0, 0.5)),)) for m in (1e3, -1e3))
-    monkeypatch.setattr(estimator, "default_models", lambda: {"wall_on_wall": always, "other": never})
-    state = seeded_position(0, 10)  # floor 2's ceiling is still to come: walls of floor 3 stand on walls
-    odds = {str(o.slot): o.odds for o in fall_odds(state).values()}
-    assert odds == pytest.approx({"C2": 0.0, "W3E": 1.0, "W3N": 1.0, "W3W": 1.0}, abs=1e-12)
-    standing = {p.slot for p in state.placements}
-    assert [estimator.support_of(standing, GAME.parse_move(m).slot) for m in ("W0N r0", "C0", "W1N r0")] == [
-        "other", "other", "wall_on_wall"]
+    levels = dict(zip(SUPPORTS, (0.11, 0.22, 0.33, 0.44, 0.055), strict=True))
+    flat = {support: HandCurves((HandCurve(0.5, FallResponse(-1e3, 0.2, level, 1.0)),))
+            for support, level in levels.items()}
+    monkeypatch.setattr(estimator, "default_models", lambda: flat)
+    expected = {"W1N": "wall_on_wall", "W3N": "wall_on_column", "W4N": "wall_on_tall_column", "C0": "ceiling",
+                "W0N": "wall_on_flat"}
+    # A floor of 3 walls takes the next floor's walls, each on the wall under it (RULES.md).
+    up = [f"W{floor}{side}" for floor in (1, 2, 3) for side in "NES"]
+    for moves, slot in (([*BASE[1:]], "W0N"), ([*BASE], "W1N"), ([*BASE], "C0"), ([*BASE, *up[:6]], "W3N"),
+                        ([*BASE, *up], "W4N")):
+        state = tower(tmp_path, moves)
+        standing = {p.slot for p in state.placements}
+        odds = {str(o.slot): o.odds for o in fall_odds(state).values()}
+        assert estimator.support_of(standing, parse_slot(slot)) == expected[slot]
+        assert odds[slot] == pytest.approx(levels[expected[slot]], abs=1e-12)
+    # A wall over a ceiling stands on it, however many walls stand under the ceiling.
+    standing = {parse_slot(s) for s in [*BASE, *up, "C3"]}
+    assert estimator.support_of(standing, parse_slot("W4N")) == "wall_on_flat"
+    assert estimator.walls_under(standing, parse_slot("W3N")) == 3
+
+
+def test_curves_stored_with_two_supports_serve_every_support():
+    """A fall_odds.json of before 0.10.0 (a wall on a wall, every other tile): its wall-on-wall curve
+    serves every wall on walls, its other curve the ceilings and the walls on a ceiling or the table."""
+    import pisa3d.games.tower.odds.fall_odds as estimator
+
+    curve = {"hands": [{"sigma_mm": 0.5, "midpoint_mm": 0.1, "width_mm": 0.2, "floor": 0.001, "spread": 1.0}]}
+    other = {"hands": [{**curve["hands"][0], "midpoint_mm": 0.3}]}
+    models = estimator.models_of({"curves": {"wall_on_wall": curve, "other": other}})
+    assert set(models) == set(SUPPORTS)
+    assert {s for s, m in models.items() if m == estimator.model_of(curve)} == set(estimator.WALL_ON_WALL_SUPPORTS)
+    assert models["ceiling"] == models["wall_on_flat"] == estimator.model_of(other)
+    with pytest.raises(KeyError, match="no curve for a tile of support 'ceiling'"):
+        estimator.model_for({"wall_on_wall": models["wall_on_wall"]}, "ceiling")
 
 
 def test_the_rows_read_each_row_s_support_from_the_slots_played_before_it():
@@ -324,20 +352,30 @@ def test_the_rows_read_each_row_s_support_from_the_slots_played_before_it():
                                                                                             "preview", "preview"]),
             "slot": np.array([*played[:4], "W1N", "C0", "W1N", "C1"])}
     # W1N before the ceiling of floor 0 stands on W0N; after it, on the ceiling.
-    assert collect.supports_of_rows(game).tolist() == ["other"] * 4 + ["wall_on_wall", "other", "other", "other"]
+    assert collect.supports_of_rows(game).tolist() == ["wall_on_flat"] * 4 + [
+        "wall_on_wall", "ceiling", "wall_on_flat", "ceiling"]
+
+
+def test_rows_stored_with_the_supports_of_before_0_10_0_are_refused(tmp_path):
+    rows = {"hand": ["careful"], "table": ["random"], "seed": [3], "placed": [4], "kind": ["middle"], "slot": ["W1N"],
+            "fell": [False], "margins": [np.full(4, 0.002)], "support": ["other"]}
+    np.savez(tmp_path / "careful-random-3-middle.npz", **{k: np.array(v) for k, v in rows.items()})
+    with pytest.raises(ValueError, match=r"careful-random-3-middle.npz: its rows' supports \['other'\] were stored "
+                                         r"before 0.10.0"):
+        collect.load(tmp_path)
 
 
 def test_the_benchmark_counts_falls_by_released_margin_for_each_support_and_hand():
     bench = calibration_benchmark()
-    data = {"support": np.array(["wall_on_wall", "wall_on_wall", "wall_on_wall", "other", "other"]),
+    data = {"support": np.array(["wall_on_wall", "wall_on_wall", "wall_on_wall", "ceiling", "ceiling"]),
             "hand": np.array(["casual", "casual", "casual", "casual", "steady"]),
             "released_mm": np.array([-0.3, -2.0, 0.7, -0.1, np.nan]),  # nan: no release (counted nowhere)
             "fell": np.array([True, False, False, True, True])}
     rows = {tuple(line.split(" | ")[:2]): line for line in bench.released_table(data)[2:]}
     assert rows[("| wall_on_wall", "casual")].endswith("| 1 / 2 | 0 / 0 | 0 / 1 |")
-    assert rows[("| other", "casual")].endswith("| 1 / 1 | 0 / 0 | 0 / 0 |")
-    assert rows[("| other", "steady")].endswith("| 0 / 0 | 0 / 0 | 0 / 0 |")  # a row with no release is still one
-    assert set(rows) == {("| wall_on_wall", "casual"), ("| other", "casual"), ("| other", "steady")}  # no empty lines
+    assert rows[("| ceiling", "casual")].endswith("| 1 / 1 | 0 / 0 | 0 / 0 |")
+    assert rows[("| ceiling", "steady")].endswith("| 0 / 0 | 0 / 0 | 0 / 0 |")  # a row with no release is still one
+    assert set(rows) == {("| wall_on_wall", "casual"), ("| ceiling", "casual"), ("| ceiling", "steady")}
 
 
 def test_the_middle_pass_replays_the_same_game_and_judges_only_its_middle_slots():
@@ -469,3 +507,22 @@ def test_the_shipped_curves_are_fitted_at_the_three_hands_of_the_calibration():
         assert [c.sigma_mm for c in model.curves] == hands
         assert all(0.0 <= r.spread <= 1.0 and 0.0 <= r.floor < 0.05 and r.width_mm > 0
                    for r in (c.response for c in model.curves))
+
+
+def test_the_forms_check_merges_the_supports_as_the_curves_before_0_10_0_saw_them():
+    bench = calibration_benchmark()
+    data = {"support": np.array(SUPPORTS), "fell": np.zeros(len(SUPPORTS), dtype=bool)}
+    assert bench.two_supports(data)["support"].tolist() == ["wall_on_wall"] * 3 + ["other"] * 2
+    assert data["support"].tolist() == list(SUPPORTS)  # the rows given are not changed
+
+
+def test_the_support_table_sets_predicted_beside_observed_for_each_support_and_range():
+    bench = calibration_benchmark()
+    odds = np.array([0.5, 0.5, 0.9, 0.01])
+    fell = np.array([1.0, 0.0, 1.0, 0.0])
+    lines = bench.support_table(odds, fell, np.array([1, 2, 2, 3]),
+                                np.array(["wall_on_tall_column", "wall_on_tall_column", "ceiling", "ceiling"]))
+    rows = {line.split(" | ")[0][2:]: line for line in lines[2:]}
+    assert set(rows) == {"wall_on_tall_column", "ceiling"}  # supports without rows have no line
+    assert rows["wall_on_tall_column"] == "| wall_on_tall_column | 2 (2), 50.0%, 50.0% | 2 (2), 50.0%, 50.0% | - |"
+    assert rows["ceiling"] == "| ceiling | 2 (2), 45.5%, 50.0% | - | 1 (1), 90.0%, 100.0% |"

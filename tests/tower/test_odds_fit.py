@@ -17,8 +17,23 @@ import pytest
 
 from pisa3d.assets import asset_path
 from pisa3d.games.tower.odds.collect import load
-from pisa3d.games.tower.odds.fall_odds import SUPPORTS, FallResponse, HandCurves, default_models, models_of
-from pisa3d.games.tower.odds.fit import MIN_WIDTH_MM, fit_hand_curve, fit_hand_curves_on, fitted_doc, stored, write_fit
+from pisa3d.games.tower.odds.fall_odds import (
+    EARLIER_CURVES,
+    SUPPORTS,
+    FallResponse,
+    HandCurves,
+    default_models,
+    models_of,
+)
+from pisa3d.games.tower.odds.fit import (
+    MIN_WIDTH_MM,
+    fit_hand_curve,
+    fit_hand_curves_on,
+    fitted_doc,
+    seed_ranges,
+    stored,
+    write_fit,
+)
 from pisa3d.games.tower.rules.options import hand_noise
 from pisa3d.games.tower.rules.units import MM_PER_M
 
@@ -28,16 +43,18 @@ SAMPLES = 8  # sampled hands per row: few, the fit does not depend on how many
 
 def write_rows(folder: Path) -> None:
     """A small fixed sample in the rows' format (one .npz per game, as collect.play_games writes
-    them): two hands, both supports, verdicts drawn from a known curve per support with a seeded
+    them): two hands, every support, verdicts drawn from a known curve per support with a seeded
     generator."""
     rng = np.random.default_rng(40)
-    truth = {"wall_on_wall": FallResponse(0.0, 0.5, 0.003, 1.0), "other": FallResponse(0.2, 0.3, 0.002, 0.5)}
+    truth = dict(zip(SUPPORTS, (FallResponse(0.0, 0.5, 0.003, 1.0), FallResponse(-0.2, 0.4, 0.003, 1.0),
+                                FallResponse(-0.4, 0.6, 0.003, 1.0), FallResponse(0.2, 0.3, 0.002, 0.5),
+                                FallResponse(0.2, 0.2, 0.002, 0.5)), strict=True))
     for seed, hand in enumerate(("steady", "casual")):
         rows = 600
         sigma = hand_noise(hand)["noise_position_mm"] / MM_PER_M
         aimed = rng.uniform(-0.0015, 0.0025, rows)
         margins = aimed[:, None] + rng.normal(0.0, sigma, (rows, SAMPLES))
-        support = np.array([SUPPORTS[k % 2] for k in range(rows)])
+        support = np.array([SUPPORTS[k % len(SUPPORTS)] for k in range(rows)])
         odds = np.array([truth[s](m[None], a[None])[0].mean() for s, m, a in zip(support, margins, aimed, strict=True)])
         np.savez(folder / f"{hand}-random-{seed}.npz", hand=np.full(rows, hand), table=np.full(rows, "random"),
                  seed=np.full(rows, seed), fell=rng.random(rows) < odds, margins=margins,
@@ -113,10 +130,12 @@ def test_the_benchmark_refuses_to_fit_into_what_is_not_a_regular_file(tmp_path: 
 
 
 def test_the_shipped_curves_read_and_store_back_as_they_are_in_the_asset() -> None:
+    """Each support's curve as stored (curves of before 0.10.0: the one that serves it)."""
     doc = json.loads(asset_path("tower", "fall_odds.json").read_text())
     models = default_models()
-    assert set(models) == set(SUPPORTS) == set(doc["curves"])
-    assert {support: stored(model) for support, model in models.items()} == doc["curves"]
+    assert set(models) == set(SUPPORTS)
+    for support, model in models.items():
+        assert stored(model) == doc["curves"].get(support, doc["curves"].get(EARLIER_CURVES.get(support, "")))
 
 
 def test_rows_a_margin_separates_perfectly_give_a_steep_curve_not_a_step():
@@ -171,3 +190,9 @@ def test_the_groups_part_refuses_an_odds_range_that_is_not_one(tmp_path: Path) -
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "fall_odds.py"), "--part", "groups",
                            "--out", str(tmp_path), "--odds", "0.9", "0.5"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "--odds 0.9 0.5: give LOW and HIGH with 0 <= LOW < HIGH <= 1" in done.stderr
+
+
+def test_the_fit_names_its_seeds_as_runs():
+    """Curves fitted on two sets of games say so, not one range that holds seeds never played."""
+    assert seed_ranges(np.array([64001, 0, 1, 2, 2, 5, 64000, 7, 8])) == "0-2, 5, 7-8 and 64000-64001"
+    assert seed_ranges(np.array([3, 4])) == "3-4" and seed_ranges(np.array([9])) == "9"

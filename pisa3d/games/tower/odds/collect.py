@@ -37,7 +37,7 @@ from ..rules.moves import PlaceMove
 from ..rules.options import hand_noise
 from ..rules.structure import Slot
 from ..rules.units import MM_PER_M
-from .fall_odds import DEFAULT_SAMPLES, DEFAULT_SEED, hand_sigmas, slot_margins, slot_odds, support_of
+from .fall_odds import DEFAULT_SAMPLES, DEFAULT_SEED, SUPPORTS, hand_sigmas, slot_margins, slot_odds, support_of
 
 GAME = get_game("tower")
 HANDS = ["steady", "careful", "casual"]
@@ -213,12 +213,18 @@ def load(out: Path) -> dict[str, np.ndarray]:
     """Every row of the games in ``out``, with each row's ``support`` (fall_odds.support_of); the
     columns every game has (games played before the tilt columns lack them)."""
     # A middle pass of a game with no slot in the middle stores no rows (its arrays lack their shape).
-    parts = [part for part in (dict(np.load(p)) for p in sorted(out.glob("*.npz"))) if len(part["fell"])]
-    if not parts:
+    stored = [(path, part) for path, part in ((p, dict(np.load(p))) for p in sorted(out.glob("*.npz")))
+              if len(part["fell"])]
+    if not stored:
         raise FileNotFoundError(f"{out}: no rows of played games there (the .npz files --part play writes)")
-    for part in parts:
+    for path, part in stored:
         if "support" not in part:  # the middle pass stores it; a game's own rows tell it
             part["support"] = supports_of_rows(part)
+        elif not set(part["support"].tolist()) <= set(SUPPORTS):
+            raise ValueError(f"{path}: its rows' supports {sorted(set(part['support'].tolist()))} were stored "
+                             f"before 0.10.0 told columns of walls apart ({', '.join(SUPPORTS)}); play its "
+                             "middle pass again (--part middle)")
+    parts = [part for _, part in stored]
     shared = [k for k in parts[0] if all(k in p for p in parts)]
     return {k: np.concatenate([p[k] for p in parts]) for k in shared}
 

@@ -12,9 +12,12 @@ Why a curve and not "margin below zero": settling under a new tile knocks it and
 so the referee calls some tiles with a small positive margin falls, and a wall standing on the
 4 mm top edge of the wall below often stays up although released past that edge (in the cases
 traced, its foot also rests on the end of a neighbouring wall of the floor below, a support the
-judge does not count: supports follow slots). Hence two supports: a wall on a wall, and every
-other tile (a ceiling, a wall on a ceiling or on the table), which the referee calls a fall
-almost every time it is released past its edge. Why a curve per hand with a spread: the
+judge does not count: supports follow slots), while a ceiling, or a wall on a ceiling or on the
+table, falls almost every time it is released past its edge. A wall on a column of walls stands
+more often the taller the column, since the statics of the whole column decide its margin and the
+corners its walls touch carry load the judge does not count. Hence a curve per support
+(``SUPPORTS``): a wall on one wall, on a column of 2-3 walls, on a column of 4 or more, a wall on a
+ceiling or the table, and a ceiling. Why a curve per hand with a spread: the
 referee's release wanders less than the sampled hands at the steady and careful hands (for a wall
 on a wall only the aim counts), as much at the casual hand (docs/tower-physics.md, "Curves per
 hand").
@@ -149,7 +152,18 @@ class HandCurves:
                             blend([r.floor for r in responses]), blend([r.spread for r in responses]))
 
 
-SUPPORTS = ("wall_on_wall", "other")  # a wall on the wall below, and every other tile (fall_odds.json's curves)
+SUPPORTS = ("wall_on_wall", "wall_on_column", "wall_on_tall_column", "wall_on_flat", "ceiling")
+"""What a tile stands on, a curve each (fall_odds.json's): a wall on the top edge of one wall (which
+stands on a ceiling or the table), on a column of 2 or 3 such walls, on a column of 4 or more; a
+wall on a ceiling or on the table; a ceiling. Why the columns apart: the taller the column of walls
+under a wall, the less often the referee topples it at the same statics margin, and the shortest
+more often (docs/tower-physics.md, "Columns of walls")."""
+EARLIER_CURVES = {"wall_on_column": "wall_on_wall", "wall_on_tall_column": "wall_on_wall",
+                  "wall_on_flat": "other", "ceiling": "other"}
+"""The curve that serves each support in curves stored before 0.10.0, which had two: a wall on a
+wall, and every other tile."""
+WALL_ON_WALL_SUPPORTS = SUPPORTS[:3]
+TALL_COLUMN = 4  # walls under a wall from which its column counts as tall
 
 
 def model_of(doc: dict) -> ResponseModel | HandCurves:
@@ -172,8 +186,11 @@ Model = ResponseModel | HandCurves  # either answers .at(sigma_mm, tiles) with a
 
 
 def models_of(doc: dict) -> dict[str, Model]:
-    """The response model of each support (``SUPPORTS``) as fall_odds.json stores them."""
-    return {support: model_of(doc["curves"][support]) for support in SUPPORTS}
+    """The response model of each support (``SUPPORTS``) as fall_odds.json stores them; curves stored
+    before 0.10.0 serve each support as ``EARLIER_CURVES`` says."""
+    curves = doc["curves"]
+    return {support: model_of(curves[support] if support in curves else curves[EARLIER_CURVES[support]])
+            for support in SUPPORTS}
 
 
 @cache
@@ -182,11 +199,33 @@ def default_models() -> dict[str, Model]:
     return models_of(load_json_asset("tower", "fall_odds.json"))
 
 
+def model_for(models: dict[str, Model], support: str) -> Model:
+    """The curve of ``support``; a clear error where a set of curves lacks it."""
+    if support not in models:
+        raise KeyError(f"fall odds: no curve for a tile of support {support!r} (the curves given: "
+                       f"{', '.join(sorted(models))}; fall_odds.json has one per {', '.join(SUPPORTS)})")
+    return models[support]
+
+
+def walls_under(standing: Collection[Slot], slot: Slot) -> int:
+    """How many walls stand in a column straight under a wall slot, each on the top edge of the one
+    below it (0: the slot is a ceiling, or a wall on a ceiling or on the table)."""
+    if slot.side is None:
+        return 0
+    count, floor = 0, slot.floor - 1
+    while floor >= 0 and Slot(floor) not in standing and Slot(floor, slot.side) in standing:
+        count, floor = count + 1, floor - 1
+    return count
+
+
 def support_of(standing: Collection[Slot], slot: Slot) -> str:
-    """``wall_on_wall`` for a wall above floor 0 whose floor below has no ceiling (it stands on the
-    top edge of the wall below, statics.supports_of), ``other`` for every other tile."""
-    on_wall = slot.side is not None and slot.floor > 0 and Slot(slot.floor - 1) not in standing
-    return SUPPORTS[0] if on_wall else SUPPORTS[1]
+    """Which curve of ``SUPPORTS`` a tile aimed at ``slot`` goes through."""
+    if slot.side is None:
+        return "ceiling"
+    walls = walls_under(standing, slot)
+    if walls == 0:
+        return "wall_on_flat"
+    return "wall_on_wall" if walls == 1 else "wall_on_column" if walls < TALL_COLUMN else "wall_on_tall_column"
 
 
 @dataclass(frozen=True)
@@ -221,9 +260,9 @@ def slot_odds(state: TowerState, slots: Sequence[Slot], aimed: np.ndarray, sampl
     standing = {p.slot for p in state.placements}
     supports = np.array([support_of(standing, slot) for slot in slots])
     odds = np.empty(len(slots))
-    for support, model in models.items():
+    for support in set(supports.tolist()):
         rows = supports == support
-        curve = model.at(sigmas[0] * MM_PER_M, len(state.placements))
+        curve = model_for(models, support).at(sigmas[0] * MM_PER_M, len(state.placements))
         odds[rows] = curve(sampled[rows], aimed[rows]).mean(axis=1)
     return odds
 

@@ -59,12 +59,12 @@ def fit_hand_curve(margins: np.ndarray, aimed: np.ndarray, fell: np.ndarray, sig
     return HandCurve(sigma, curve_of(best.x))
 
 
-def fit_hand_curves_on(data: Rows) -> Models:
-    """The shipped form (fall_odds.HandCurves) fitted on ``data``: for each support, a curve per hand,
-    each on its own rows."""
+def fit_hand_curves_on(data: Rows, supports: tuple[str, ...] = SUPPORTS) -> Models:
+    """The shipped form (fall_odds.HandCurves) fitted on ``data``: for each of ``supports``, a curve per
+    hand, each on its own rows."""
     fell, sigmas, aimed = data["fell"].astype(float), sigma_mm(data), data["aimed_mm"] / MM_PER_M
     models = {}
-    for support in SUPPORTS:
+    for support in supports:
         curves = []
         for sigma in np.unique(sigmas):
             rows = (data["support"] == support) & (sigmas == sigma)
@@ -93,8 +93,17 @@ def fitted_doc(doc: dict[str, Any], models: Models, data: Rows, day: str) -> dic
             "draws": "stratified: the normal's quantiles, each axis in a seeded order (fall_odds.hand_draws)",
             "fit_seeds": [int(data["seed"].min()), int(data["seed"].max())],
             "fitted_on": f"{len(data['fell'])} referee verdicts of {len(games_of(data))} games, seeds "
-                         f"{data['seed'].min()}-{data['seed'].max()}, benchmarks/fall_odds.py --part play, "
+                         f"{seed_ranges(data['seed'])}, benchmarks/fall_odds.py --part play, "
                          f"pisa3d {__version__} ({day})"}
+
+
+def seed_ranges(seeds: np.ndarray) -> str:
+    """The seeds as runs of consecutive ones: ``0-239 and 64000-64479``."""
+    values = np.unique(seeds)
+    breaks = np.flatnonzero(np.diff(values) > 1)
+    starts, ends = values[np.r_[0, breaks + 1]], values[np.r_[breaks, len(values) - 1]]
+    runs = [f"{a}-{b}" if a != b else f"{a}" for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+    return ", ".join(runs[:-1]) + " and " + runs[-1] if len(runs) > 1 else runs[0]
 
 
 def write_fit(out: Path, path: Path | None = None) -> tuple[Models, Rows]:
