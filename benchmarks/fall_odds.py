@@ -187,7 +187,7 @@ def check_forms(out: Path, folds: int = 4) -> None:
     print(f"{len(fell)} verdicts of {len(games_of(data))} games in {out}, {folds}-fold by seed")
     for name, o in odds.items():
         print(f"\n{name}: {summary(o, fell)}\n" + "\n".join(calibration_table(o, fell, games)))
-        print("\n".join(criterion(o, fell, hands)[:1]))
+        print("\n".join(criterion(o, fell, hands)))
         print("\n".join(support_table(o, fell, games, data["support"])))
     (two, two_odds), (five, five_odds) = odds.items()
     print("\n".join(log_loss_against(five_odds, two_odds, fell, games, hands, f"{five} minus {two}")))
