@@ -129,13 +129,19 @@ def test_the_benchmark_refuses_to_fit_into_what_is_not_a_regular_file(tmp_path: 
     assert not (tmp_path / "new").exists()
 
 
+def curve_stored_for(doc: dict, support: str) -> dict:
+    """The stored curve that serves ``support`` (a file of before 0.10.0: the one EARLIER_CURVES names)."""
+    curves = doc["curves"]
+    return curves[support] if support in curves else curves[EARLIER_CURVES[support]]
+
+
 def test_the_shipped_curves_read_and_store_back_as_they_are_in_the_asset() -> None:
     """Each support's curve as stored (curves of before 0.10.0: the one that serves it)."""
     doc = json.loads(asset_path("tower", "fall_odds.json").read_text())
     models = default_models()
     assert set(models) == set(SUPPORTS)
     for support, model in models.items():
-        assert stored(model) == doc["curves"].get(support, doc["curves"].get(EARLIER_CURVES.get(support, "")))
+        assert stored(model) == curve_stored_for(doc, support)
 
 
 def test_rows_a_margin_separates_perfectly_give_a_steep_curve_not_a_step():
@@ -196,3 +202,15 @@ def test_the_fit_names_its_seeds_as_runs():
     """Curves fitted on two sets of games say so, not one range that holds seeds never played."""
     assert seed_ranges(np.array([64001, 0, 1, 2, 2, 5, 64000, 7, 8])) == "0-2, 5, 7-8 and 64000-64001"
     assert seed_ranges(np.array([3, 4])) == "3-4" and seed_ranges(np.array([9])) == "9"
+
+
+@pytest.mark.parametrize("name", ["fall_odds-0.9.0.json", "fall_odds-0.10.0.json"])
+def test_each_candidate_reads_as_the_estimator_s_curves_and_stores_back_as_it_is(name: str) -> None:
+    """The candidates awaiting their held-out games load with this code (0.9.0's two supports through
+    EARLIER_CURVES, 0.10.0's five as they are) and store back to the digits written."""
+    doc = json.loads((ROOT / "benchmarks" / "candidates" / name).read_text())
+    models = models_of(doc)
+    assert set(models) == set(SUPPORTS)
+    for support, model in models.items():
+        assert stored(model) == curve_stored_for(doc, support)
+    assert doc["fit_seeds"][1] < 65000  # its held-out seeds (65000-65959) are none of the fitted
