@@ -442,6 +442,26 @@ def test_issue_41_s_criterion_holds_each_hand_to_5_points_and_the_pooled_rows_to
     assert bench.meets_criterion({"pooled": 0.03, "careful": 0.05}) and not bench.meets_criterion({"pooled": 0.031})
 
 
+def test_the_interval_reading_excuses_a_miss_its_few_games_allow_and_not_one_many_games_pin_down():
+    """A bin at 50% predicted where 62% fell: from 5 games of 20 rows (some games all falls) the
+    game-resampled interval holds 50% and the bin passes; from 100 games of 1 row each at the same
+    rate it does not. A bin within the limit passes either way, without an interval drawn."""
+    bench = calibration_benchmark()
+    odds, hands = np.full(100, 0.5), np.full(100, "careful")
+    fell = np.r_[np.ones(20), np.ones(20), np.ones(20), np.r_[np.ones(2), np.zeros(18)], np.zeros(20)]
+    few, many = np.repeat(np.arange(5), 20), np.arange(100)
+    assert bench.bins_beyond_chance(odds, fell, few, 0.05) == []
+    assert bench.bins_beyond_chance(odds, fell, many, 0.05) == ["50%-65% (50.0% predicted, 62.0% fell, "
+                                                              "interval 52.0%-71.0%)"]
+    lines = bench.criterion(odds, fell, hands, many)
+    assert lines[1] == ("  read with each bin's game-resampled interval (off by more, but the prediction inside it, "
+                        "passes): missed; pooled 50%-65% (50.0% predicted, 62.0% fell, interval 52.0%-71.0%); "
+                        "careful 50%-65% (50.0% predicted, 62.0% fell, interval 52.0%-71.0%)")
+    assert bench.criterion(odds, fell, hands, few)[1].endswith("passes): met")
+    assert bench.bins_beyond_chance(odds, np.r_[np.ones(52), np.zeros(48)], many, 0.05) == []  # 2 points off
+    assert len(bench.criterion(odds, fell, hands)) == 5  # without the rows' games: no such line
+
+
 def test_the_beta_map_fit_recovers_a_known_map():
     bench = calibration_benchmark()
     rng = np.random.default_rng(5)
