@@ -363,6 +363,11 @@ def test_rows_stored_with_the_supports_of_before_0_10_0_are_refused(tmp_path):
     with pytest.raises(ValueError, match=r"careful-random-3-middle.npz: its rows' supports \['other'\] were stored "
                                          r"before 0.10.0"):
         collect.load(tmp_path)
+    # The benchmark says so as a usage error, without a traceback.
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "fall_odds.py"), "--part", "forms", "--out",
+                           str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "were stored before 0.10.0" in done.stderr and "--part middle" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_the_benchmark_counts_falls_by_released_margin_for_each_support_and_hand():

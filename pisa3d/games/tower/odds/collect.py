@@ -209,6 +209,10 @@ def play_games(out: Path, games: dict[str, int], first_seed: int, hands: list[st
               f"{sum(rows['fell'])} falls, {time.process_time() - start:.1f} s CPU", flush=True)
 
 
+class StaleRows(ValueError):
+    """Stored rows of a form this code no longer reads."""
+
+
 def load(out: Path) -> dict[str, np.ndarray]:
     """Every row of the games in ``out``, with each row's ``support`` (fall_odds.support_of); the
     columns every game has (games played before the tilt columns lack them)."""
@@ -221,7 +225,7 @@ def load(out: Path) -> dict[str, np.ndarray]:
         if "support" not in part:  # the middle pass stores it; a game's own rows tell it
             part["support"] = supports_of_rows(part)
         elif not set(part["support"].tolist()) <= set(SUPPORTS):
-            raise ValueError(f"{path}: its rows' supports {sorted(set(part['support'].tolist()))} were stored "
+            raise StaleRows(f"{path}: its rows' supports {sorted(set(part['support'].tolist()))} were stored "
                              f"before 0.10.0 told columns of walls apart ({', '.join(SUPPORTS)}); play its "
                              "middle pass again (--part middle)")
     parts = [part for _, part in stored]

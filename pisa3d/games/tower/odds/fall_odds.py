@@ -158,10 +158,11 @@ stands on a ceiling or the table), on a column of 2 or 3 such walls, on a column
 wall on a ceiling or on the table; a ceiling. Why the columns apart: the taller the column of walls
 under a wall, the less often the referee topples it at the same statics margin, and the shortest
 more often (docs/tower-physics.md, "Columns of walls")."""
+EARLIER_SUPPORTS = ("wall_on_wall", "other")
+"""The supports of curves stored before 0.10.0: a wall on a wall, and every other tile."""
 EARLIER_CURVES = {"wall_on_column": "wall_on_wall", "wall_on_tall_column": "wall_on_wall",
                   "wall_on_flat": "other", "ceiling": "other"}
-"""The curve that serves each support in curves stored before 0.10.0, which had two: a wall on a
-wall, and every other tile."""
+"""The curve of ``EARLIER_SUPPORTS`` that serves each support the earlier curves lack."""
 WALL_ON_WALL_SUPPORTS = SUPPORTS[:3]
 TALL_COLUMN = 4  # walls under a wall from which its column counts as tall
 
