@@ -344,11 +344,14 @@ def manifest(
     SHA-256 over its rows and one over its images (`pisa3d dataset verify` checks a directory
     against it). Shipped manifests live in assets/datasets/manifests/<spec name>.json."""
     from ..core.files import written_aside
-    from ..dataset.manifest import make_manifest, manifest_text
+    from ..dataset.manifest import DatasetDiffers, make_manifest, manifest_text
 
     if out is not None:
-        check_output_file(out, "--out", force)
-    text = manifest_text(make_manifest(directory))
+        check_output_file(out, "--out", force, inputs=[("the dataset", directory)])
+    try:
+        text = manifest_text(make_manifest(directory))
+    except DatasetDiffers as exc:  # a part that cannot be read
+        raise OptionsError(f"{directory}: no manifest: {exc}") from None
     if out is None:
         typer.echo(text, nl=False)
         return

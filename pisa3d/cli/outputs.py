@@ -7,8 +7,9 @@ command may destroy what it was not asked to write. The rule (docs/outputs.md sa
   node, a FIFO or a socket is refused (as root, replacing ``/dev/null`` would be a disaster), and
   so is a name that ends in ``/`` (it names a folder) — see :func:`output_file`.
 - An existing file is replaced only with ``--force``; the command's own inputs never (the same
-  file, by inode: ``export rec.json.gz -f --html rec.json.gz`` would destroy the record), nor may
-  two outputs of one command name the same file.
+  file, by inode: ``export rec.json.gz -f --html rec.json.gz`` would destroy the record, and no file
+  already in an input folder: ``dataset manifest DIR -f --out DIR/spec.json``), nor may two outputs
+  of one command name the same file.
 - Symbolic links: a link at an output *file* name is refused, with or without ``--force``
   (writing would either replace the link or reach through it to a file named elsewhere); the
   way on is to name the file itself. An output *folder* may be a link to a folder: files are
@@ -120,11 +121,21 @@ def _same_file(a: Path, b: Path) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
-def _refuse_inputs(path: Path, option: str, inputs: Inputs) -> None:
+def _inside(path: Path, folder: Path) -> bool:
+    return Path(os.path.realpath(path.parent)).is_relative_to(os.path.realpath(folder))
+
+
+def _refuse_inputs(path: Path, option: str, inputs: Inputs, exists: bool) -> None:
+    """An input file may not be written; nor may any file already in an input folder (a dataset's
+    spec, a study's consent text): a new name there is fine."""
     for what, source in inputs:
-        if _same_file(path, Path(source)):
+        source = Path(source)
+        if _same_file(path, source):
             raise OptionsError(f"{option} {path}: that is {what} ({source}); writing there would destroy it: "
                                "choose another name")
+        if exists and source.is_dir() and _inside(path, source):
+            raise OptionsError(f"{option} {path}: that file belongs to {what} ({source}); writing over it would "
+                               "damage it: choose a new name, or a place outside it")
 
 
 def check_output_file(path: Path, option: str, force: bool = False, inputs: Inputs = ()) -> Path:
@@ -133,7 +144,7 @@ def check_output_file(path: Path, option: str, force: bool = False, inputs: Inpu
     Refuses (OptionsError, one line naming ``option``, what is wrong and the way on): a missing
     parent folder, a parent that is a file, a folder without write permission, a path that is a
     folder, a device, FIFO or socket, a symbolic link, one of ``inputs`` (same inode or same
-    name), and an existing file unless ``force``. Returns ``path`` unchanged.
+    name) or an existing file inside an input folder, and an existing file unless ``force``. Returns ``path`` unchanged.
     """
     path = Path(path)
     info = _lstat(path)
@@ -146,7 +157,7 @@ def check_output_file(path: Path, option: str, force: bool = False, inputs: Inpu
         if kind is not None:
             raise OptionsError(f"{option} {path}: that is {kind}, not a regular file; pisa3d writes only "
                                "regular files: give a new file name")
-    _refuse_inputs(path, option, inputs)
+    _refuse_inputs(path, option, inputs, exists=info is not None)
     _writable_folder(path.parent, option, path)
     if info is not None:
         if not force:

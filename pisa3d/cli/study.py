@@ -173,10 +173,10 @@ def export(
 
     Example: pisa3d study export studies/pilot --out pilot.html
     """
-    from ..study.files import ANSWERS_FILE, STUDY_FILE, load_study
+    from ..study.files import ANSWERS_FILE, load_study
 
     load_study(directory)
-    check_output_file(out, "--out", force, inputs=[("the study's file", directory / STUDY_FILE),
+    check_output_file(out, "--out", force, inputs=[("the study", directory),  # answers come later: name kept free
                                                    ("the study's answers", directory / ANSWERS_FILE)])
     from ..study.offline import export_offline
 

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..experiments.storage import committed_parts
+from ..experiments.storage import committed_parts, read_part
 from .reader import summary
 from .schema import IMAGE_COLUMNS, SCENE_SCHEMA, SCENES
 from .spec import SPLITS
@@ -77,7 +77,7 @@ def write_split_files(root: Path) -> dict[str, dict[str, int]]:
             path = root / SCENES / name
             if not path.exists():
                 continue
-            table = pq.read_table(path, schema=SCENE_SCHEMA)
+            table = read_part(path, schema=SCENE_SCHEMA)
             for split in SPLITS:
                 rows = table.filter(pc.equal(table["split"], split))
                 if rows.num_rows == 0:

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 
 from ..core.errors import OptionsError
 from ..experiments.rows import TIMING_COLUMNS
-from ..experiments.storage import GAMES, committed_parts, read_metadata, read_table
+from ..experiments.storage import GAMES, DamagedPart, committed_parts, read_metadata, read_table
 from .reader import check_dataset_dir
 from .schema import IMAGE_COLUMNS, SCENE_SCHEMA, SCENES
 from .spec import DatasetSettings
@@ -95,8 +95,8 @@ def _scene_batches(root: Path) -> Iterator[pa.RecordBatch]:
 def _games(root: Path, seeds: range | None) -> dict[str, _Game]:
     try:
         table = read_table(root, GAMES)
-    except (pa.ArrowException, OSError) as exc:
-        raise DatasetDiffers(f"{GAMES}/ cannot be read ({str(exc).splitlines()[0]})") from None
+    except DamagedPart as exc:
+        raise DatasetDiffers(str(exc)) from None
     games: dict[str, _Game] = {}
     for row in table.to_pylist():
         if seeds is not None and row["seed"] not in seeds:

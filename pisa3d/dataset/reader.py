@@ -20,10 +20,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from ..core.errors import OptionsError
-from ..experiments.storage import committed_parts, is_experiment_dir, load_stored_spec
+from ..experiments.storage import committed_parts, is_experiment_dir, load_stored_spec, read_part, stored_keys
 from .render import decode_png, depth_from_png
 from .schema import IMAGE_COLUMNS, SCENE_SCHEMA, SCENES
 from .spec import SPLITS, as_stored
@@ -52,7 +51,7 @@ def read_scenes(root: Path | str, split: str | None = None, columns: Sequence[st
     if wanted is not None and split is not None and "split" not in wanted:
         wanted.append("split")
     filters = [("scene", "=", scene)] if scene is not None else None
-    parts = [pq.read_table(root / SCENES / name, schema=SCENE_SCHEMA, columns=wanted, filters=filters)
+    parts = [read_part(root / SCENES / name, schema=SCENE_SCHEMA, columns=wanted, filters=filters)
              for name in committed_parts(root) if (root / SCENES / name).exists()]
     schema = SCENE_SCHEMA if wanted is None else pa.schema([SCENE_SCHEMA.field(c) for c in wanted])
     table = pa.concat_tables(parts) if parts else schema.empty_table()
@@ -128,7 +127,7 @@ def summary(root: Path | str) -> dict[str, Any]:
                         "floors": sorted({r["floor"] for r in mine})}
     size = sum(p.stat().st_size for p in (root / SCENES).glob("part-*.parquet"))
     size += sum(p.stat().st_size for p in (root / "games").glob("part-*.parquet"))
-    games = sum(pq.read_metadata(root / "games" / name).num_rows for name in committed_parts(root))
+    games = len(stored_keys(root))
     return {"name": spec.get("name"), "scenes": len(rows), "fell": sum(r["fell"] for r in rows), "games": games,
             "splits": splits, "bytes": size,
             "mean_fall_odds": float(np.mean([r["fall_odds"] for r in rows])) if rows else None,

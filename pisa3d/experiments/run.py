@@ -16,7 +16,7 @@ from .batching import BATCH_SECONDS, BATCH_TRIALS
 from .progress import RunProgress
 from .spec import ExperimentSpec
 from .stopping import StopRequest
-from .storage import PLACEMENT_SCHEMA, PLACEMENTS, check_compatible, check_writable, stored_keys, writer
+from .storage import PLACEMENT_SCHEMA, PLACEMENTS, check_compatible, check_writable, directory_kind, stored_keys, writer
 from .trials import Cell, Trial, expand_trials, resolve_cells
 
 
@@ -70,7 +70,7 @@ def _planned(spec: ExperimentSpec, out: Path) -> tuple[list[Cell], list[Trial]]:
     cells = resolve_cells(spec)
     trials = unique_trials(expand_trials(spec, cells))
     check_writable(out)
-    check_compatible(out, spec.game, cells)
+    check_compatible(out, spec.game, cells, kind=directory_kind(spec.to_json()))
     return cells, trials
 
 

@@ -125,10 +125,24 @@ def committed_parts(root: Path) -> list[str]:
     return sorted(p.name for p in (root / GAMES).glob("part-*.parquet"))
 
 
+class DamagedPart(OptionsError):
+    """A committed Parquet part that cannot be read (truncated, overwritten): the directory is
+    damaged, which the person must hear in one line naming the file."""
+
+
+def read_part(path: Path, **options: Any) -> pa.Table:
+    """``pq.read_table(path, **options)``, a damaged file raised as :class:`DamagedPart`."""
+    try:
+        return pq.read_table(path, **options)
+    except (pa.ArrowException, OSError) as exc:
+        raise DamagedPart(f"{path}: cannot be read ({str(exc).splitlines()[0]}); the directory is damaged: "
+                          "restore the file, or delete it and run again to play its games anew") from None
+
+
 def read_table(root: Path, table: str) -> pa.Table:
     """Every committed row of ``table`` (games or placements)."""
     schema = GAME_SCHEMA if table == GAMES else PLACEMENT_SCHEMA
-    parts = [pq.read_table(root / table / name, schema=schema) for name in committed_parts(root)
+    parts = [read_part(root / table / name, schema=schema) for name in committed_parts(root)
              if (root / table / name).exists()]
     return pa.concat_tables(parts) if parts else schema.empty_table()
 
@@ -136,7 +150,7 @@ def read_table(root: Path, table: str) -> pa.Table:
 def stored_keys(root: Path) -> set[str]:
     keys: set[str] = set()
     for name in committed_parts(root):
-        keys.update(pq.read_table(root / GAMES / name, columns=["key"]).column("key").to_pylist())
+        keys.update(read_part(root / GAMES / name, columns=["key"]).column("key").to_pylist())
     return keys
 
 
@@ -147,13 +161,23 @@ def is_experiment_dir(root: Path) -> bool:
 def load_stored_spec(root: Path) -> dict[str, Any]:
     if not is_experiment_dir(root):
         raise OptionsError(f"{root}: not an experiment directory (no {SPEC_FILE}); `pisa3d experiment run` makes one")
-    return _read_json(root / SPEC_FILE)
+    stored = _read_json(root / SPEC_FILE)
+    spec = stored.get("spec") if isinstance(stored, dict) else None
+    if not (isinstance(spec, dict) and isinstance(spec.get("game"), str) and isinstance(stored.get("cells"), list)
+            and all(isinstance(c, dict) for c in stored["cells"])):
+        raise OptionsError(f"{root / SPEC_FILE}: not a spec file pisa3d wrote (it needs an object with \"spec\" "
+                           "naming a game and a list of \"cells\"); the directory is damaged")
+    return stored
 
 
 def read_metadata(root: Path) -> dict[str, Any]:
     """The directory's versions and runs (empty before its first run)."""
     path = root / METADATA_FILE
-    return _read_json(path) if path.exists() else {}
+    metadata = _read_json(path) if path.exists() else {}
+    if not isinstance(metadata, dict):
+        raise OptionsError(f"{path}: not a metadata file pisa3d wrote (it needs a JSON object); the directory is "
+                           "damaged: delete the file to start its record anew")
+    return metadata
 
 
 def run_status(root: Path) -> str:
@@ -200,12 +224,22 @@ def check_writable(root: Path) -> None:
         raise OptionsError(f"--out {root}: cannot write there ({exc.strerror or exc})") from None
 
 
-def check_compatible(root: Path, game: str, cells: Sequence[Cell]) -> None:
+def directory_kind(spec: Mapping[str, Any]) -> str:
+    """What a spec (as stored) makes: a ``dataset`` (it has drawing settings) or an ``experiment``."""
+    return "dataset" if "dataset" in spec else "experiment"
+
+
+def check_compatible(root: Path, game: str, cells: Sequence[Cell], kind: str = "experiment") -> None:
     """Refuse a spec that no longer covers the stored trials (a fixed option changed): adding
-    seeds or sweep values is fine, changing the conditions of stored games is not."""
+    seeds or sweep values is fine, changing the conditions of stored games is not. A run of one
+    ``kind`` (directory_kind) never takes over a directory of the other: its spec would replace
+    the stored one."""
     if not is_experiment_dir(root):
         return
     stored = load_stored_spec(root)
+    if directory_kind(stored["spec"]) != kind:
+        raise OptionsError(f"--out {root}: a {directory_kind(stored['spec'])} directory, and this run makes "
+                           f"{'a' if kind == 'dataset' else 'an'} {kind}; choose another --out directory")
     if stored["spec"]["game"] != game:
         raise OptionsError(f"{root} holds a {stored['spec']['game']} experiment, this spec is for {game}; "
                            "use another --out directory")

@@ -268,3 +268,21 @@ def test_window_and_camera_values_are_refused_before_any_work(
     assert code == 2 and stdout == ""
     assert len(lines) == 1 and lines[0].startswith(f"pisa3d: error: {expected}")
     assert not out.exists()
+
+
+def test_no_file_already_in_an_input_folder_is_replaced_even_with_force(tmp_path: Path) -> None:
+    folder = tmp_path / "dataset"
+    (folder / "games").mkdir(parents=True)
+    (folder / "spec.json").write_text("keep")
+    (folder / "games" / "part-1.parquet").write_text("keep")
+    inputs = [("the dataset", folder)]
+    for target in (folder / "spec.json", folder / "games" / "part-1.parquet", folder / "games" / ".." / "spec.json"):
+        with pytest.raises(OptionsError, match=r"that file belongs to the dataset .*choose a new name"):
+            check_output_file(target, "--out", force=True, inputs=inputs)
+    with pytest.raises(OptionsError, match="that is a folder"):
+        check_output_file(folder, "--out", force=True, inputs=inputs)
+    assert check_output_file(folder / "manifest.json", "--out", inputs=inputs) == folder / "manifest.json"
+    outside = tmp_path / "spec.json"
+    outside.write_text("old")
+    assert check_output_file(outside, "--out", force=True, inputs=inputs) == outside  # same name, elsewhere
+    assert (folder / "spec.json").read_text() == "keep"

@@ -222,3 +222,18 @@ def test_the_first_two_games_of_each_shipped_spec_verify_against_its_shipped_man
     failed = _pisa3d("dataset", "verify", str(out))
     assert failed.returncode == 1
     assert f"game {key} (seed 1): the rgb image of camera 3 of scene {row['scene']} differs" in failed.stderr
+
+
+def test_an_experiment_run_or_a_manifest_never_writes_over_a_dataset(built, tmp_path):
+    root, _ = _copy(built, tmp_path)
+    spec_text = (root / "spec.json").read_text()
+    experiment = tmp_path / "exp.toml"
+    experiment.write_text('game = "tower"\nplayers = 2\nagents = ["random"]\nseeds = 1\n')
+    run = _pisa3d("experiment", "run", str(experiment), "--out", str(root), "-j", "1")
+    assert run.returncode == 2 and "a dataset directory, and this run makes an experiment" in run.stderr, run.stderr
+    over = _pisa3d("dataset", "manifest", str(root), "-f", "--out", str(root / "spec.json"))
+    assert over.returncode == 2 and "that file belongs to the dataset" in over.stderr, over.stderr
+    assert (root / "spec.json").read_text() == spec_text and not (root / "placements").exists()
+    (root / SCENES / _part_of_seed(root, 0)).write_bytes(b"PAR1 cut short")
+    damaged = _pisa3d("dataset", "manifest", str(root))
+    assert damaged.returncode == 2 and damaged.stderr.count("\n") == 1 and "cannot be read" in damaged.stderr

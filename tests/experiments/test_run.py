@@ -287,3 +287,26 @@ def test_a_run_logged_to_a_file_says_its_progress_in_plain_lines(tmp_path, monke
     resumed = Console(file=io.StringIO(), width=200)
     run_experiment(validate_spec({**CARDS, "seeds": 4}), "test", tmp_path / "out", LocalRunner(1), console=resumed)
     assert resumed.file.getvalue().splitlines()[-1].startswith(f"{spec.name}: 4/4 trials (100%)")
+
+
+@pytest.mark.parametrize(("file", "text", "expected"), [
+    ("spec.json", "{}", "not a spec file pisa3d wrote"),
+    ("spec.json", "[]", "not a spec file pisa3d wrote"),
+    ("spec.json", '{"spec": []}', "not a spec file pisa3d wrote"),
+    ("metadata.json", "[]", "not a metadata file pisa3d wrote"),
+    ("games", b"PAR1 cut short", "cannot be read"),
+])
+def test_a_damaged_directory_is_named_in_one_line_by_run_and_report(tmp_path, file, text, expected):
+    spec = write_spec(tmp_path)
+    out = tmp_path / "exp"
+    _run(spec, out, overrides=["seeds=1"])
+    if file == "games":
+        part = next((out / "games").glob("part-*.parquet"))
+        part.write_bytes(text)
+        expected = f"{part}: {expected}"
+    else:
+        (out / file).write_text(text)
+    for args in (["experiment", "run", str(spec), "--out", str(out), "-j", "1"], ["experiment", "report", str(out)]):
+        done = subprocess.run([sys.executable, "-m", "pisa3d", *args], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.count("\n") == 1 and expected in done.stderr and "Traceback" not in done.stderr

@@ -79,8 +79,9 @@ def test_simulate_names_the_observers_allowed(built_study):
 
 
 def test_outputs_refuse_the_studys_own_files(built_study, tmp_path):
-    _one_line(_pisa3d("study", "export", str(built_study), "--out", str(built_study / "study.json"), "--force"),
-              "that is the study's file")
+    for name in ("study.json", "consent.md", "answers.json"):
+        _one_line(_pisa3d("study", "export", str(built_study), "--out", str(built_study / name), "--force"),
+                  "that file belongs to the study")
     _one_line(_pisa3d("study", "export", str(built_study), "--out", str(tmp_path) + "/"), "that names a folder")
     _one_line(_pisa3d("study", "export", str(built_study), "--out", str(tmp_path)), "that is a folder")
     _one_line(_pisa3d("study", "report", str(built_study), "--out", str(built_study)), "the study directory itself")
