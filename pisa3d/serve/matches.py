@@ -33,6 +33,10 @@ HUMAN = "human"
 OPEN = "open"
 REQUEST_FIELDS = ("game", "players", "seats", "seed", "options", "hints")
 MAX_SEED = 2**32 - 1
+"""The largest seed a creator may choose (shown to every player: see seed_note)."""
+DRAWN_SEED_BITS = 128
+"""A seed the server draws: too many to search. A 32-bit seed could be found from one's own hand
+(about 2**32 trial deals, hours of one core) and would then deal every other hand."""
 RECENT_MOVES = 6
 """Moves whose events a page gets on connecting (``LiveMatch.recent_events``)."""
 MAX_NAME = 24
@@ -114,7 +118,7 @@ def create_match(request: Any) -> tuple[NewMatch, State, GameRecord]:
     tokens = {seat: secrets.token_urlsafe(24) for seat, kind in enumerate(seats) if kind == HUMAN}
     meta = MatchMeta(
         match_id=new_match_id(), game=game.id, players=players, seats=list(seats),
-        seed=secrets.randbelow(MAX_SEED + 1) if seed is None else seed, seed_chosen=seed is not None,
+        seed=drawn_seed() if seed is None else seed, seed_chosen=seed is not None,
         options=dict(options), token_digests={str(seat): [token_digest(t)] for seat, t in tokens.items()},
         created=now_text(), hints=hints,
     )
@@ -131,9 +135,13 @@ def rematch_meta(old: MatchMeta) -> MatchMeta:
     created = now_text()
     seats = [HUMAN if kind in (HUMAN, OPEN) else kind for kind in old.seats]
     return MatchMeta(match_id=new_match_id(), game=old.game, players=old.players, seats=seats,
-                     seed=secrets.randbelow(MAX_SEED + 1), options=dict(old.options), created=created,
+                     seed=drawn_seed(), options=dict(old.options), created=created,
                      status="waiting", hints=old.hints, names=dict(old.names), rematch_of=old.match_id,
                      last_active=created)
+
+
+def drawn_seed() -> int:
+    return secrets.randbits(DRAWN_SEED_BITS)
 
 
 def new_match_id() -> str:

@@ -30,7 +30,7 @@ def served(data: Path, **config: Any) -> Iterator[TestClient]:
         yield client
 
 
-def create(client: TestClient, game: str, seats: list[str], seed: int = 3, **options: Any) -> dict[str, Any]:
+def create(client: TestClient, game: str, seats: list[str], seed: int | None = 3, **options: Any) -> dict[str, Any]:
     answer = client.post("/api/matches", json={"game": game, "players": len(seats), "seats": seats,
                                                "seed": seed, "options": options})
     assert answer.status_code == 201, answer.text

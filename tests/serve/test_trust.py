@@ -60,6 +60,21 @@ def test_the_rematch_seed_attack_fails(tmp_path: Path) -> None:
             seeds.append((old, new))
     assert all(new not in (old - 1, old, old + 1) for old, new in seeds)
     assert len({new for _, new in seeds}) == 3
+    # 128 bits drawn: a seed under 2**64 comes once in 2**64 draws (a 32-bit seed could be searched for)
+    assert all(new.bit_length() > 64 for _, new in seeds)
+
+
+def test_a_match_dealt_from_a_drawn_seed_replays_from_its_record(tmp_path: Path) -> None:
+    from pisa3d.core.record import record_from_json
+    from pisa3d.core.registry import get_game
+    from pisa3d.core.replay import verify_record
+
+    with served(tmp_path) as client:
+        match = create(client, "cards", ["human", "heuristic", "heuristic"], seed=None, rounds=1)
+        finish_cards(client, match)
+        record = record_from_json(client.get(f"/api/matches/{match['match_id']}/record").json())
+    assert record.seed.bit_length() > 64
+    assert verify_record(get_game("cards"), record).ok
 
 
 def test_two_people_pressing_rematch_land_in_one_match_each_in_their_seat(tmp_path: Path) -> None:
