@@ -149,8 +149,14 @@ def new_match_id() -> str:
 
 
 def check_served_options(options: Mapping[str, Any]) -> None:
-    """Refuse option values that name files: a browser must not make the server read its disk."""
+    """Refuse option values that name files: a browser must not make the server read its disk;
+    and values that are not single values (an engine's own settings, a tile set's contents): a
+    time step of a microsecond or a thousand tiles would hold the shared physics workers for hours.
+    The lobby offers single values only; the expert settings stay with the command line."""
     for name, value in options.items():
+        if isinstance(value, (dict, list)):
+            raise OptionsError(f"option {str(name)[:40]!r}: the server takes single values (a number, a name, "
+                               "true or false); engine settings and tile sets' contents are for `pisa3d play`")
         if isinstance(value, str) and ("/" in value or "\\" in value or value.startswith(".")):
             raise OptionsError(f"option {str(name)[:40]!r}: the server takes names, not file paths "
                                f"(got {value[:60]!r})")
