@@ -37,6 +37,7 @@ from .master import (
     UnknownMatch,
 )
 from .matches import PROTOCOL
+from .outbox import Outbox
 from .runner import Runner
 from .store import MatchStore
 
@@ -186,7 +187,8 @@ async def play_socket(master: Master, ws: WebSocket) -> None:
         await _refuse(ws, str(exc), exc.code)
         return
     await ws.accept()
-    seated = Seated(ws, seat)  # a WebSocket is the master's Connection as it is
+    outbox = Outbox(ws)  # the master sends through it, never waiting on this page
+    seated = Seated(outbox, seat)
     try:
         await master.join_table(table, seated)
         while True:
@@ -197,12 +199,14 @@ async def play_socket(master: Master, ws: WebSocket) -> None:
             try:
                 await master.receive(table, seated, data)
             except Refused as exc:
+                await outbox.aclose()  # one writer on the socket at a time
                 await _refuse(ws, str(exc), exc.code, accepted=True)
                 return
     except (WebSocketDisconnect, RuntimeError, OSError):
         return  # the page went away mid-send
     finally:
         await master.part(table, seated)
+        await outbox.aclose()
 
 
 __all__ = ["CLOSE_TOO_BIG", "ServerConfig", "create_app"]

@@ -27,6 +27,9 @@ CHAT_HISTORY = 50
 """Chat lines a page gets on connecting."""
 MAX_CONNECTIONS_PER_MATCH = 64
 """Open sockets (seats and spectators) at one match."""
+MAX_QUEUED_BYTES = 4 * 1024 * 1024
+"""Messages a page has not read yet: more, and it is cut off (outbox.py), so that a page that
+stops reading never holds up its match."""
 DEFAULT_BOT_SECONDS = 5.0
 DEFAULT_IDLE_HOURS = 24.0
 

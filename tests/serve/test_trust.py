@@ -4,13 +4,17 @@ test client drives the real app; the checks that need sockets and processes run 
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
+import os
+import socket
 import time
 from pathlib import Path
 
 import pytest
 from starlette.websockets import WebSocketDisconnect
+from websockets.sync.client import connect as ws_connect
 
 from pisa3d.serve.store import DAMAGED_JOURNAL, JOURNAL
 from tests.serve.helpers import RealServer, create, next_of, next_state, play_out, served, token_of
@@ -271,3 +275,33 @@ def test_the_real_server_refuses_big_bodies_foreign_pages_and_early_rematches(tm
         assert len(server.get("/api/matches")["matches"]) == 1
         log = server.stop()
     assert "Traceback" not in log and "RecursionError" not in log
+
+
+def _reader_that_never_reads(port: int, match_id: str) -> socket.socket:
+    """A spectator's socket, upgraded, with a tiny receive buffer, never read from again."""
+    raw = socket.socket()
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    raw.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    raw.sendall((f"GET /ws/{match_id} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                 f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    return raw
+
+
+def test_a_page_that_never_reads_does_not_hold_up_its_match(server: RealServer) -> None:
+    """Sending waits until the client takes the bytes; a socket that is never read once froze a
+    bots' match for good (and every join and move at it). Now it is cut off instead."""
+    match = server.post("/api/matches", {"game": "cards", "players": 3, "seats": ["random"] * 3,
+                                         "options": {"rounds": 20}})
+    stalled = [_reader_that_never_reads(server.port, match["match_id"]) for _ in range(2)]
+    try:
+        deadline = time.monotonic() + 90
+        while (status := server.get(f"/api/matches/{match['match_id']}"))["status"] != "over":
+            assert time.monotonic() < deadline, f"the match stalled at {status['moves']} moves"
+            time.sleep(0.5)
+        assert status["moves"] > 1000  # the frozen match used to stop near 475
+        with ws_connect(f"ws://127.0.0.1:{server.port}/ws/{match['match_id']}", open_timeout=10) as late:
+            assert json.loads(late.recv(timeout=10))["type"] in ("chat_history", "state")
+    finally:
+        for raw in stalled:
+            raw.close()
