@@ -99,7 +99,8 @@ class _Handlers:
         return JSONResponse({"matches": self.master.summaries(open_only)})
 
     async def new_match(self, request: Request) -> Response:
-        return JSONResponse(await self.master.create(await read_body_json(request)), status_code=201)
+        client = request.client.host if request.client is not None else None
+        return JSONResponse(await self.master.create(await read_body_json(request), client), status_code=201)
 
     async def one_match(self, request: Request) -> Response:
         return JSONResponse(self.master.summary(request.path_params["match_id"]))

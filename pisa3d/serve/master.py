@@ -140,6 +140,10 @@ class Master:
         self.damaged: dict[str, dict[str, Any]] = {}
         """Match folders that cannot be read at all, listed as broken with the reason."""
         self.tasks: list[asyncio.Task[None]] = []
+        self.creators: dict[str, str] = {}
+        """The address each match was created from (this run's matches; kept in memory only)."""
+        self.creations: dict[str, deque[float]] = {}
+        """Each address's recent creation times (limits.MAX_CREATES_PER_MINUTE)."""
 
     # --- start and stop ----------------------------------------------------------------------
     async def start(self) -> None:
@@ -202,9 +206,28 @@ class Master:
             raise TooManyMatches(f"the server already holds {self.in_play()} matches waiting or in play, its "
                                  f"limit (--max-matches {self.config.max_matches}); finish or leave one first")
 
+    def check_client(self, client: str | None) -> None:
+        """One address may not take the whole server: at most limits.MAX_LIVE_MATCHES_PER_CLIENT of
+        its matches waiting or in play, at most limits.MAX_CREATES_PER_MINUTE created a minute."""
+        if client is None:
+            return
+        live = sum(1 for match_id, by in self.creators.items()
+                   if by == client and match_id in self.tables and self.tables[match_id].match.meta.status in IN_PLAY)
+        if live >= limits.MAX_LIVE_MATCHES_PER_CLIENT:
+            raise TooManyMatches(f"your address already has {live} matches waiting or in play, the most one address "
+                                 "may hold; finish or leave one first")
+        times = self.creations.setdefault(client, deque())
+        if _over(times, time.monotonic(), 60.0, limits.MAX_CREATES_PER_MINUTE):
+            raise TooManyMatches(f"your address asked for more than {limits.MAX_CREATES_PER_MINUTE} new matches in "
+                                 "the last minute, the most one address may; wait a minute")
+
     def summaries(self, open_only: bool = False) -> list[dict[str, Any]]:
-        listed = [t.match.summary(t.connected()) for t in self.tables.values()]
-        listed += list(self.damaged.values())
+        """Every match waiting or in play, and the newest limits.LISTED_ENDED of the others."""
+        live = [t.match.summary(t.connected()) for t in self.tables.values() if t.match.meta.status in IN_PLAY]
+        ended = [t.match.summary(t.connected()) for t in self.tables.values() if t.match.meta.status not in IN_PLAY]
+        ended += list(self.damaged.values())
+        newest = sorted(ended, key=lambda s: s["created"], reverse=True)[:limits.LISTED_ENDED]
+        listed = live + newest
         if open_only:
             listed = [s for s in listed if s.get("open_seats")]
         return sorted(listed, key=lambda s: s["created"], reverse=True)
@@ -224,10 +247,14 @@ class Master:
             raise UnknownMatch(f"no match {match_id[:40]!r} on this server; GET /api/matches lists them")
         return table
 
-    async def create(self, request: Any) -> dict[str, Any]:
+    async def create(self, request: Any, client: str | None = None) -> dict[str, Any]:
+        """A new match from ``request``; ``client``: the address asking (None: not limited)."""
         self.check_room()
+        self.check_client(client)
         new, state, record = create_match(request)
         table = await self.open_table(LiveMatch(new.meta, state, record))
+        if client is not None:
+            self.creators[table.match.match_id] = client
         seats = []
         for seat, kind in enumerate(new.meta.seats):
             entry: dict[str, Any] = {"seat": seat, "kind": kind}

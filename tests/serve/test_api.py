@@ -9,7 +9,7 @@ import pytest
 from pisa3d.core.record import record_from_json
 from pisa3d.core.registry import get_game
 from pisa3d.core.replay import verify_record
-from tests.serve.helpers import create, served
+from tests.serve.helpers import create, next_state, served, token_of
 
 
 def test_games_list_players_options_and_bots(tmp_path: Path) -> None:
@@ -82,6 +82,62 @@ def test_more_matches_than_the_limit_are_refused(tmp_path: Path) -> None:
         assert answer.status_code == 429
         assert "--max-matches 2" in answer.json()["error"]
         assert len(client.get("/api/matches").json()["matches"]) == 2
+
+
+def test_one_address_cannot_take_the_whole_server(tmp_path: Path) -> None:
+    """The lock-out: 20 waiting matches from one address once refused every other person's."""
+    from starlette.testclient import TestClient
+
+    from pisa3d.serve import limits
+
+    waiting = ["human", "open", "open"]
+    request = {"game": "cards", "players": 3, "seats": waiting}
+    with served(tmp_path) as client:
+        mine = [create(client, "cards", waiting) for _ in range(limits.MAX_LIVE_MATCHES_PER_CLIENT)]
+        refused = client.post("/api/matches", json=request)
+        assert refused.status_code == 429 and "your address already has 4 matches" in refused.json()["error"]
+        friend = TestClient(client.app, client=("192.0.2.7", 40000))  # the same server, another address
+        assert friend.post("/api/matches", json=request).status_code == 201
+        with client.websocket_connect(f"/ws/{mine[0]['match_id']}?token={token_of(mine[0], 0)}") as ws:
+            next_state(ws)
+            ws.send_json({"type": "abandon"})  # the one person seated leaves: the match ends
+            assert next_state(ws)["status"] == "abandoned"
+        assert client.post("/api/matches", json=request).status_code == 201  # room again
+
+
+def test_one_address_creates_at_most_ten_matches_a_minute(tmp_path: Path, monkeypatch) -> None:
+    """Create and leave, again and again, once stored 36 matches a second."""
+    from starlette.testclient import TestClient
+
+    from pisa3d.serve import limits
+
+    monkeypatch.setattr(limits, "MAX_LIVE_MATCHES_PER_CLIENT", 100)  # the rate alone is tested here
+    request = {"game": "cards", "players": 3, "seats": ["random"] * 3}
+    with served(tmp_path) as client:
+        for _ in range(limits.MAX_CREATES_PER_MINUTE):
+            assert client.post("/api/matches", json=request).status_code == 201
+        refused = client.post("/api/matches", json=request)
+        assert refused.status_code == 429 and "wait a minute" in refused.json()["error"]
+        friend = TestClient(client.app, client=("192.0.2.7", 40000))
+        assert friend.post("/api/matches", json=request).status_code == 201
+
+
+def test_the_list_holds_every_live_match_and_only_the_newest_ended(tmp_path: Path, monkeypatch) -> None:
+    import time
+
+    from pisa3d.serve import limits
+
+    monkeypatch.setattr(limits, "LISTED_ENDED", 2)
+    with served(tmp_path) as client:
+        ended = [create(client, "cards", ["random"] * 3, rounds=1)["match_id"] for _ in range(3)]
+        deadline = time.monotonic() + 60
+        while any(client.get(f"/api/matches/{m}").json()["status"] != "over" for m in ended):
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        live = create(client, "cards", ["human"] * 3)["match_id"]
+        listed = [m["match_id"] for m in client.get("/api/matches").json()["matches"]]
+        assert listed == [live, ended[2], ended[1]]
+        assert client.get(f"/api/matches/{ended[0]}").json()["status"] == "over"  # not listed, still there
 
 
 def test_create_gives_a_token_and_link_per_person_only(tmp_path: Path) -> None:
