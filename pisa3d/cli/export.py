@@ -51,15 +51,17 @@ def export(
     if video is not None:
         check_output_file(video, "--video", force, inputs)
     record = load_checked(file, check)
+    if video is not None:  # a video that would be refused is refused before the page is written
+        from ..export.video import VideoSettings, check_video, export_video
+
+        settings = VideoSettings(width=width, height=height, fps=fps, speed=speed, hold_seconds=hold,
+                                 yaw_deg=yaw, pitch_deg=pitch, distance=distance, renderer=renderer)
+        replay = check_video(record, video, settings)
     if html is not None:
         from ..export.html import write_page
 
         write_page(record, html)
         typer.echo(f"Web page written to {html} ({html.stat().st_size / 1e6:.1f} MB, opens offline)")
     if video is not None:
-        from ..export.video import VideoSettings, export_video
-
-        settings = VideoSettings(width=width, height=height, fps=fps, speed=speed, hold_seconds=hold,
-                                 yaw_deg=yaw, pitch_deg=pitch, distance=distance, renderer=renderer)
-        summary = export_video(record, video, settings, progress=True)
+        summary = export_video(record, video, settings, progress=True, replay=replay)
         typer.echo(f"Video written to {video}: {summary}")

@@ -4,9 +4,11 @@ plays frame f at f / hz seconds, times ``speed``), whatever the rendering costs.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import get_args
 
 import numpy as np
 
@@ -50,6 +52,8 @@ class VideoSettings:
         _in_range("pitch", self.pitch_deg, -PITCH_LIMIT, PITCH_LIMIT)
         if self.distance is not None:
             _in_range("distance", self.distance, MIN_DISTANCE_M, MAX_DISTANCE_M)
+        if self.renderer not in get_args(RendererChoice):
+            raise OptionsError(f"--renderer {self.renderer!r}: choose {', '.join(get_args(RendererChoice))}")
 
 
 def _in_range(name: str, value: float, low: float, high: float) -> None:
@@ -138,13 +142,16 @@ def _writer(path: Path, fps: int):
                               ffmpeg_log_level="error", pixelformat="yuv420p")
 
 
-def export_video(record: GameRecord, path: str | Path, settings: VideoSettings = VideoSettings(),
-                 progress: bool = False) -> str:
-    """Render the record to ``path`` (.mp4 or .gif); returns a one-line summary."""
+def check_video(record: GameRecord, path: str | Path, settings: VideoSettings) -> TowerReplay:
+    """The record's replay, once everything that could refuse the video has been checked: the
+    settings, the name, the video libraries, the game, the poses and the length. A command that
+    writes other files too checks this first, so that a refused video leaves nothing written."""
     settings.check()
     path = Path(path)
     if path.suffix.lower() not in VIDEO_SUFFIXES:
         raise OptionsError(f"video {path}: the name must end in .mp4 or .gif")
+    if importlib.util.find_spec("imageio") is None:
+        raise PisaError("video export needs imageio and imageio-ffmpeg: pip install 'pisa3d[video]'")
     replay = load_tower_replay(record)
     if replay.missing_poses is not None:
         raise PisaError(f"no video: {replay.missing_poses}")
@@ -152,6 +159,15 @@ def export_video(record: GameRecord, path: str | Path, settings: VideoSettings =
     if frames > MAX_FRAMES:  # refused before the plan is made or a frame drawn
         raise OptionsError(f"the video would be {frames} frames ({frames / settings.fps / 60:.0f} min at "
                            f"{settings.fps} fps); at most {MAX_FRAMES}: raise --speed, or lower --fps or --hold")
+    return replay
+
+
+def export_video(record: GameRecord, path: str | Path, settings: VideoSettings = VideoSettings(),
+                 progress: bool = False, replay: TowerReplay | None = None) -> str:
+    """Render the record to ``path`` (.mp4 or .gif); returns a one-line summary. ``replay``: what
+    check_video returned, when the caller has checked already."""
+    path = Path(path)
+    replay = replay or check_video(record, path, settings)
     plan = plan_frames(replay, settings)
     cameras = move_cameras(replay, settings)
     with OffscreenRenderer(settings.renderer) as renderer:

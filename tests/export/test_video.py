@@ -94,3 +94,20 @@ def test_egl_and_tiny_renderers_both_draw_the_tower(record_files: dict[str, Path
             pytest.skip(str(exc))
         last = iio.imread(out)[-1].astype(float)
         assert last.std() > 10
+
+
+@pytest.mark.parametrize(("game", "extra", "expected"), [
+    ("cards", [], "this view shows tower records only"),
+    ("tower", ["--width", "641"], "width and height must be even"),
+    ("tower", ["--renderer", "bogus"], "--renderer 'bogus': choose auto, egl, tiny"),
+])
+def test_a_video_that_would_be_refused_leaves_no_page_either(
+        record_files: dict[str, Path], tmp_path: Path, game: str, extra: list[str], expected: str) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "pisa3d", "export", str(record_files[game]), "--html",
+                           str(tmp_path / "page.html"), "--video", str(tmp_path / "film.mp4"), *extra],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and expected in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert list(tmp_path.iterdir()) == []  # neither the page nor the film
