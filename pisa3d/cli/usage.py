@@ -130,6 +130,15 @@ class RootGroup(CommandGroup):
                               "run 'pisa3d --version' alone", ctx)
         return super().parse_args(ctx, args)
 
+    def invoke(self, ctx: Context) -> Any:
+        """Ctrl-C that no command handled itself is said in one line (typer would exit 130 in
+        silence); a command that handled it (saved a record, named the resume) has said so."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            print("pisa3d: interrupted", file=sys.stderr)
+            raise typer.Exit(130) from None
+
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
              standalone_mode: bool = True, **extra: Any) -> Any:
         try:
