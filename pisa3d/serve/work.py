@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import threading
 import time
 from dataclasses import dataclass
@@ -143,7 +144,10 @@ def warm_up(server: int) -> None:
     server's own process (every match's messages) always gets the CPU before a verdict does;
     watching its server, so that it does not outlive one that was killed; and the games
     imported, so the first real task does not pay for it. ``server``: the server's process id,
-    given by the server (a worker still starting when its server died has another parent already)."""
+    given by the server (a worker still starting when its server died has another parent already).
+    Ctrl-C reaches the whole process group: the server alone answers it (it ends its workers),
+    rather than each worker printing a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.nice(5)
     threading.Thread(target=_exit_with_server, args=(server,), name="exit-with-server", daemon=True).start()
     for game_id in game_ids():

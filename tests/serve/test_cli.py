@@ -54,3 +54,23 @@ def test_a_data_folder_that_cannot_be_written_is_refused_before_it_listens(folde
     assert done.returncode == 2
     assert f"{folder}: cannot keep matches there" in done.stderr
     assert "Traceback" not in done.stderr and "localhost" not in done.stdout
+
+
+def test_ctrl_c_at_the_terminal_stops_server_and_workers_without_a_traceback(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C reaches the whole process group: the workers too, which printed a
+    KeyboardInterrupt traceback each."""
+    import os
+    import signal
+    import time
+
+    server = RealServer(tmp_path, "--workers", "2").start()
+    try:
+        server.post("/api/matches", {"game": "tower", "players": 2, "seats": ["random"] * 2})  # verdicts in workers
+        time.sleep(3.0)
+        assert server.process is not None
+        os.killpg(server.process.pid, signal.SIGINT)
+        server.process.wait(20)
+    finally:
+        server.kill()
+    output = server.output()
+    assert "Traceback" not in output and "KeyboardInterrupt" not in output, output[-3000:]
