@@ -22,7 +22,7 @@ from typing import Any
 import httpx2 as httpx
 import numpy as np
 
-from ..core.errors import PisaError
+from ..core.errors import OptionsError, PisaError
 from ..core.rng import Stream, make_rng
 from .files import load_study
 from .observers import Observer, parse_observer, random_answer
@@ -76,7 +76,12 @@ class _Api:
 
     def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
-        response = self.client.request(method, path, json=body, headers=headers)
+        try:
+            response = self.client.request(method, path, json=body, headers=headers)
+        except httpx.HTTPError as exc:  # refused, no such host, a timeout, a URL without http(s)://
+            raise PisaError(f"cannot reach the study server at {self.client.base_url} ({exc}); start it with "
+                            "`pisa3d study serve DIR --allow-observers` and give its address, "
+                            "e.g. --url http://127.0.0.1:8001") from None
         if response.status_code >= 400:
             try:
                 reason = response.json().get("error", response.text)
@@ -135,6 +140,9 @@ def simulate(dir: Path, observer: str, participants: int, *, url: str | None = N
 @contextmanager
 def _server_or(url: str | None, study_dir: Path) -> Iterator[str]:
     if url is not None:
+        if not url.startswith(("http://", "https://")):
+            raise OptionsError(f"--url {url[:80]!r}: give the study server's address with http:// or https://, "
+                               "e.g. http://127.0.0.1:8001")
         yield url.rstrip("/")
         return
     with study_server(study_dir) as started:

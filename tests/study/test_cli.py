@@ -78,6 +78,20 @@ def test_simulate_names_the_observers_allowed(built_study):
     _one_line(_pisa3d("study", "simulate", str(built_study), "--observer", "ipe:sigma=99"), "(sigma 0-50 mm")
 
 
+def test_simulate_through_a_server_that_is_not_there_is_one_line(study_copy):
+    import socket
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    answers = (study_copy / "answers.json").read_text()
+    _one_line(_pisa3d("study", "simulate", str(study_copy), "--observer", "random", "--url", f"http://127.0.0.1:{port}"),
+              f"cannot reach the study server at http://127.0.0.1:{port}")
+    _one_line(_pisa3d("study", "simulate", str(study_copy), "--observer", "random", "--url", "notaurl"),
+              "--url 'notaurl': give the study server's address with http:// or https://")
+    assert (study_copy / "answers.json").read_text() == answers
+
+
 def test_outputs_refuse_the_studys_own_files(built_study, tmp_path):
     for name in ("study.json", "consent.md", "answers.json"):
         _one_line(_pisa3d("study", "export", str(built_study), "--out", str(built_study / name), "--force"),
