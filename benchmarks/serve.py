@@ -166,7 +166,8 @@ def start_server(data: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
     log = data.parent / f"{data.name}.log"
     with log.open("wb") as out:
         server = subprocess.Popen([sys.executable, "-m", "pisa3d", "serve", "--port", str(port), "--data", str(data),
-                                   "--bot-delay", str(BOT_DELAY), "--max-matches", "200"],
+                                   "--bot-delay", str(BOT_DELAY), "--max-matches", "200",
+                                   "--matches-per-address", "200", "--new-per-minute", "10000"],
                                   stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60

@@ -20,6 +20,7 @@ from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.serve.helpers import (  # the test helpers that start, ask and play on `pisa3d serve`
+    MANY_MATCHES,
     RealServer,
     by_odds,
     http_json,
@@ -61,7 +62,7 @@ def shoot(browser: Any, url: str, out: Path, top: bool = False, size: tuple[int,
 
 def main(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    with RealServer(Path(tempfile.mkdtemp()), "--workers", "1") as server, sync_playwright() as driver:
+    with RealServer(Path(tempfile.mkdtemp()), "--workers", "1", *MANY_MATCHES) as server, sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         base = server.url
 

@@ -8,7 +8,13 @@ from pathlib import Path
 import typer
 
 from ..core.errors import PisaError
-from ..serve.limits import DEFAULT_BOT_SECONDS, DEFAULT_IDLE_HOURS, MAX_MESSAGE_BYTES
+from ..serve.limits import (
+    DEFAULT_BOT_SECONDS,
+    DEFAULT_IDLE_HOURS,
+    DEFAULT_MATCHES_PER_ADDRESS,
+    DEFAULT_NEW_PER_MINUTE,
+    MAX_MESSAGE_BYTES,
+)
 from ..serve.listen import check_port
 
 LOCAL = "127.0.0.1"
@@ -29,6 +35,11 @@ def serve(
     max_matches: int = typer.Option(20, min=1, max=10_000,
                                     help="Matches waiting or in play at once; one more is refused "
                                          "(finished and abandoned matches do not count)."),
+    matches_per_address: int = typer.Option(
+        DEFAULT_MATCHES_PER_ADDRESS, min=1, max=10_000,
+        help="Matches one address may hold waiting or in play (raise it for a class behind one router)."),
+    new_per_minute: int = typer.Option(DEFAULT_NEW_PER_MINUTE, min=1, max=10_000,
+                                       help="Matches one address may create in a minute."),
     workers: int = typer.Option(max(1, min(4, (os.cpu_count() or 2) - 1)), min=1, max=64,
                                 help="Worker processes for tower verdicts, and as many for bot decisions "
                                      "(default: one fewer than the machine's cores)."),
@@ -63,7 +74,9 @@ def serve(
     check_port(host, port)
     try:
         app = create_app(ServerConfig(folder, max_matches=max_matches, workers=workers, bot_delay=bot_delay,
-                                      bot_seconds=bot_seconds, idle_hours=idle_hours, host=host, port=port,
+                                      bot_seconds=bot_seconds, idle_hours=idle_hours,
+                                      matches_per_address=matches_per_address, new_per_minute=new_per_minute,
+                                      host=host, port=port,
                                       public_url=public_url, allow_hosts=list(allow_host)))
     except ValueError as exc:
         raise PisaError(str(exc)) from None

@@ -57,6 +57,8 @@ class ServerConfig:
     """Seconds a bot waits before moving, so people can follow the table."""
     bot_seconds: float = limits.DEFAULT_BOT_SECONDS
     idle_hours: float = limits.DEFAULT_IDLE_HOURS
+    matches_per_address: int = limits.DEFAULT_MATCHES_PER_ADDRESS
+    new_per_minute: int = limits.DEFAULT_NEW_PER_MINUTE
     host: str = "127.0.0.1"
     port: int | None = 8000
     """The port pages are served on (their Origin); None: any."""
@@ -138,7 +140,9 @@ class _Handlers:
 
 def create_app(config: ServerConfig) -> Starlette:
     master = Master(MasterConfig(max_matches=config.max_matches, bot_delay=config.bot_delay,
-                                 bot_seconds=config.bot_seconds, idle_hours=config.idle_hours),
+                                 bot_seconds=config.bot_seconds, idle_hours=config.idle_hours,
+                                 matches_per_address=config.matches_per_address,
+                                 new_per_minute=config.new_per_minute),
                     MatchStore(config.data_dir), Runner(config.workers))
     audience = Audience.of(config.host, config.port, config.public_url, config.allow_hosts)
     h = _Handlers(master, asset_path("web"))

@@ -30,10 +30,11 @@ MAX_CONNECTIONS_PER_MATCH = 64
 MAX_QUEUED_BYTES = 4 * 1024 * 1024
 """Messages a page has not read yet: more, and it is cut off (outbox.py), so that a page that
 stops reading never holds up its match."""
-MAX_LIVE_MATCHES_PER_CLIENT = 4
-"""Matches waiting or in play that one address created: the server's --max-matches is shared."""
-MAX_CREATES_PER_MINUTE = 10
-"""Matches one address may create in a minute (each one is kept on disk as a replay)."""
+DEFAULT_MATCHES_PER_ADDRESS = 4
+"""Matches waiting or in play that one address created (--matches-per-address): the server's
+--max-matches is shared, and no one address may take every place."""
+DEFAULT_NEW_PER_MINUTE = 10
+"""Matches one address may create in a minute (--new-per-minute): each is kept on disk as a replay."""
 LISTED_ENDED = 50
 """Ended matches the match list shows, the newest first (each stays at its own address)."""
 DEFAULT_BOT_SECONDS = 5.0

@@ -80,6 +80,8 @@ class MasterConfig:
     """A bot decision's time budget: then it plays its best move so far (or a random one)."""
     idle_hours: float = limits.DEFAULT_IDLE_HOURS
     """A match with no move for this long is abandoned."""
+    matches_per_address: int = limits.DEFAULT_MATCHES_PER_ADDRESS
+    new_per_minute: int = limits.DEFAULT_NEW_PER_MINUTE
 
 
 @dataclass
@@ -143,7 +145,7 @@ class Master:
         self.creators: dict[str, str] = {}
         """The address each match was created from (this run's matches; kept in memory only)."""
         self.creations: dict[str, deque[float]] = {}
-        """Each address's recent creation times (limits.MAX_CREATES_PER_MINUTE)."""
+        """Each address's recent creation times (MasterConfig.new_per_minute)."""
 
     # --- start and stop ----------------------------------------------------------------------
     async def start(self) -> None:
@@ -207,19 +209,20 @@ class Master:
                                  f"limit (--max-matches {self.config.max_matches}); finish or leave one first")
 
     def check_client(self, client: str | None) -> None:
-        """One address may not take the whole server: at most limits.MAX_LIVE_MATCHES_PER_CLIENT of
-        its matches waiting or in play, at most limits.MAX_CREATES_PER_MINUTE created a minute."""
+        """One address may not take the whole server: at most ``matches_per_address`` of its
+        matches waiting or in play, at most ``new_per_minute`` created a minute."""
         if client is None:
             return
         live = sum(1 for match_id, by in self.creators.items()
                    if by == client and match_id in self.tables and self.tables[match_id].match.meta.status in IN_PLAY)
-        if live >= limits.MAX_LIVE_MATCHES_PER_CLIENT:
+        if live >= self.config.matches_per_address:
             raise TooManyMatches(f"your address already has {live} matches waiting or in play, the most one address "
-                                 "may hold; finish or leave one first")
+                                 f"may hold (--matches-per-address {self.config.matches_per_address}); finish or "
+                                 "leave one first")
         times = self.creations.setdefault(client, deque())
-        if _over(times, time.monotonic(), 60.0, limits.MAX_CREATES_PER_MINUTE):
-            raise TooManyMatches(f"your address asked for more than {limits.MAX_CREATES_PER_MINUTE} new matches in "
-                                 "the last minute, the most one address may; wait a minute")
+        if _over(times, time.monotonic(), 60.0, self.config.new_per_minute):
+            raise TooManyMatches(f"your address asked for more than {self.config.new_per_minute} new matches in "
+                                 f"the last minute (--new-per-minute {self.config.new_per_minute}); wait a minute")
 
     def summaries(self, open_only: bool = False) -> list[dict[str, Any]]:
         """Every match waiting or in play, and the newest limits.LISTED_ENDED of the others."""

@@ -126,6 +126,10 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+MANY_MATCHES = ("--matches-per-address", "1000", "--new-per-minute", "1000")
+"""For a server that one test module (or benchmark) fills with matches, all from 127.0.0.1."""
+
+
 class RealServer:
     """``pisa3d serve`` in a subprocess on a free port (the installed command, as users run it):
     started, waited for, stopped, or killed with SIGKILL and started again on the same port and

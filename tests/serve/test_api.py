@@ -93,7 +93,7 @@ def test_one_address_cannot_take_the_whole_server(tmp_path: Path) -> None:
     waiting = ["human", "open", "open"]
     request = {"game": "cards", "players": 3, "seats": waiting}
     with served(tmp_path) as client:
-        mine = [create(client, "cards", waiting) for _ in range(limits.MAX_LIVE_MATCHES_PER_CLIENT)]
+        mine = [create(client, "cards", waiting) for _ in range(limits.DEFAULT_MATCHES_PER_ADDRESS)]
         refused = client.post("/api/matches", json=request)
         assert refused.status_code == 429 and "your address already has 4 matches" in refused.json()["error"]
         friend = TestClient(client.app, client=("192.0.2.7", 40000))  # the same server, another address
@@ -105,16 +105,15 @@ def test_one_address_cannot_take_the_whole_server(tmp_path: Path) -> None:
         assert client.post("/api/matches", json=request).status_code == 201  # room again
 
 
-def test_one_address_creates_at_most_ten_matches_a_minute(tmp_path: Path, monkeypatch) -> None:
+def test_one_address_creates_at_most_ten_matches_a_minute(tmp_path: Path) -> None:
     """Create and leave, again and again, once stored 36 matches a second."""
     from starlette.testclient import TestClient
 
     from pisa3d.serve import limits
 
-    monkeypatch.setattr(limits, "MAX_LIVE_MATCHES_PER_CLIENT", 100)  # the rate alone is tested here
     request = {"game": "cards", "players": 3, "seats": ["random"] * 3}
-    with served(tmp_path) as client:
-        for _ in range(limits.MAX_CREATES_PER_MINUTE):
+    with served(tmp_path, matches_per_address=100) as client:  # the rate alone is tested here
+        for _ in range(limits.DEFAULT_NEW_PER_MINUTE):
             assert client.post("/api/matches", json=request).status_code == 201
         refused = client.post("/api/matches", json=request)
         assert refused.status_code == 429 and "wait a minute" in refused.json()["error"]

@@ -27,7 +27,7 @@ from pisa3d.games.tower.presentation.meshes import tile_mesh
 from pisa3d.games.tower.rules.tiles import tile_set_from_json
 from tests.playwright_chromium import new_page
 
-from .helpers import RealServer, http_json
+from .helpers import MANY_MATCHES, RealServer, http_json
 
 REPO = Path(__file__).resolve().parents[2]
 STEP_TIMEOUT_MS = 30_000
@@ -47,7 +47,7 @@ def play_page() -> None:
 @pytest.fixture(scope="module")
 def server(play_page: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`pisa3d serve` in a subprocess on a free port with a fresh data folder; its base URL."""
-    with RealServer(tmp_path_factory.mktemp("serve-data"), "--workers", "1") as real:
+    with RealServer(tmp_path_factory.mktemp("serve-data"), "--workers", "1", *MANY_MATCHES) as real:
         yield real.url
 
 

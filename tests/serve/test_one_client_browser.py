@@ -16,7 +16,7 @@ from pisa3d.core.record import GameRecord, record_from_json
 from pisa3d.export.html import write_page
 from tests.playwright_chromium import chromium_browser, new_page
 
-from .helpers import RealServer
+from .helpers import MANY_MATCHES, RealServer
 
 pytestmark = [pytest.mark.display, pytest.mark.slow]
 
@@ -29,7 +29,7 @@ MATCHES = {  # bots only, short games
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealServer]:
-    with RealServer(tmp_path_factory.mktemp("serve-data")) as real:
+    with RealServer(tmp_path_factory.mktemp("serve-data"), *MANY_MATCHES) as real:
         yield real
 
 

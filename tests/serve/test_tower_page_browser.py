@@ -20,7 +20,7 @@ from pisa3d.export.html import write_page
 from pisa3d.serve.store import MatchStore
 from tests.playwright_chromium import new_page
 
-from .helpers import RealServer, by_odds, http_json, play_two_seats
+from .helpers import MANY_MATCHES, RealServer, by_odds, http_json, play_two_seats
 from .test_board_pages import STEP_TIMEOUT_MS, _wait_moves
 
 pytestmark = [pytest.mark.display, pytest.mark.slow]
@@ -31,7 +31,7 @@ STAGE = (640, 480)  # both pages' 3D view, pinned to this size for the pixel com
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     data = tmp_path_factory.mktemp("serve-data")
-    with RealServer(data, "--workers", "1") as real:
+    with RealServer(data, "--workers", "1", *MANY_MATCHES) as real:
         yield real.url, data
 
 

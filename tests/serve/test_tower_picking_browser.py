@@ -21,7 +21,7 @@ from PIL import Image
 
 from tests.playwright_chromium import new_page
 
-from .helpers import RealServer, http_json, play_two_seats
+from .helpers import MANY_MATCHES, RealServer, http_json, play_two_seats
 
 pytestmark = [pytest.mark.display, pytest.mark.slow]
 
@@ -34,7 +34,7 @@ PICKED_LINE = (255, 225, 77)  # the picked ghost's outline, tower.js's PICKED_LI
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data = tmp_path_factory.mktemp("serve-data")
-    with RealServer(data, "--workers", "1") as real:
+    with RealServer(data, "--workers", "1", *MANY_MATCHES) as real:
         yield real.url
 
 
