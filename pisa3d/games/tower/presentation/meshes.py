@@ -13,9 +13,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import trimesh
 
+from ....core.signals import sigint_deferred
 from ....physics.poses import matrix_from_quaternion
+
+with sigint_deferred():  # trimesh's imports catch BaseException, Ctrl-C included
+    import trimesh
 from ..rules.tiles import Face, TileFaces
 
 FACE_RGBA = {Face.WHITE: (236, 228, 210, 255), Face.BLACK: (38, 34, 32, 255)}
