@@ -109,6 +109,8 @@ def info(
     typer.echo(f"{s['name']}: {s['scenes']} scenes from {s['games']} games, {s['fell']} fell, "
                f"{s['bytes'] / 1e6:.1f} MB in {s['parts']} parts; {settings['cameras']['count']} cameras at "
                f"{width}x{height}, channels {', '.join(settings['channels'])}")
+    if s["unfinished"]:
+        typer.echo(f"  {s['unfinished']}")
     name_width = max(len(name) for name in s["splits"])
     for name, split in s["splits"].items():
         share = f"{100 * split['fell'] / split['scenes']:.1f}%" if split["scenes"] else "-"
@@ -345,6 +347,7 @@ def manifest(
     against it). Shipped manifests live in assets/datasets/manifests/<spec name>.json."""
     from ..core.files import written_aside
     from ..dataset.manifest import DatasetDiffers, make_manifest, manifest_text
+    from ..dataset.reader import unfinished_note
 
     if out is not None:
         check_output_file(out, "--out", force, inputs=[("the dataset", directory)])
@@ -352,6 +355,9 @@ def manifest(
         text = manifest_text(make_manifest(directory))
     except DatasetDiffers as exc:  # a part that cannot be read
         raise OptionsError(f"{directory}: no manifest: {exc}") from None
+    unfinished = unfinished_note(directory)
+    if unfinished:  # a part of a release can be worth a manifest, but nobody should take it for the whole
+        typer.echo(f"pisa3d: warning: {directory} is {unfinished}; the manifest holds only what is stored", err=True)
     if out is None:
         typer.echo(text, nl=False)
         return

@@ -122,6 +122,7 @@ def _unseen_hand(settings: dict[str, Any]) -> str:
 
 def render_card(root: Path, splits: dict[str, dict[str, int]]) -> str:
     info = summary(root)
+    unfinished = f"\n**This dataset is {info['unfinished']}.**\n" if info["unfinished"] else ""
     header = json.dumps(_yaml(splits), indent=1)  # JSON is YAML: no YAML writer needed
     rows = "\n".join(f"| {split} | {size['num_examples']} |" for split, size in splits.items())
     return f"""---
@@ -129,7 +130,7 @@ def render_card(root: Path, splits: dict[str, dict[str, int]]) -> str:
 ---
 
 # {info['name']}: tower stability scenes
-
+{unfinished}
 Pictures of a tower of tiles just as a new tile is let go, each labelled by whether the tower
 fell when the game's referee simulated the release (PyBullet, asking MuJoCo where statics
 disputes a fall), with depth, a mask per tile, every tile's pose, the

@@ -22,7 +22,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..core.errors import OptionsError
-from ..experiments.storage import committed_parts, is_experiment_dir, load_stored_spec, read_part, stored_keys
+from ..experiments.storage import (
+    FINISHED,
+    committed_parts,
+    is_experiment_dir,
+    load_stored_spec,
+    read_metadata,
+    read_part,
+    run_status,
+    stored_keys,
+)
 from .render import decode_png, depth_from_png
 from .schema import IMAGE_COLUMNS, SCENE_SCHEMA, SCENES
 from .spec import SPLITS, as_stored
@@ -108,6 +117,20 @@ def find_scene(root: Path | str, scene: str) -> dict[str, Any]:
     return decode_scene(rows[0])
 
 
+def unfinished_note(root: Path) -> str | None:
+    """A sentence saying that ``root`` holds only part of its spec (its build interrupted, killed,
+    failed or still running), how much is stored and how to resume; None when it is whole."""
+    status = run_status(root)
+    if status == FINISHED:
+        return None
+    trials = read_metadata(root).get("trials") or {}
+    count = (f", {trials['stored']} of {trials['total']} games stored"
+             if isinstance(trials.get("total"), int) and isinstance(trials.get("stored"), int) else "")
+    source = load_stored_spec(root).get("source") or "SPEC"
+    way_on = "" if status == "running" else f"; `pisa3d dataset build {source} --out {root}` resumes it"
+    return f"unfinished: the build is {status}{count}{way_on}"
+
+
 def summary(root: Path | str) -> dict[str, Any]:
     """Counts, label balance and size: per split scenes, falls, games and tiles."""
     root = Path(root)
@@ -134,4 +157,4 @@ def summary(root: Path | str) -> dict[str, Any]:
             "observed": sum(r["observed_hands"] is not None for r in rows),
             "second_judged": len(judged), "second_disagree": sum(r["second_fell"] != r["fell"] for r in judged),
             "second_engines": sorted({(r["second_engine"], r["second_engine_version"]) for r in judged}, key=str),
-            "parts": len(committed_parts(root)), "settings": settings}
+            "parts": len(committed_parts(root)), "settings": settings, "unfinished": unfinished_note(root)}
