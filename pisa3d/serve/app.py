@@ -111,7 +111,9 @@ class _Handlers:
         return JSONResponse(await self.master.join(request.path_params["match_id"], await read_body_json(request)))
 
     async def rematch(self, request: Request) -> Response:
-        return JSONResponse(await self.master.rematch(request.path_params["match_id"], await read_body_json(request)))
+        client = request.client.host if request.client is not None else None
+        return JSONResponse(await self.master.rematch(request.path_params["match_id"], await read_body_json(request),
+                                                      client))
 
     async def match_record(self, request: Request) -> Response:
         record = await self.master.record(request.path_params["match_id"])

@@ -310,9 +310,11 @@ class Master:
             await self.seats_changed(table)
         return {"match_id": match_id, "seat": free[0], "token": token, "url": _seat_url(match_id, token)}
 
-    async def rematch(self, match_id: str, body: Any) -> dict[str, Any]:
+    async def rematch(self, match_id: str, body: Any, client: str | None = None) -> dict[str, Any]:
         """The rematch of an ended match for the person whose old token ``body`` holds: one rematch
-        per match, every person who asks gets their own seat in it."""
+        per match, every person who asks gets their own seat in it; a rematch that has ended (one
+        person claimed it and left) is made anew for the next who asks, never handed out ended.
+        ``client``: the address asking, limited as for a new match."""
         _only_fields(body, ("token",), '{"token": "<your seat\'s token in this match>"}')
         table = self.table(match_id)
         seat = self.seat_for(table, body.get("token"), "ask for a rematch")
@@ -320,11 +322,15 @@ class Master:
             old = table.match
             if not old.ended:
                 raise Conflict(f"match {match_id} is {old.meta.status}; a rematch is made once it is over")
-            if old.meta.rematch is None or old.meta.rematch not in self.tables:
+            current = self.tables.get(old.meta.rematch) if old.meta.rematch is not None else None
+            if current is None or current.match.ended:
                 self.check_room()
+                self.check_client(client)
                 meta = rematch_meta(old.meta)
                 state, record = start(get_game(meta.game), meta)
                 await self.open_table(LiveMatch(meta, state, record))
+                if client is not None:
+                    self.creators[meta.match_id] = client
                 old.meta.rematch = meta.match_id
                 await asyncio.to_thread(self.store.save_meta, old.meta)
                 await self.broadcast_text(table, json.dumps({"type": "rematch", "match_id": meta.match_id}))

@@ -130,11 +130,11 @@ def create_match(request: Any) -> tuple[NewMatch, State, GameRecord]:
 
 def rematch_meta(old: MatchMeta) -> MatchMeta:
     """The rematch of ``old``: the same game, seats, options and hints, the people's names, every
-    person seat reserved for whoever held it (claimed with their old token), and a fresh seed:
-    never derived from the old one, which would hand out the old match's deal."""
+    person seat reserved for whoever held it (claimed with their old token), a seat nobody took
+    open again (reserved, it would wait for nobody), and a fresh seed: never derived from the old
+    one, which would hand out the old match's deal."""
     created = now_text()
-    seats = [HUMAN if kind in (HUMAN, OPEN) else kind for kind in old.seats]
-    return MatchMeta(match_id=new_match_id(), game=old.game, players=old.players, seats=seats,
+    return MatchMeta(match_id=new_match_id(), game=old.game, players=old.players, seats=list(old.seats),
                      seed=drawn_seed(), options=dict(old.options), created=created,
                      status="waiting", hints=old.hints, names=dict(old.names), rematch_of=old.match_id,
                      last_active=created)

@@ -175,3 +175,40 @@ def state_where(ws: Any, wanted: Any) -> dict[str, Any]:
     while not wanted(message := next_state(ws)):
         pass
     return message
+
+
+def _leave(client: Any, match_id: str, token: str) -> None:
+    """The holder of ``token``, the one person seated, leaves: the match ends as abandoned."""
+    with client.websocket_connect(f"/ws/{match_id}?token={token}") as ws:
+        next_state(ws)
+        ws.send_json({"type": "abandon"})
+        assert state_where(ws, lambda m: m["status"] != "waiting" and m["status"] != "playing")["status"] == "abandoned"
+
+
+def test_a_rematch_keeps_a_seat_nobody_took_open(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        match = create(client, "cards", ["human", "open", "heuristic"], rounds=1)
+        _leave(client, match["match_id"], token_of(match, 0))
+        again = client.post(f"/api/matches/{match['match_id']}/rematch", json={"token": token_of(match, 0)}).json()
+        summary = client.get(f"/api/matches/{again['match_id']}").json()
+        assert [s["open"] for s in summary["seats"]] == [False, True, False]
+        assert summary["open_seats"] == 1  # joinable, not reserved for nobody
+        assert join(client, again["match_id"], "Bo").status_code == 200
+
+
+def test_a_rematch_one_person_claimed_and_left_is_made_anew_for_the_next(tmp_path: Path) -> None:
+    with served(tmp_path) as client:
+        match = create(client, "gimignano", ["human", "human"])
+        mid = match["match_id"]
+        with (client.websocket_connect(f"/ws/{mid}?token={token_of(match, 0)}") as a,
+              client.websocket_connect(f"/ws/{mid}?token={token_of(match, 1)}") as b):
+            next_state(a), next_state(b)
+            a.send_json({"type": "abandon"})
+            next_state(b)
+            b.send_json({"type": "abandon"})
+            state_where(a, lambda m: m["status"] == "abandoned")
+        first = client.post(f"/api/matches/{mid}/rematch", json={"token": token_of(match, 0)}).json()
+        _leave(client, first["match_id"], first["token"])  # claimed alone, then left: it ends
+        second = client.post(f"/api/matches/{mid}/rematch", json={"token": token_of(match, 1)}).json()
+        assert second["match_id"] != first["match_id"]
+        assert client.get(f"/api/matches/{second['match_id']}").json()["status"] == "waiting"
