@@ -23,6 +23,8 @@ CHAT_WINDOW_SECONDS = 10.0
 MAX_CHAT_CHARS = 300
 MAX_CHAT_LINES = 2000
 """A match's whole chat: more is refused (the table has talked enough for one game)."""
+MAX_SPECTATOR_CHAT_LINES = 1000
+"""Spectators' share of it: they cannot fill the players' chat."""
 CHAT_HISTORY = 50
 """Chat lines a page gets on connecting."""
 MAX_CONNECTIONS_PER_MATCH = 64

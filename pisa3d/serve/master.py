@@ -27,7 +27,17 @@ from ..core.registry import get_game
 from ..core.state import State
 from ..web.framing import last_move_box
 from . import limits, work
-from .matches import OPEN, LiveMatch, check_name, create_match, now_text, rematch_meta, secret_seed, start
+from .matches import (
+    OPEN,
+    LiveMatch,
+    check_name,
+    create_match,
+    hidden_characters,
+    now_text,
+    rematch_meta,
+    secret_seed,
+    start,
+)
 from .runner import BotTimeout, Runner
 from .store import IN_PLAY, MatchStore
 
@@ -91,13 +101,9 @@ class Seated:
     conn: Connection
     seat: int | None
     times: deque[float] = field(default_factory=deque)
-    chats: deque[float] = field(default_factory=deque)
 
     def over_rate(self, now: float) -> bool:
         return _over(self.times, now, 1.0, limits.MAX_MESSAGES_PER_SECOND)
-
-    def chatting_too_fast(self, now: float) -> bool:
-        return _over(self.chats, now, limits.CHAT_WINDOW_SECONDS, limits.MAX_CHATS_PER_WINDOW)
 
 
 def _over(times: deque[float], now: float, window: float, most: int) -> bool:
@@ -118,6 +124,14 @@ class Table:
         self.bots: asyncio.Task[None] | None = None
         self.chat: deque[dict[str, Any]] = deque(maxlen=limits.CHAT_HISTORY)
         self.chat_lines = 0
+        self.spectator_lines = 0
+        self.chat_times: dict[int | None, deque[float]] = {}
+        """Recent chat times by seat, spectators (None) sharing one: a new connection starts no
+        new allowance."""
+
+    def chatting_too_fast(self, seat: int | None, now: float) -> bool:
+        times = self.chat_times.setdefault(seat, deque())
+        return _over(times, now, limits.CHAT_WINDOW_SECONDS, limits.MAX_CHATS_PER_WINDOW)
 
     def connected(self) -> list[int]:
         counts = [0] * self.match.meta.players
@@ -604,12 +618,19 @@ class Master:
         text = text.strip()
         if len(text) > limits.MAX_CHAT_CHARS:
             return f"a chat message has at most {limits.MAX_CHAT_CHARS} characters, not {len(text)}"
-        if seated.chatting_too_fast(time.monotonic()):
-            return (f"slow down: at most {limits.MAX_CHATS_PER_WINDOW} chat messages in "
+        if hidden := hidden_characters(text):
+            return f"a chat message may not hold {hidden}"
+        if table.chatting_too_fast(seated.seat, time.monotonic()):
+            who = "spectators together may send" if seated.seat is None else "at most"
+            return (f"slow down: {who} {limits.MAX_CHATS_PER_WINDOW} chat messages in "
                     f"{limits.CHAT_WINDOW_SECONDS:g} s")
         if table.chat_lines >= limits.MAX_CHAT_LINES:
             return f"this match's chat is full ({limits.MAX_CHAT_LINES} messages)"
+        if seated.seat is None and table.spectator_lines >= limits.MAX_SPECTATOR_CHAT_LINES:
+            return (f"spectators have sent {limits.MAX_SPECTATOR_CHAT_LINES} messages, their share of this match's "
+                    "chat; the rest is kept for the players")
         async with table.lock:
+            table.spectator_lines += seated.seat is None
             line = {"type": "chat", "from": table.match.label(seated.seat), "seat": seated.seat, "text": text,
                     "time": now_text()}
             table.chat.append(line)

@@ -10,6 +10,7 @@ import datetime as _dt
 import hashlib
 import hmac
 import json
+import re
 import secrets
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -52,16 +53,35 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+BLANK_LOOKING = frozenset("\u115f\u1160\u2800\u3164\uffa0")
+"""Letters and symbols that draw as nothing (the Hangul fillers, the blank Braille pattern)."""
+DEFAULT_LABEL = re.compile(r"player\s*\d+", re.IGNORECASE)
+"""A seat's label when its person gave no name (``LiveMatch.label``)."""
+
+
+def hidden_characters(text: str) -> str | None:
+    """What in ``text`` could hide or reorder what others read: control or formatting characters
+    (line breaks, right-to-left overrides, zero-width ones) or characters that draw as nothing;
+    None when there are none."""
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs") for ch in text):
+        return "control or formatting characters (line breaks, direction marks, zero-width characters)"
+    if any(ch in BLANK_LOOKING for ch in text):
+        return "characters that draw as nothing"
+    return None
+
+
 def check_name(name: Any) -> str:
-    """A person's name as shown at the table: 1 to MAX_NAME characters once trimmed, no control
-    or formatting characters (which could hide or reorder what others read)."""
+    """A person's name as shown at the table: 1 to MAX_NAME characters once trimmed, nothing
+    hidden (hidden_characters), and not a seat's default label (another seat's, to pass for it)."""
     if not isinstance(name, str):
         raise OptionsError(f"a name is text of 1 to {MAX_NAME} characters")
     name = " ".join(name.split())
     if not 1 <= len(name) <= MAX_NAME:
         raise OptionsError(f"a name has 1 to {MAX_NAME} characters, not {len(name)}")
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs") for ch in name):
-        raise OptionsError("a name may not hold control or formatting characters")
+    if hidden := hidden_characters(name):
+        raise OptionsError(f"a name may not hold {hidden}")
+    if DEFAULT_LABEL.fullmatch(name):
+        raise OptionsError(f"{name!r} is how a seat without a name is shown; choose a name of your own")
     return name
 
 

@@ -55,7 +55,9 @@ def test_names_are_bounded_unique_and_kept_as_given(tmp_path: Path) -> None:
     with served(tmp_path) as client:
         match = open_match(client, ["open", "open", "heuristic"])
         mid = match["match_id"]
-        for bad, says in [("", "1 to 24"), ("x" * 25, "1 to 24"), (7, "text"), ("a\u202eb", "control")]:
+        for bad, says in [("", "1 to 24"), ("x" * 25, "1 to 24"), (7, "text"), ("a\u202eb", "control"),
+                          ("\u3164", "draw as nothing"), ("Ann\u2800", "draw as nothing"), ("a\u200bb", "zero-width"),
+                          ("player 2", "how a seat without a name is shown"), ("PLAYER3", "choose a name")]:
             answer = join(client, mid, bad)  # type: ignore[arg-type]
             assert answer.status_code == 400 and says in answer.json()["error"]
         assert client.post(f"/api/matches/{mid}/join", json={"name": "A", "seat": 1}).status_code == 400
@@ -152,12 +154,17 @@ def test_chat_reaches_the_table_is_bounded_kept_and_never_in_the_record(tmp_path
             assert all(h["from"] == "Ann" and h["seat"] == 0 and h["text"] == "hello <b>all</b>" for h in heard)
             watcher.send_json({"type": "chat", "text": "hi from the rail"})
             assert next_of(ann, "chat")["from"] == "spectator"
-            for bad, says in [("x" * (MAX_CHAT_CHARS + 1), "at most"), ("   ", "1 to"), (5, "1 to")]:
+            for bad, says in [("x" * (MAX_CHAT_CHARS + 1), "at most"), ("   ", "1 to"), (5, "1 to"),
+                              ("ok\u202eko", "direction marks"), ("two\nlines", "line breaks"), ("\u3164", "nothing")]:
                 watcher.send_json({"type": "chat", "text": bad})
                 assert says in next_of(watcher, "error")["message"]
             for _ in range(MAX_CHATS_PER_WINDOW):
                 watcher.send_json({"type": "chat", "text": "again"})
-            assert "slow down" in next_of(watcher, "error")["message"]
+            assert "slow down: spectators together" in next_of(watcher, "error")["message"]
+            with client.websocket_connect(f"/ws/{mid}") as fresh:  # a new connection is no new allowance
+                next_state(fresh)
+                fresh.send_json({"type": "chat", "text": "me too"})
+                assert "slow down" in next_of(fresh, "error")["message"]
             with client.websocket_connect(f"/ws/{mid}") as late:
                 history = late.receive_json()
             assert history["type"] == "chat_history" and [m["text"] for m in history["messages"][:2]] == \
@@ -212,3 +219,22 @@ def test_a_rematch_one_person_claimed_and_left_is_made_anew_for_the_next(tmp_pat
         second = client.post(f"/api/matches/{mid}/rematch", json={"token": token_of(match, 1)}).json()
         assert second["match_id"] != first["match_id"]
         assert client.get(f"/api/matches/{second['match_id']}").json()["status"] == "waiting"
+
+
+def test_spectators_cannot_fill_the_players_chat(tmp_path: Path, monkeypatch: Any) -> None:
+    from pisa3d.serve import limits
+
+    monkeypatch.setattr(limits, "MAX_SPECTATOR_CHAT_LINES", 2)
+    with served(tmp_path) as client:
+        match = create(client, "cards", ["human", "heuristic", "heuristic"], rounds=1)
+        mid = match["match_id"]
+        with (client.websocket_connect(f"/ws/{mid}?token={token_of(match, 0)}") as ann,
+              client.websocket_connect(f"/ws/{mid}") as watcher):
+            next_state(ann), next_state(watcher)
+            for text in ("one", "two"):
+                watcher.send_json({"type": "chat", "text": text})
+                assert next_of(ann, "chat")["text"] == text
+            watcher.send_json({"type": "chat", "text": "three"})
+            assert "their share of this match's chat" in next_of(watcher, "error")["message"]
+            ann.send_json({"type": "chat", "text": "still here"})
+            assert next_of(watcher, "chat")["text"] == "still here"
