@@ -97,7 +97,10 @@ def info(
     directory: Path = typer.Argument(..., help="A dataset directory written by `pisa3d dataset build`."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
-    """Counts, label balance and size of a dataset, per split."""
+    """Counts, label balance and size of a dataset, per split.
+
+    Example: pisa3d dataset info datasets/towers_random
+    """
     from ..dataset.reader import summary
 
     s = summary(directory)
@@ -132,7 +135,10 @@ def show(
                              help="Where to write the contact sheet (PNG)."),
     force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
 ) -> None:
-    """A contact sheet of one scene: every camera's RGB, depth and segmentation, with its labels."""
+    """A contact sheet of one scene: every camera's RGB, depth and segmentation, with its labels.
+
+    Example: pisa3d dataset show datasets/towers_random --scene 0 --png scene.png
+    """
     from ..dataset.reader import find_scene
     from ..dataset.sheet import contact_sheet
 
@@ -344,7 +350,10 @@ def manifest(
 ) -> None:
     """The release's manifest: the pisa3d version, the spec's identity, the counts and per game one
     SHA-256 over its rows and one over its images (`pisa3d dataset verify` checks a directory
-    against it). Shipped manifests live in assets/datasets/manifests/<spec name>.json."""
+    against it). Shipped manifests live in assets/datasets/manifests/<spec name>.json.
+
+    Example: pisa3d dataset manifest datasets/benchmark --out benchmark.json
+    """
     from ..core.files import written_aside
     from ..dataset.manifest import DatasetDiffers, make_manifest, manifest_text
     from ..dataset.reader import unfinished_note
@@ -378,7 +387,10 @@ def verify(
     """Check a built directory against a release manifest, game by game: exit 0 when every game
     it holds matches; else exit 1 naming the first game (by seed) that differs and what differs
     (its rows, or which image). A directory with only some games checks those and says how many.
-    The content decides: a build by another pisa3d verifies where its rows and images are the same."""
+    The content decides: a build by another pisa3d verifies where its rows and images are the same.
+
+    Example: pisa3d dataset verify datasets/benchmark --games 0..9
+    """
     from ..dataset.manifest import DatasetDiffers, load_manifest, parse_games, shipped_manifest
     from ..dataset.manifest import verify as check
     from ..dataset.reader import check_dataset_dir

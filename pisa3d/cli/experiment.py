@@ -153,7 +153,10 @@ def report(
     """Summarise an experiment: per cell the games, outcome shares with 95% Wilson intervals,
     placements to the end, falls per placement; for the tower, fall rate against each numeric
     sweep axis, Kaplan-Meier survival and the hazard of each kind of placement; for cards and
-    gimignano, win rates per agent and seat. Writes report.md (plots embedded), summary.csv, *.png."""
+    gimignano, win rates per agent and seat. Writes report.md (plots embedded), summary.csv, *.png.
+
+    Example: pisa3d experiment report experiments/tower_noise_random   (writes its report/ folder)
+    """
     from ..experiments.report import write_report
     from ..experiments.storage import load_stored_spec
 

@@ -41,6 +41,8 @@ def export(
 
     The record is checked by the rules first (as `replay show` does); each file is written
     aside and renamed at the end, so an interrupted export leaves nothing under its name.
+
+    Example: pisa3d export game.json.gz --html game.html --video game.mp4
     """
     if html is None and video is None:
         raise OptionsError("say what to export: --html OUT.html and/or --video OUT.mp4 (or .gif)")

@@ -12,7 +12,10 @@ from ..core.state import Move, State
 from .common import OUTPUT_PANEL
 
 HELP = """Play the Pisa card game to the end: three votes (trumps, tricks, order), a secret discard,
-then the tricks; n rounds. Prints each round's votes, tricks and the score table."""
+then the tricks; n rounds. Prints each round's votes, tricks and the score table.
+
+Example: pisa3d play cards --players 4 --human 1 --set rounds=2 --record cards.json
+"""
 
 EXTRAS = [
     inspect.Parameter("verbose", inspect.Parameter.KEYWORD_ONLY, annotation=bool, default=typer.Option(

@@ -25,6 +25,8 @@ Moves:  S q,r/x        a stone on plot x of hex q,r
         T5 @ 0,1 r4    tile 5 on hex 0,1 turned 4 sixths anticlockwise
         B q,r/x        build a tower on plot x of hex q,r
         done           build no tower this turn
+
+Example: pisa3d play gimignano --players 3 --human 1 --svg board.svg
 """
 
 EXTRAS = [

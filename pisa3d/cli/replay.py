@@ -49,6 +49,8 @@ def show(
 
     The record is first checked by the rules (seats, turns, every move accepted, the events and
     the result they give); the tower's physics is trusted, not re-simulated (`verify` does that).
+
+    Example: pisa3d replay show game.json.gz
     """
     record = load_checked(file, check)
     game = get_game(record.game_id)
@@ -65,6 +67,8 @@ def verify(file: Path = typer.Argument(..., help="A record to check.")) -> None:
 
     Exits 0 when the record is faithful, 1 when it diverges (naming the move), 2 when the file
     cannot be read.
+
+    Example: pisa3d replay verify game.json.gz   (exit 1 names the first move that differs)
     """
     record = load_record(file)
     game = get_game(record.game_id)

@@ -62,6 +62,8 @@ def serve(
 
     Open the printed address, pick a game and the seats, then hand each person their seat's link
     or leave seats open and share the invitation link.
+
+    Example: pisa3d serve --host 0.0.0.0 --port 8000   (friends on the network open http://<this machine>:8000/)
     """
     try:
         import uvicorn

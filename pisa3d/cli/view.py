@@ -45,6 +45,8 @@ def view(
     step a move, '.' / ',' ten moves on/back, 1-9 scrub to 10%-90% of the game, b / e begin/end,
     +/- speed, up/down and [ ] orbit, z/x zoom, h camera home, q or Esc quit; the mouse orbits as
     in PyBullet (ctrl + drag turns, wheel zooms).
+
+    Example: pisa3d view game.json.gz --screenshot tower.png
     """
     check_window(width, height, seconds)
     if screenshot is not None:

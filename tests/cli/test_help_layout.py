@@ -74,3 +74,22 @@ def test_suggest_options_compares_names_without_dashes() -> None:
     assert suggest_options("--sed", command.params)[0] == "--seed"
     assert suggest_options("--playrs=3", command.params) == ["--players"]  # the value after "=" is not part of the name
     assert suggest_options("--hlep", command.params) == ["--help"]
+
+
+def _leaf_commands(group: typer.core.TyperGroup, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found = []
+    for name, command in group.commands.items():
+        if hasattr(command, "commands"):
+            found += _leaf_commands(command, (*path, name))
+        else:
+            found.append((*path, name))
+    return found
+
+
+@pytest.mark.parametrize("path", _leaf_commands(typer.main.get_command(app)), ids=" ".join)  # type: ignore[arg-type]
+def test_every_command_teaches_by_an_example_of_itself(path: tuple[str, ...]) -> None:
+    command = typer.main.get_command(app)
+    for name in path:
+        command = command.commands[name]  # type: ignore[attr-defined]
+    text = " ".join((command.help or "").split())
+    assert f"Example: pisa3d {' '.join(path)} " in text, f"pisa3d {' '.join(path)} --help shows no example"
