@@ -73,6 +73,8 @@ def serve(
         raise PisaError("pisa3d serve needs the serve extra: pip install 'pisa3d[serve]' "
                         f"({exc.name} is missing)") from None
     folder = data if data is not None else default_data_dir()
+    if data is not None and not data.exists() and not data.parent.exists():  # only the default's folders are made
+        raise PisaError(f"--data {data}: folder {data.parent} does not exist (create it first)")
     check_port(host, port)
     try:
         app = create_app(ServerConfig(folder, max_matches=max_matches, workers=workers, bot_delay=bot_delay,

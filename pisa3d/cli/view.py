@@ -50,6 +50,8 @@ def view(
     """
     check_window(width, height, seconds)
     if screenshot is not None:
+        if screenshot.suffix.lower() != ".png":
+            raise OptionsError(f"--screenshot {screenshot}: give a file name ending in .png (the picture is a PNG)")
         check_output_file(screenshot, "--screenshot", force, inputs=[("the record to watch", file)])
     from ..viewer.gui import view_record
 

@@ -286,3 +286,9 @@ def test_no_file_already_in_an_input_folder_is_replaced_even_with_force(tmp_path
     outside.write_text("old")
     assert check_output_file(outside, "--out", force=True, inputs=inputs) == outside  # same name, elsewhere
     assert (folder / "spec.json").read_text() == "keep"
+
+
+def test_a_screenshot_is_a_png(tmp_path: Path, record_files: dict[str, Path], monkeypatch, capsys) -> None:
+    code, _, stderr = _run_main(["view", str(record_files["tower"]), "--screenshot", str(tmp_path / "shot.txt")],
+                                monkeypatch, capsys)
+    assert code == 2 and "give a file name ending in .png" in stderr and list(tmp_path.iterdir()) == []

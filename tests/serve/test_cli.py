@@ -56,6 +56,12 @@ def test_a_data_folder_that_cannot_be_written_is_refused_before_it_listens(folde
     assert "Traceback" not in done.stderr and "localhost" not in done.stdout
 
 
+def test_a_data_folder_in_a_missing_folder_is_refused_not_made(tmp_path: Path) -> None:
+    done = run_serve("--port", str(free_port()), "--data", str(tmp_path / "typo" / "matches"))
+    assert done.returncode == 2 and f"folder {tmp_path / 'typo'} does not exist (create it first)" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_ctrl_c_at_the_terminal_stops_server_and_workers_without_a_traceback(tmp_path: Path) -> None:
     """A terminal's Ctrl-C reaches the whole process group: the workers too, which printed a
     KeyboardInterrupt traceback each."""
