@@ -9,7 +9,7 @@ import typer
 from ..core.errors import OptionsError
 from ..export.limits import MAX_DISTANCE_M, MAX_FPS, MAX_HOLD, MAX_SIZE, MIN_DISTANCE_M, PITCH_LIMIT, SPEED_RANGE
 from .outputs import FORCE_HELP, check_distinct_outputs, check_output_file, output_file
-from .replay import NO_CHECK_HELP, load_checked
+from .replay import NO_CHECK_HELP, load_checked, unchecked_reading
 
 HTML_FILE, VIDEO_FILE = output_file("--html"), output_file("--video")
 
@@ -62,7 +62,8 @@ def export(
     if html is not None:
         from ..export.html import write_page
 
-        write_page(record, html)
+        with unchecked_reading(file, check):
+            write_page(record, html)
         typer.echo(f"Web page written to {html} ({html.stat().st_size / 1e6:.1f} MB, opens offline)")
     if video is not None:
         summary = export_video(record, video, settings, progress=True, replay=replay)

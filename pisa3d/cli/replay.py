@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import typer
@@ -40,6 +42,20 @@ def load_checked(file: Path, check: bool = True) -> GameRecord:
     return record
 
 
+@contextlib.contextmanager
+def unchecked_reading(file: Path, check: bool) -> Iterator[None]:
+    """An unchecked record (--no-check) may lack what its events should hold: reading it then
+    fails in one line naming the file, not in a traceback. A checked record is whole, so there an
+    error is a bug and goes up as it is."""
+    try:
+        yield
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        if check:
+            raise
+        raise RecordError(f"{file}: an event lacks what it should hold ({type(exc).__name__}: {exc}); the record "
+                          "is damaged: run without --no-check to find the first move that is wrong") from None
+
+
 @replay_app.command("show", cls=OnceCommand)
 def show(
     file: Path = typer.Argument(..., help="A record written by `pisa3d play ... --record FILE`."),
@@ -56,8 +72,9 @@ def show(
     game = get_game(record.game_id)
     status = ", unfinished" if record.unfinished else ""
     typer.echo(f"{game.title}: {record.num_players} players, seed {record.seed}, {len(record.moves)} moves{status}")
-    for line in narrate_record(game, record):
-        typer.echo(line)
+    with unchecked_reading(file, check):
+        for line in narrate_record(game, record):
+            typer.echo(line)
 
 
 @replay_app.command("verify", cls=OnceCommand)

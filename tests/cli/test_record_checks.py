@@ -65,3 +65,28 @@ def test_a_consistent_record_is_shown_without_a_warning(
     code, out, err = _run(["replay", "show", str(record_files[game])], monkeypatch, capsys)
     assert code == 0 and err == ""
     assert "moves" in out.splitlines()[0]
+
+
+def _without_a_field(source: Path, folder: Path, drop: str) -> Path:
+    """The record with the first event that holds ``drop`` stripped of it, re-sealed."""
+    obj = json.loads(source.read_text())
+    event = next(e for m in obj["moves"] for e in m["events"] if drop in e)
+    del event[drop]
+    body = {k: v for k, v in obj.items() if k != "digest"}
+    path = folder / f"damaged-{source.name}"
+    path.write_text(json.dumps({**body, "digest": digest_of(body)}))
+    return path
+
+
+@pytest.mark.parametrize(("game", "drop"), [("cards", "cards"), ("gimignano", "plot")])
+@pytest.mark.parametrize("command", ["show", "export"])
+def test_an_unchecked_record_missing_an_event_field_is_one_line(
+    game: str, drop: str, command: str, record_files: dict[str, Path], tmp_path: Path, monkeypatch, capsys
+) -> None:
+    bad = _without_a_field(record_files[game], tmp_path, drop)
+    page = tmp_path / "page.html"
+    args = ["replay", "show", str(bad)] if command == "show" else ["export", str(bad), "--html", str(page)]
+    code, _, err = _run([*args, "--no-check"], monkeypatch, capsys)
+    assert code == 2 and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1].startswith(f"pisa3d: error: {bad}: an event lacks what it should hold")
+    assert not page.exists()
