@@ -72,25 +72,35 @@ def serve(
     except ImportError as exc:
         raise PisaError("pisa3d serve needs the serve extra: pip install 'pisa3d[serve]' "
                         f"({exc.name} is missing)") from None
-    folder = data if data is not None else default_data_dir()
-    if data is not None and not data.exists() and not data.parent.exists():  # only the default's folders are made
-        raise PisaError(f"--data {data}: folder {data.parent} does not exist (create it first)")
+    folder = _data_folder(data)
     check_port(host, port)
     try:
         app = create_app(ServerConfig(folder, max_matches=max_matches, workers=workers, bot_delay=bot_delay,
                                       bot_seconds=bot_seconds, idle_hours=idle_hours,
                                       matches_per_address=matches_per_address, new_per_minute=new_per_minute,
-                                      host=host, port=port,
-                                      public_url=public_url, allow_hosts=list(allow_host)))
+                                      host=host, port=port, public_url=public_url, allow_hosts=list(allow_host)))
     except ValueError as exc:
         raise PisaError(str(exc)) from None
+    _say_where(host, port, folder, public_url)
+    # Frames over the protocol's limit are refused by uvicorn itself (close code 1009). Ctrl-C
+    # gives open sockets 2 s to close; the master then ends every worker, thinking or not.
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=MAX_MESSAGE_BYTES + 1024,
+                timeout_graceful_shutdown=2, proxy_headers=public_url is not None)
+
+
+def _data_folder(data: Path | None) -> Path:
+    """--data, which must sit in an existing folder; or the per-user default, made as needed."""
+    if data is None:
+        return default_data_dir()
+    if not data.exists() and not data.parent.exists():
+        raise PisaError(f"--data {data}: folder {data.parent} does not exist (create it first)")
+    return data
+
+
+def _say_where(host: str, port: int, folder: Path, public_url: str | None) -> None:
     shown = "localhost" if host == LOCAL else host
     typer.echo(f"pisa3d serve: http://{shown}:{port}/  (matches in {folder}; Ctrl-C stops)")
     if public_url:
         typer.echo(f"pisa3d serve: people reach it at {public_url}")
     if host not in (LOCAL, "localhost", "::1"):
         typer.echo(f"pisa3d serve: listening on {host}: anyone on the network can open the lobby and start matches")
-    # Frames over the protocol's limit are refused by uvicorn itself (close code 1009). Ctrl-C
-    # gives open sockets 2 s to close; the master then ends every worker, thinking or not.
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=MAX_MESSAGE_BYTES + 1024,
-                timeout_graceful_shutdown=2, proxy_headers=public_url is not None)

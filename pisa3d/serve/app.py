@@ -69,6 +69,11 @@ class ServerConfig:
 STATUS = {UnknownMatch: 404, Forbidden: 403, Conflict: 409, TooManyMatches: 429, TooLarge: 413}
 
 
+def _address(request: Request) -> str | None:
+    """Who asks, for the per-address limits (behind --public-url's proxy, the forwarded address)."""
+    return request.client.host if request.client is not None else None
+
+
 def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
@@ -101,8 +106,8 @@ class _Handlers:
         return JSONResponse({"matches": self.master.summaries(open_only)})
 
     async def new_match(self, request: Request) -> Response:
-        client = request.client.host if request.client is not None else None
-        return JSONResponse(await self.master.create(await read_body_json(request), client), status_code=201)
+        return JSONResponse(await self.master.create(await read_body_json(request), _address(request)),
+                            status_code=201)
 
     async def one_match(self, request: Request) -> Response:
         return JSONResponse(self.master.summary(request.path_params["match_id"]))
@@ -111,9 +116,8 @@ class _Handlers:
         return JSONResponse(await self.master.join(request.path_params["match_id"], await read_body_json(request)))
 
     async def rematch(self, request: Request) -> Response:
-        client = request.client.host if request.client is not None else None
         return JSONResponse(await self.master.rematch(request.path_params["match_id"], await read_body_json(request),
-                                                      client))
+                                                      _address(request)))
 
     async def match_record(self, request: Request) -> Response:
         record = await self.master.record(request.path_params["match_id"])

@@ -18,7 +18,7 @@ def _export(*args: str) -> subprocess.CompletedProcess[str]:
         ([], "--html OUT.html and/or --video OUT.mp4"),
         (["--video", "out.avi"], "must end in .mp4 or .gif"),
         (["--video", "out.mp4", "--width", "641"], "must be even"),
-        (["--video", "out.mp4", "--renderer", "vulkan"], "renderer 'vulkan' is unknown"),
+        (["--video", "out.mp4", "--renderer", "vulkan"], "--renderer 'vulkan': choose auto, egl, tiny"),
     ],
 )
 def test_mistakes_are_named(record_files: dict[str, Path], tmp_path: Path, extra: list[str], message: str) -> None:
