@@ -25,7 +25,7 @@ from ..core.errors import OptionsError
 from ..core.rng import Stream, make_rng
 from ..experiments.batching import DATASET_BATCH_GAMES
 from ..experiments.run import Runner, RunSummary, run_experiment
-from ..experiments.storage import check_same_pisa3d, is_experiment_dir, load_stored_spec
+from ..experiments.storage import check_same_pisa3d, directory_kind, is_experiment_dir, load_stored_spec
 from ..games import get_game
 from ..games.tower.referee.judges import verdict_engine
 from ..games.tower.rules.setup import build_setup
@@ -130,7 +130,7 @@ def check_same_settings(out: Path, spec: DatasetSpec) -> None:
     if not is_experiment_dir(out):
         return
     stored = load_stored_spec(out)["spec"]
-    if "dataset" not in stored:
+    if directory_kind(stored) != "dataset":
         raise OptionsError(f"--out {out}: an experiment directory, not a dataset; choose another directory")
     ours = spec.dataset.model_dump(mode="json")
     theirs = DatasetSettings.model_validate(as_stored(stored["dataset"])).model_dump(mode="json")

@@ -4,7 +4,6 @@ plays frame f at f / hz seconds, times ``speed``), whatever the rendering costs.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,10 +130,8 @@ def caption_lines(replay: TowerReplay, move: int) -> tuple[str, str | None]:
 
 
 def _writer(path: Path, fps: int):
-    try:
-        import imageio.v2 as imageio
-    except ImportError:
-        raise PisaError("video export needs imageio and imageio-ffmpeg: pip install 'pisa3d[video]'") from None
+    import imageio.v2 as imageio  # check_video made sure it imports
+
     if path.suffix.lower() == ".gif":
         return imageio.get_writer(path, mode="I", duration=1000.0 / fps, loop=0)
     # macro_block_size=1: keep the exact size asked for (it is even, as H.264 needs)
@@ -150,8 +147,10 @@ def check_video(record: GameRecord, path: str | Path, settings: VideoSettings) -
     path = Path(path)
     if path.suffix.lower() not in VIDEO_SUFFIXES:
         raise OptionsError(f"video {path}: the name must end in .mp4 or .gif")
-    if importlib.util.find_spec("imageio") is None:
-        raise PisaError("video export needs imageio and imageio-ffmpeg: pip install 'pisa3d[video]'")
+    try:
+        import imageio.v2  # noqa: F401  (the writer's library: refused here, before anything is written)
+    except ImportError:
+        raise PisaError("video export needs imageio and imageio-ffmpeg: pip install 'pisa3d[video]'") from None
     replay = load_tower_replay(record)
     if replay.missing_poses is not None:
         raise PisaError(f"no video: {replay.missing_poses}")

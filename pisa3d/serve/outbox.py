@@ -64,8 +64,6 @@ class Outbox:
                     await self.socket.send_text(data)
                     self.waiting.popleft()
                     self.queued_bytes -= len(data)
-        except asyncio.CancelledError:
-            raise
         except Exception:  # the page went away: later sends raise, and the master lets it go
             self.closed = True
 

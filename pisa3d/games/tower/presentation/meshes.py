@@ -16,10 +16,10 @@ import numpy as np
 
 from ....core.signals import sigint_deferred
 from ....physics.poses import matrix_from_quaternion
+from ..rules.tiles import Face, TileFaces
 
 with sigint_deferred():  # trimesh's imports catch BaseException, Ctrl-C included
     import trimesh
-from ..rules.tiles import Face, TileFaces
 
 FACE_RGBA = {Face.WHITE: (236, 228, 210, 255), Face.BLACK: (38, 34, 32, 255)}
 STROKE_RGBA = {Face.WHITE: (160, 30, 30, 255), Face.BLACK: (222, 178, 60, 255)}
