@@ -16,7 +16,7 @@ import json
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -157,9 +157,12 @@ class Master:
         """Match folders that cannot be read at all, listed as broken with the reason."""
         self.tasks: list[asyncio.Task[None]] = []
         self.creators: dict[str, str] = {}
-        """The address each match was created from (this run's matches; kept in memory only)."""
+        """The address each live match was created from (this run's matches, in memory only)."""
         self.creations: dict[str, deque[float]] = {}
-        """Each address's recent creation times (MasterConfig.new_per_minute)."""
+        """Each address's creation times of the last minute (MasterConfig.new_per_minute)."""
+        self.making: list[str | None] = []
+        """The addresses of matches being made: their places are taken before the first await, so
+        requests at the same moment cannot all pass the checks."""
 
     # --- start and stop ----------------------------------------------------------------------
     async def start(self) -> None:
@@ -218,8 +221,9 @@ class Master:
         return sum(1 for t in self.tables.values() if t.match.meta.status in IN_PLAY)
 
     def check_room(self) -> None:
-        if self.in_play() >= self.config.max_matches:
-            raise TooManyMatches(f"the server already holds {self.in_play()} matches waiting or in play, its "
+        taken = self.in_play() + len(self.making)
+        if taken >= self.config.max_matches:
+            raise TooManyMatches(f"the server already holds {taken} matches waiting or in play, its "
                                  f"limit (--max-matches {self.config.max_matches}); finish or leave one first")
 
     def check_client(self, client: str | None) -> None:
@@ -227,16 +231,35 @@ class Master:
         matches waiting or in play, at most ``new_per_minute`` created a minute."""
         if client is None:
             return
-        live = sum(1 for match_id, by in self.creators.items()
-                   if by == client and match_id in self.tables and self.tables[match_id].match.meta.status in IN_PLAY)
+        live = self.live_by(client) + self.making.count(client)
         if live >= self.config.matches_per_address:
             raise TooManyMatches(f"your address already has {live} matches waiting or in play, the most one address "
                                  f"may hold (--matches-per-address {self.config.matches_per_address}); finish or "
                                  "leave one first")
+        now = time.monotonic()
+        self.creations = {by: times for by, times in self.creations.items() if times and now - times[-1] <= 60.0}
         times = self.creations.setdefault(client, deque())
-        if _over(times, time.monotonic(), 60.0, self.config.new_per_minute):
+        if _over(times, now, 60.0, self.config.new_per_minute):
             raise TooManyMatches(f"your address asked for more than {self.config.new_per_minute} new matches in "
                                  f"the last minute (--new-per-minute {self.config.new_per_minute}); wait a minute")
+
+    def live_by(self, client: str) -> int:
+        """The matches ``client`` made that wait or are in play; ended ones are forgotten here."""
+        self.creators = {match_id: by for match_id, by in self.creators.items()
+                         if match_id in self.tables and self.tables[match_id].match.meta.status in IN_PLAY}
+        return sum(1 for by in self.creators.values() if by == client)
+
+    @contextlib.contextmanager
+    def place_for(self, client: str | None) -> Iterator[None]:
+        """Check there is room for one more match from ``client`` and hold its place while it is
+        made; the maker records ``self.creators`` before leaving."""
+        self.check_room()
+        self.check_client(client)
+        self.making.append(client)
+        try:
+            yield
+        finally:
+            self.making.remove(client)
 
     def summaries(self, open_only: bool = False) -> list[dict[str, Any]]:
         """Every match waiting or in play, and the newest limits.LISTED_ENDED of the others."""
@@ -266,12 +289,11 @@ class Master:
 
     async def create(self, request: Any, client: str | None = None) -> dict[str, Any]:
         """A new match from ``request``; ``client``: the address asking (None: not limited)."""
-        self.check_room()
-        self.check_client(client)
-        new, state, record = create_match(request)
-        table = await self.open_table(LiveMatch(new.meta, state, record))
-        if client is not None:
-            self.creators[table.match.match_id] = client
+        with self.place_for(client):
+            new, state, record = create_match(request)
+            table = await self.open_table(LiveMatch(new.meta, state, record))
+            if client is not None:
+                self.creators[table.match.match_id] = client
         seats = []
         for seat, kind in enumerate(new.meta.seats):
             entry: dict[str, Any] = {"seat": seat, "kind": kind}
@@ -338,13 +360,12 @@ class Master:
                 raise Conflict(f"match {match_id} is {old.meta.status}; a rematch is made once it is over")
             current = self.tables.get(old.meta.rematch) if old.meta.rematch is not None else None
             if current is None or current.match.ended:
-                self.check_room()
-                self.check_client(client)
-                meta = rematch_meta(old.meta)
-                state, record = start(get_game(meta.game), meta)
-                await self.open_table(LiveMatch(meta, state, record))
-                if client is not None:
-                    self.creators[meta.match_id] = client
+                with self.place_for(client):
+                    meta = rematch_meta(old.meta)
+                    state, record = start(get_game(meta.game), meta)
+                    await self.open_table(LiveMatch(meta, state, record))
+                    if client is not None:
+                        self.creators[meta.match_id] = client
                 old.meta.rematch = meta.match_id
                 await asyncio.to_thread(self.store.save_meta, old.meta)
                 await self.broadcast_text(table, json.dumps({"type": "rematch", "match_id": meta.match_id}))

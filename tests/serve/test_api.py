@@ -105,6 +105,23 @@ def test_one_address_cannot_take_the_whole_server(tmp_path: Path) -> None:
         assert client.post("/api/matches", json=request).status_code == 201  # room again
 
 
+@pytest.mark.parametrize("limit", [{"matches_per_address": 2}, {"max_matches": 2, "matches_per_address": 100}],
+                         ids=["per-address", "whole-server"])
+def test_creates_at_the_same_moment_cannot_pass_the_limits_together(tmp_path: Path, limit: dict[str, int]) -> None:
+    """A create's checks came before its first await, and its place was counted only after: twelve
+    requests sent at once all passed a limit of two."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    request = {"game": "cards", "players": 3, "seats": ["human", "open", "open"]}
+    with served(tmp_path, new_per_minute=100, **limit) as client:
+        with ThreadPoolExecutor(12) as pool:
+            answers = list(pool.map(lambda _: client.post("/api/matches", json=request), range(12)))
+        assert sorted(answer.status_code for answer in answers) == [201, 201] + [429] * 10
+        assert len(client.get("/api/matches").json()["matches"]) == 2
+        refused = client.post("/api/matches", json=request)
+        assert refused.status_code == 429 and "2 matches waiting or in play" in refused.json()["error"]
+
+
 def test_one_address_creates_at_most_ten_matches_a_minute(tmp_path: Path) -> None:
     """Create and leave, again and again, once stored 36 matches a second."""
     from starlette.testclient import TestClient
@@ -119,6 +136,31 @@ def test_one_address_creates_at_most_ten_matches_a_minute(tmp_path: Path) -> Non
         assert refused.status_code == 429 and "wait a minute" in refused.json()["error"]
         friend = TestClient(client.app, client=("192.0.2.7", 40000))
         assert friend.post("/api/matches", json=request).status_code == 201
+
+
+def test_the_server_forgets_who_made_a_match_once_it_has_ended(tmp_path: Path) -> None:
+    """Who made which match is kept in memory for the per-address limits: only live matches' makers
+    are kept, and only the last minute's creation times, so the tables do not grow with the server's life."""
+    import time
+
+    from starlette.testclient import TestClient
+
+    with served(tmp_path) as client:
+        master = client.app.state.master
+        ended = [create(client, "cards", ["random"] * 3, rounds=1)["match_id"] for _ in range(3)]
+        deadline = time.monotonic() + 60
+        while any(client.get(f"/api/matches/{m}").json()["status"] != "over" for m in ended):
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        waiting = create(client, "cards", ["human", "open", "open"])["match_id"]
+        assert list(master.creators) == [waiting]
+        friend = TestClient(client.app, client=("192.0.2.7", 40000))  # another address, once
+        bots = {"game": "cards", "players": 3, "seats": ["random"] * 3}
+        assert friend.post("/api/matches", json=bots).status_code == 201
+        master.creations = {address: type(times)([t - 61.0 for t in times])
+                            for address, times in master.creations.items()}  # a minute on
+        create(client, "cards", ["human", "open", "open"])
+        assert [len(times) for times in master.creations.values()] == [1]
 
 
 def test_the_list_holds_every_live_match_and_only_the_newest_ended(tmp_path: Path, monkeypatch) -> None:
