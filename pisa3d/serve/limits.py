@@ -39,6 +39,9 @@ DEFAULT_NEW_PER_MINUTE = 10
 """Matches one address may create in a minute (--new-per-minute): each is kept on disk as a replay."""
 LISTED_ENDED = 50
 """Ended matches the match list shows, the newest first (each stays at its own address)."""
+ALONE_SECONDS = 600.0
+"""A match waiting for a person with no page open this long gives its place to a new match when
+the server is full (--max-matches): otherwise matches nobody returns to keep everyone out for a day."""
 DEFAULT_BOT_SECONDS = 5.0
 DEFAULT_IDLE_HOURS = 24.0
 

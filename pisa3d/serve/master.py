@@ -16,7 +16,7 @@ import json
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -128,6 +128,18 @@ class Table:
         self.chat_times: dict[int | None, deque[float]] = {}
         """Recent chat times by seat, spectators (None) sharing one: a new connection starts no
         new allowance."""
+        self.alone_since = time.monotonic()
+        """When its last page closed (or it was made): a match nobody has open, waiting for a
+        person, may give its place to a new one when the server is full."""
+
+    def gives_way(self, now: float) -> bool:
+        """Waiting for a person (to take a seat or to move) with no page open for
+        limits.ALONE_SECONDS: its place goes to a new match when the server is full."""
+        match = self.match
+        waits_for_person = match.meta.status == "waiting" or (
+            match.meta.status == "playing" and match.to_move is not None and match.bot_to_move() is None)
+        return (waits_for_person and not self.sockets and self.ready.is_set()
+                and now - self.alone_since >= limits.ALONE_SECONDS)
 
     def chatting_too_fast(self, seat: int | None, now: float) -> bool:
         times = self.chat_times.setdefault(seat, deque())
@@ -221,10 +233,26 @@ class Master:
         return sum(1 for t in self.tables.values() if t.match.meta.status in IN_PLAY)
 
     def check_room(self) -> None:
+        """Room for the matches being made (``self.making``) beside those waiting or in play."""
         taken = self.in_play() + len(self.making)
-        if taken >= self.config.max_matches:
-            raise TooManyMatches(f"the server already holds {taken} matches waiting or in play, its "
+        if taken > self.config.max_matches:
+            raise TooManyMatches(f"the server already holds {taken - 1} matches waiting or in play, its "
                                  f"limit (--max-matches {self.config.max_matches}); finish or leave one first")
+
+    async def make_room(self) -> None:
+        """When the server is full, end the match that has waited alone the longest (Table.gives_way),
+        so that matches nobody comes back to cannot keep everyone out for --idle-hours."""
+        if self.in_play() + len(self.making) <= self.config.max_matches:
+            return
+        idle = [table for table in self.tables.values() if table.gives_way(time.monotonic())]
+        if not idle:
+            return
+        table = min(idle, key=lambda t: t.alone_since)
+        async with table.lock:
+            if table.gives_way(time.monotonic()):
+                minutes = limits.ALONE_SECONDS / 60
+                await self.end_abandoned(table, f"nobody had it open for {minutes:g} minutes while it waited for a "
+                                                "person, and the server was full")
 
     def check_client(self, client: str | None) -> None:
         """One address may not take the whole server: at most ``matches_per_address`` of its
@@ -249,14 +277,16 @@ class Master:
                          if match_id in self.tables and self.tables[match_id].match.meta.status in IN_PLAY}
         return sum(1 for by in self.creators.values() if by == client)
 
-    @contextlib.contextmanager
-    def place_for(self, client: str | None) -> Iterator[None]:
-        """Check there is room for one more match from ``client`` and hold its place while it is
-        made; the maker records ``self.creators`` before leaving."""
-        self.check_room()
+    @contextlib.asynccontextmanager
+    async def place_for(self, client: str | None) -> AsyncIterator[None]:
+        """Hold a place for one more match from ``client`` while it is made: the address's limits
+        are checked and its place taken before the first await (requests at the same moment cannot
+        all pass), then room is made on a full server. The maker records ``self.creators``."""
         self.check_client(client)
         self.making.append(client)
         try:
+            await self.make_room()
+            self.check_room()
             yield
         finally:
             self.making.remove(client)
@@ -289,8 +319,8 @@ class Master:
 
     async def create(self, request: Any, client: str | None = None) -> dict[str, Any]:
         """A new match from ``request``; ``client``: the address asking (None: not limited)."""
-        with self.place_for(client):
-            new, state, record = create_match(request)
+        new, state, record = create_match(request)
+        async with self.place_for(client):
             table = await self.open_table(LiveMatch(new.meta, state, record))
             if client is not None:
                 self.creators[table.match.match_id] = client
@@ -360,7 +390,7 @@ class Master:
                 raise Conflict(f"match {match_id} is {old.meta.status}; a rematch is made once it is over")
             current = self.tables.get(old.meta.rematch) if old.meta.rematch is not None else None
             if current is None or current.match.ended:
-                with self.place_for(client):
+                async with self.place_for(client):
                     meta = rematch_meta(old.meta)
                     state, record = start(get_game(meta.game), meta)
                     await self.open_table(LiveMatch(meta, state, record))
@@ -583,6 +613,8 @@ class Master:
     def leave(self, table: Table, seated: Seated) -> None:
         if seated in table.sockets:
             table.sockets.remove(seated)
+            if not table.sockets:
+                table.alone_since = time.monotonic()
 
     async def receive(self, table: Table, seated: Seated, data: str | bytes) -> None:
         """One message from a connection; a refused one gets an error message back. Raises Refused

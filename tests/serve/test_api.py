@@ -84,6 +84,44 @@ def test_more_matches_than_the_limit_are_refused(tmp_path: Path) -> None:
         assert len(client.get("/api/matches").json()["matches"]) == 2
 
 
+def test_on_a_full_server_a_match_nobody_has_open_gives_its_place(tmp_path: Path, monkeypatch) -> None:
+    """Matches made and left (from many addresses) once kept everyone out for --idle-hours: now,
+    when the server is full, the one waiting longest for a person with no page open ends."""
+    import time
+
+    from pisa3d.serve import limits
+
+    monkeypatch.setattr(limits, "ALONE_SECONDS", 0.5)
+    request = {"game": "cards", "players": 3, "seats": ["human", "open", "open"]}
+    with served(tmp_path, max_matches=2) as client:
+        left, watched = create(client, "cards", request["seats"]), create(client, "cards", request["seats"])
+        with client.websocket_connect(f"/ws/{watched['match_id']}"):  # a spectator keeps this one
+            refused = client.post("/api/matches", json=request)  # nobody waited alone long enough yet
+            assert refused.status_code == 429 and "--max-matches 2" in refused.json()["error"]
+            time.sleep(0.6)
+            assert client.post("/api/matches", json=request).status_code == 201
+            given = client.get(f"/api/matches/{left['match_id']}").json()
+            assert given["status"] == "abandoned" and "the server was full" in given["reason"]
+            assert client.get(f"/api/matches/{watched['match_id']}").json()["status"] == "waiting"
+            refused = client.post("/api/matches", json=request)  # the new match was made just now
+            assert refused.status_code == 429
+
+
+def test_only_a_match_waiting_for_a_person_gives_its_place(tmp_path: Path) -> None:
+    """Bots that are playing keep their match; a person's turn with no page open gives it."""
+    import time
+
+    with served(tmp_path, bot_delay=60.0) as client:  # the bots wait a minute before each move
+        master = client.app.state.master
+        bots = create(client, "tower", ["random", "random"])
+        person = create(client, "tower", ["human", "random"])
+        later = time.monotonic() + 3600
+        assert master.tables[person["match_id"]].match.to_move == 0
+        assert master.tables[person["match_id"]].gives_way(later)
+        assert not master.tables[bots["match_id"]].gives_way(later)
+        assert master.tables[bots["match_id"]].match.meta.status == "playing"
+
+
 def test_one_address_cannot_take_the_whole_server(tmp_path: Path) -> None:
     """The lock-out: 20 waiting matches from one address once refused every other person's."""
     from starlette.testclient import TestClient
