@@ -38,7 +38,7 @@ from .matches import (
     secret_seed,
     start,
 )
-from .runner import BotTimeout, Runner
+from .runner import BotTimeout, PhysicsTimeout, Runner
 from .store import IN_PLAY, MatchStore
 
 log = logging.getLogger("pisa3d.serve")
@@ -216,9 +216,10 @@ class Master:
         """Re-play a loaded match's record to its last move, then let its bots go on."""
         match = table.match
         try:
-            match.state = await self.runner.physics(work.rebuild, match.record_to_save())
+            moves = len(match.record.moves) + 1
+            match.state = await self.runner.physics(work.rebuild, match.record_to_save(), moves=moves)
             # the box the pages frame the last move by, its release read from the journal
-            match.move_box = await self.runner.physics(last_move_box, match.record_to_save())
+            match.move_box = await self.runner.physics(last_move_box, match.record_to_save(), moves=moves)
             if match.ended and (self.store.folder(match.match_id) / "moves.jsonl").exists():
                 await self.write_ended_record(match)  # the server stopped between the end and its record
             await self.work_out_details(match)
@@ -355,7 +356,10 @@ class Master:
         match.details = None
         if match.state is not None and match.to_move is not None and match.bot_to_move() is None:
             if simulates(match.state):
-                match.details = await self.runner.physics(work.move_details, match.state, match.meta.hints)
+                try:
+                    match.details = await self.runner.physics(work.move_details, match.state, match.meta.hints)
+                except PhysicsTimeout as exc:  # the page draws the moves without their figures
+                    log.warning("match %s: no move details: %s", match.match_id, exc)
             else:  # rules only: a millisecond, and never behind another match's work
                 match.details = work.move_details(match.state, match.meta.hints)
 
@@ -457,6 +461,14 @@ class Master:
         await self.broadcast_state(table, [])
         log.info("match %s abandoned: %s", match.match_id, reason)
 
+    async def mark_broken(self, table: Table, reason: str) -> None:
+        """The match cannot go on: it stays as it stood, marked broken with ``reason`` (holding the lock)."""
+        table.match.meta.status, table.match.meta.reason = "broken", reason
+        table.match.details = None
+        await asyncio.to_thread(self.store.save_meta, table.match.meta)
+        await self.broadcast_state(table, [])
+        log.error("match %s broken: %s", table.match.match_id, reason)
+
     async def write_ended_record(self, match: LiveMatch) -> None:
         await self.runner.physics(work.finish_record, self.store.root, match.match_id, match.record.result,
                                   match.players_json())
@@ -506,6 +518,9 @@ class Master:
                 made = await self.apply(match, move_text[:200])
             except IllegalMoveError as exc:
                 return str(exc)
+            except PhysicsTimeout as exc:
+                await self.mark_broken(table, f"the move {move_text[:40]!r}: {exc}")
+                return f"the match cannot go on: {exc}"
             await self.take(table, made)
         self.wake_bots(table)
         return None
@@ -545,12 +560,10 @@ class Master:
                     await self.take(table, made)
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # a bot's bug must not take the server down
+            except Exception as exc:  # a bot's bug (or a simulation that hangs) must not take the server down
                 log.error("bot %s failed in match %s: %s", spec, match.match_id, exc)
                 async with table.lock:
-                    match.meta.status, match.meta.reason = "broken", f"bot {spec!r} failed: {str(exc)[:200]}"
-                    await asyncio.to_thread(self.store.save_meta, match.meta)
-                    await self.broadcast_state(table, [])
+                    await self.mark_broken(table, f"bot {spec!r} failed: {str(exc)[:200]}")
                 return
 
     async def bot_decision(self, match: LiveMatch, spec: str, state: State, number: int) -> str:

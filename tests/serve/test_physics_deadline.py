@@ -1,0 +1,67 @@
+"""A physics job that does not end (a simulation that hangs) is given up at its deadline: its
+worker is ended, the jobs lost with it run again, and the match it was for is marked broken while
+the server plays on. Real worker processes and real verdicts."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from pisa3d.serve import runner as runner_module
+from pisa3d.serve.runner import PhysicsTimeout, Runner
+from tests.serve.helpers import create, next_state, served, token_of
+
+
+def test_a_physics_job_past_its_deadline_is_ended_and_the_jobs_lost_with_it_run_again(monkeypatch) -> None:
+    monkeypatch.setattr(runner_module, "PHYSICS_SECONDS", 4.0)
+
+    async def scenario() -> tuple[int, float, float, int]:
+        runner = Runner(2)
+        runner.start()
+        try:
+            before = await runner.physics(os.getpid)
+            started = time.monotonic()
+            stuck = asyncio.create_task(runner.physics(time.sleep, 60))
+            await asyncio.sleep(2.0)
+            lost = asyncio.create_task(runner.physics(time.sleep, 2.5))  # running when the stuck job is ended
+            with pytest.raises(PhysicsTimeout, match="ran over 4 s"):
+                await stuck
+            waited = time.monotonic() - started
+            await lost  # ran again on the new pool, and answers
+            lost_took = time.monotonic() - started
+            after = await runner.physics(os.getpid)
+            return before, waited, lost_took, after
+        finally:
+            runner.stop()
+
+    before, waited, lost_took, after = asyncio.run(scenario())
+    assert 4.0 <= waited <= 8.0
+    assert lost_took >= 4.0 + 2.5  # not the first run's answer: that pool was ended at 4 s
+    assert after != before
+    with pytest.raises(ProcessLookupError):  # the old pool's workers were ended, not left sleeping
+        os.kill(before, 0)
+
+
+def test_a_move_whose_simulation_overruns_breaks_its_match_and_the_server_plays_on(
+        tmp_path: Path, monkeypatch) -> None:
+    with served(tmp_path, workers=1) as client:
+        monkeypatch.setattr(runner_module, "PHYSICS_SECONDS", 0.001)  # every simulation overruns
+        match = create(client, "tower", ["human", "random"])
+        with client.websocket_connect(f"/ws/{match['match_id']}?token={token_of(match, 0)}") as ws:
+            state = next_state(ws)
+            ws.send_json({"type": "move", "move": state["legal"][0]})
+            broken = ws.receive_json()
+            assert broken["status"] == "broken" and "ran over 0.001 s" in broken["reason"]
+            error = ws.receive_json()
+            assert error["type"] == "error" and "cannot go on" in error["message"]
+        assert client.get(f"/api/matches/{match['match_id']}").json()["status"] == "broken"
+        monkeypatch.setattr(runner_module, "PHYSICS_SECONDS", 60.0)
+        other = create(client, "tower", ["human", "random"])
+        with client.websocket_connect(f"/ws/{other['match_id']}?token={token_of(other, 0)}") as ws:
+            state = next_state(ws)
+            ws.send_json({"type": "move", "move": state["legal"][0]})
+            assert next_state(ws)["moves"] == 1
