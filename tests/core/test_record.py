@@ -98,6 +98,15 @@ def test_tampered_file_fails_the_digest(tmp_path: Path, record) -> None:
         load_record(_write_json(tmp_path / "tampered.json", obj))
 
 
+def test_an_agent_verify_does_not_know_is_a_label_and_verifies(tmp_path: Path, record) -> None:
+    """docs/record-format.md: agents made through the Python API name themselves, and a renamed bot's
+    records must keep verifying, so the label is not checked; the moves are."""
+    obj = record.to_json()
+    obj["players"][0]["agent"] = "my-own-agent (not a pisa3d bot)"
+    report = verify_record(RaceGame(), load_record(_write_json(tmp_path / "own.json", _resealed(obj))))
+    assert report.ok, report.divergences
+
+
 def test_verify_names_the_move_index_and_why(tmp_path: Path, record) -> None:
     obj = record.to_json()
     obj["moves"][2]["move"] = "+9"
