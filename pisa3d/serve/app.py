@@ -38,7 +38,7 @@ from .master import (
 )
 from .matches import PROTOCOL
 from .outbox import Outbox
-from .runner import Runner
+from .runner import PhysicsTimeout, Runner
 from .store import MatchStore
 
 log = logging.getLogger("pisa3d.serve")
@@ -66,7 +66,7 @@ class ServerConfig:
     allow_hosts: list[str] = field(default_factory=list)
 
 
-STATUS = {UnknownMatch: 404, Forbidden: 403, Conflict: 409, TooManyMatches: 429, TooLarge: 413}
+STATUS = {UnknownMatch: 404, Forbidden: 403, Conflict: 409, TooManyMatches: 429, TooLarge: 413, PhysicsTimeout: 503}
 
 
 def _address(request: Request) -> str | None:

@@ -470,8 +470,11 @@ class Master:
         log.error("match %s broken: %s", table.match.match_id, reason)
 
     async def write_ended_record(self, match: LiveMatch) -> None:
-        await self.runner.physics(work.finish_record, self.store.root, match.match_id, match.record.result,
-                                  match.players_json())
+        try:
+            await self.runner.physics(work.finish_record, self.store.root, match.match_id, match.record.result,
+                                      match.players_json())
+        except PhysicsTimeout as exc:  # its journal stays: the next start writes the record (resume)
+            log.error("match %s: its record was not written: %s", match.match_id, exc)
 
     async def watch_idle(self) -> None:
         """Abandon matches with no move (or join) for --idle-hours, checking a few times per period."""
@@ -743,6 +746,7 @@ class Master:
         """An ended match's record file, or the record of a match in play as JSON when the game
         has no secret the seed would give away; Forbidden otherwise."""
         table = self.table(match_id)
+        await table.ready.wait()  # at a start, an ended match's record may still be being written
         async with table.lock:  # a last move's record is whole only once its move is done
             match = table.match
             ended = match.ended
@@ -756,6 +760,7 @@ class Master:
 
     async def ended_record_path(self, match_id: str) -> Path:
         table = self.table(match_id)
+        await table.ready.wait()
         async with table.lock:
             match = table.match
         if not match.ended:

@@ -12,11 +12,10 @@ every worker within a second, whatever it is doing."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 from collections.abc import Callable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any
@@ -98,9 +97,9 @@ class Runner:
                 pool = self.pools.get(name)
                 if pool is None:
                     return fn(*args)
-                with contextlib.suppress(Exception):  # a pool that will not start fails below, said there
-                    await asyncio.wait_for(asyncio.gather(*map(asyncio.wrap_future, self.warming[name])),
-                                           WARM_UP_SECONDS)
+                # waited for in a thread: a pool that will not start fails below, said there, and one
+                # ended while starting leaves no asyncio future whose error nobody reads
+                await asyncio.to_thread(wait, self.warming[name], WARM_UP_SECONDS)
                 try:
                     future = pool.submit(fn, *args)
                     return await asyncio.wait_for(asyncio.wrap_future(future), seconds)

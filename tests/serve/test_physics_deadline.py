@@ -49,13 +49,13 @@ def test_a_physics_job_past_its_deadline_is_ended_and_the_jobs_lost_with_it_run_
 def test_a_move_whose_simulation_overruns_breaks_its_match_and_the_server_plays_on(
         tmp_path: Path, monkeypatch) -> None:
     with served(tmp_path, workers=1) as client:
-        monkeypatch.setattr(runner_module, "PHYSICS_SECONDS", 0.001)  # every simulation overruns
+        monkeypatch.setattr(runner_module, "PHYSICS_SECONDS", 0.0)  # every simulation overruns
         match = create(client, "tower", ["human", "random"])
         with client.websocket_connect(f"/ws/{match['match_id']}?token={token_of(match, 0)}") as ws:
             state = next_state(ws)
             ws.send_json({"type": "move", "move": state["legal"][0]})
             broken = ws.receive_json()
-            assert broken["status"] == "broken" and "ran over 0.001 s" in broken["reason"]
+            assert broken["status"] == "broken" and "ran over 0 s" in broken["reason"]
             error = ws.receive_json()
             assert error["type"] == "error" and "cannot go on" in error["message"]
         assert client.get(f"/api/matches/{match['match_id']}").json()["status"] == "broken"
@@ -65,3 +65,25 @@ def test_a_move_whose_simulation_overruns_breaks_its_match_and_the_server_plays_
             state = next_state(ws)
             ws.send_json({"type": "move", "move": state["legal"][0]})
             assert next_state(ws)["moves"] == 1
+
+
+def test_a_record_whose_writing_overruns_is_whole_after_the_next_start(tmp_path: Path, monkeypatch, caplog) -> None:
+    """Writing an ended match's record runs in the physics pool too: past its deadline the match
+    still ends, and whether the worker was ended before or after it wrote (a race the deadline
+    cannot decide), the next start leaves the whole record and no journal."""
+    with served(tmp_path, workers=1) as client:
+        match = create(client, "tower", ["human", "random"])
+        with client.websocket_connect(f"/ws/{match['match_id']}?token={token_of(match, 0)}") as ws:
+            state = next_state(ws)
+            ws.send_json({"type": "move", "move": state["legal"][0]})
+            assert next_state(ws)["moves"] >= 1
+            monkeypatch.setattr(runner_module, "PHYSICS_SECONDS", 0.0)  # the record's writing overruns
+            ws.send_json({"type": "abandon"})
+            assert next_state(ws)["status"] == "abandoned"
+    assert "its record was not written: a simulation ran over" in caplog.text
+    monkeypatch.setattr(runner_module, "PHYSICS_SECONDS", 60.0)
+    with served(tmp_path, workers=1) as client:
+        answer = client.get(f"/api/matches/{match['match_id']}/record")
+        assert answer.status_code == 200
+        assert answer.json()["unfinished"] is True and len(answer.json()["moves"]) >= 1
+    assert not (tmp_path / match["match_id"] / "moves.jsonl").exists()
