@@ -226,7 +226,8 @@ class Master:
         except PisaError as exc:
             match.meta.status, match.meta.reason = "broken", str(exc)
             await asyncio.to_thread(self.store.save_meta, match.meta)
-        table.ready.set()
+        finally:  # pages and record requests wait for this, whatever happened
+            table.ready.set()
         self.wake_bots(table)
 
     # --- matches -----------------------------------------------------------------------------
