@@ -259,7 +259,7 @@ def test_a_leave_by_both_people_ends_the_match_as_abandoned(browser: Any, server
     bob.get_by_role("button", name="Leave the game").click()
     bob.get_by_role("button", name="Yes, leave").click()
     for page in (ann, bob):
-        expect(page.locator("#end-winners")).to_have_text("abandoned: no winners")
+        expect(page.locator("#end-winners")).to_have_text("No winners: every player left the table")
         expect(page.locator("#leave-box")).to_be_hidden()
     assert server.get(f"/api/matches/{created['match_id']}")["status"] == "abandoned"
 

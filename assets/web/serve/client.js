@@ -144,7 +144,7 @@ function hideBanner() { $("banner").className = "banner hidden"; }
 function turnText(msg) {
   if (msg.status === "abandoned") return "abandoned";
   if (msg.over) return "game over";
-  if (msg.status === "broken") return "this match is broken";
+  if (msg.status === "broken") return `this match is broken${msg.reason ? `: ${msg.reason}` : ""}`;
   if (msg.status === "waiting") return "waiting for players";
   if (msg.to_move === null || msg.to_move === undefined) return "waiting";
   if (msg.to_move === msg.seat) return "your turn";
@@ -348,7 +348,7 @@ function drawEnd(msg) {
   const names = winners.map((w) => (w === msg.seat ? "you" : seatLabel(w, msg)));
   const won = mine(msg) && winners.includes(msg.seat);
   $("end-title").textContent = abandoned ? "Game abandoned" : won ? "Game over: you win" : "Game over";
-  $("end-winners").textContent = abandoned ? "abandoned: no winners"
+  $("end-winners").textContent = abandoned ? `No winners: ${msg.reason || "abandoned"}`
     : names.length ? `Winner${names.length > 1 ? "s" : ""}: ${names.join(", ")}` : "";
   // Players by score, best first; the game's own summary (its score sheet) one click away.
   const scores = abandoned ? [] : (result.scores || []).map((score, seat) => ({ seat, score }));
