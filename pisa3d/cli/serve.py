@@ -33,9 +33,8 @@ def serve(
     data: Path | None = typer.Option(None, help="Folder the matches are kept in (default: the per-user data "
                                                 "folder, e.g. ~/.local/share/pisa3d/matches)."),
     max_matches: int = typer.Option(20, min=1, max=10_000,
-                                    help="Matches waiting or in play at once; one more is refused, unless "
-                                         "a match waiting for a person has had no page open for 10 minutes "
-                                         "(it ends to make room; finished matches do not count)."),
+                                    help="Matches waiting or in play at once; one more is refused, unless a match "
+                                         "waiting for a person has had no page open for 10 minutes: that one ends."),
     matches_per_address: int = typer.Option(
         DEFAULT_MATCHES_PER_ADDRESS, min=1, max=10_000,
         help="Matches one address may hold waiting or in play (raise it for a class behind one router)."),
