@@ -262,6 +262,9 @@ def test_a_leave_by_both_people_ends_the_match_as_abandoned(browser: Any, server
         expect(page.locator("#end-winners")).to_have_text("No winners: every player left the table")
         expect(page.locator("#leave-box")).to_be_hidden()
     assert server.get(f"/api/matches/{created['match_id']}")["status"] == "abandoned"
+    ann.goto(server.url + "/")  # the lobby says why too
+    expect(ann.locator(f"tr[data-match='{created['match_id']}'] td.status-abandoned")).to_have_text(
+        "abandoned, no winners: every player left the table")
 
 
 def test_turn_alerts_are_toggled_in_the_page_and_kept(browser: Any, server: RealServer) -> None:

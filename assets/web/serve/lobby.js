@@ -202,7 +202,7 @@ function seatsText(match) {
 function statusText(match) {
   if (match.status === "over") return `over after ${match.moves} moves`;
   if (match.status === "broken") return `broken: ${match.reason || "no reason given"}`;
-  if (match.status === "abandoned") return "abandoned: no winners";
+  if (match.status === "abandoned") return `abandoned, no winners: ${match.reason || "no reason given"}`;
   if (match.status === "waiting") {
     const open = match.open_seats || 0;
     return open ? `waiting: ${open} open seat${open === 1 ? "" : "s"}` : "waiting for its players";
