@@ -97,9 +97,10 @@ class Runner:
                 pool = self.pools.get(name)
                 if pool is None:
                     return fn(*args)
-                # waited for in a thread: a pool that will not start fails below, said there, and one
-                # ended while starting leaves no asyncio future whose error nobody reads
-                await asyncio.to_thread(wait, self.warming[name], WARM_UP_SECONDS)
+                if not all(started.done() for started in self.warming[name]):
+                    # waited for in a thread: a pool that will not start fails below, said there, and
+                    # one ended while starting leaves no asyncio future whose error nobody reads
+                    await asyncio.to_thread(wait, self.warming[name], WARM_UP_SECONDS)
                 try:
                     future = pool.submit(fn, *args)
                     return await asyncio.wait_for(asyncio.wrap_future(future), seconds)
