@@ -37,6 +37,8 @@ DEFAULT_MATCHES_PER_ADDRESS = 4
 --max-matches is shared, and no one address may take every place."""
 DEFAULT_NEW_PER_MINUTE = 10
 """Matches one address may create in a minute (--new-per-minute): each is kept on disk as a replay."""
+NEW_WINDOW_SECONDS = 60.0
+"""The minute of --new-per-minute: creation times older than this are forgotten."""
 LISTED_ENDED = 50
 """Ended matches the match list shows, the newest first (each stays at its own address)."""
 ALONE_SECONDS = 600.0

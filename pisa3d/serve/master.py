@@ -266,10 +266,10 @@ class Master:
             raise TooManyMatches(f"your address already has {live} matches waiting or in play, the most one address "
                                  f"may hold (--matches-per-address {self.config.matches_per_address}); finish or "
                                  "leave one first")
-        now = time.monotonic()
-        self.creations = {by: times for by, times in self.creations.items() if times and now - times[-1] <= 60.0}
+        now, window = time.monotonic(), limits.NEW_WINDOW_SECONDS
+        self.creations = {by: times for by, times in self.creations.items() if times and now - times[-1] <= window}
         times = self.creations.setdefault(client, deque())
-        if _over(times, now, 60.0, self.config.new_per_minute):
+        if _over(times, now, window, self.config.new_per_minute):
             raise TooManyMatches(f"your address asked for more than {self.config.new_per_minute} new matches in "
                                  f"the last minute (--new-per-minute {self.config.new_per_minute}); wait a minute")
 
