@@ -176,20 +176,26 @@ def test_one_address_creates_at_most_ten_matches_a_minute(tmp_path: Path) -> Non
         assert friend.post("/api/matches", json=request).status_code == 201
 
 
+def three_ended_bot_matches(client) -> list[str]:  # type: ignore[no-untyped-def]
+    """The ids of three one-round card matches of bots, played to their end."""
+    import time
+
+    ended = [create(client, "cards", ["random"] * 3, rounds=1)["match_id"] for _ in range(3)]
+    deadline = time.monotonic() + 60
+    while any(client.get(f"/api/matches/{m}").json()["status"] != "over" for m in ended):
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    return ended
+
+
 def test_the_server_forgets_who_made_a_match_once_it_has_ended(tmp_path: Path) -> None:
     """Who made which match is kept in memory for the per-address limits: only live matches' makers
     are kept, and only the last minute's creation times, so the tables do not grow with the server's life."""
-    import time
-
     from starlette.testclient import TestClient
 
     with served(tmp_path) as client:
         master = client.app.state.master
-        ended = [create(client, "cards", ["random"] * 3, rounds=1)["match_id"] for _ in range(3)]
-        deadline = time.monotonic() + 60
-        while any(client.get(f"/api/matches/{m}").json()["status"] != "over" for m in ended):
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
+        three_ended_bot_matches(client)
         waiting = create(client, "cards", ["human", "open", "open"])["match_id"]
         assert list(master.creators) == [waiting]
         friend = TestClient(client.app, client=("192.0.2.7", 40000))  # another address, once
@@ -202,17 +208,11 @@ def test_the_server_forgets_who_made_a_match_once_it_has_ended(tmp_path: Path) -
 
 
 def test_the_list_holds_every_live_match_and_only_the_newest_ended(tmp_path: Path, monkeypatch) -> None:
-    import time
-
     from pisa3d.serve import limits
 
     monkeypatch.setattr(limits, "LISTED_ENDED", 2)
     with served(tmp_path) as client:
-        ended = [create(client, "cards", ["random"] * 3, rounds=1)["match_id"] for _ in range(3)]
-        deadline = time.monotonic() + 60
-        while any(client.get(f"/api/matches/{m}").json()["status"] != "over" for m in ended):
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
+        ended = three_ended_bot_matches(client)
         live = create(client, "cards", ["human"] * 3)["match_id"]
         listed = [m["match_id"] for m in client.get("/api/matches").json()["matches"]]
         assert listed == [live, ended[2], ended[1]]
